@@ -1,0 +1,25 @@
+# syntax=docker/dockerfile:1
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY scripts/prisma-generate.cjs scripts/prisma-generate.cjs
+COPY prisma prisma
+COPY prisma.config.ts ./
+RUN npm ci --no-audit --no-fund
+
+FROM deps AS build
+COPY tsconfig.json tsconfig.build.json ./
+COPY src src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/dist dist
+COPY package.json ./
+COPY prisma prisma
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s CMD node -e "fetch('http://127.0.0.1:3000/api/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+CMD ["node", "dist/server.js"]

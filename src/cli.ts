@@ -1,0 +1,89 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from './config/config-error.js';
+
+/**
+ * Operator commands (DECISIONS.md "Command line"): `npm run cli -- <command> ...`
+ *   user:promote <email>
+ *   event:create --name N --location L --start ISO --end ISO [--registry-id R] [--description D]
+ *   matching:run <slug>
+ */
+const USAGE = `Usage: npm run cli -- <command>
+  user:promote <email>                      make a user an admin
+  event:create --name <name> --location <location> --start <ISO date> --end <ISO date>
+               [--registry-id <id>] [--description <text>]
+                                            create an event; prints its slug on the last line
+  matching:run <slug>                       run recording-partner matching for an event now`;
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE);
+    return command ? 0 : 1;
+  }
+  const { prepareDatabase, closeDatabase } = await import('./lib/prisma.js');
+  const commands = await import('./cli/commands.js');
+  await prepareDatabase();
+  try {
+    switch (command) {
+      case 'user:promote': {
+        const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+        if (positionals.length !== 1) throw new UsageError('user:promote takes exactly one e-mail address');
+        const user = await commands.promoteUser(positionals[0]);
+        console.log(`${user.username} <${user.email}> is now an admin`);
+        return 0;
+      }
+      case 'event:create': {
+        const { values } = parseArgs({
+          args: rest,
+          options: {
+            name: { type: 'string' },
+            location: { type: 'string' },
+            start: { type: 'string' },
+            end: { type: 'string' },
+            'registry-id': { type: 'string' },
+            description: { type: 'string' },
+          },
+        });
+        const event = await commands.createEvent({
+          name: values.name,
+          location: values.location,
+          start: values.start,
+          end: values.end,
+          registryId: values['registry-id'],
+          description: values.description,
+        });
+        console.log(`Created event "${event.name}" (${event.startDate.toISOString()} - ${event.endDate.toISOString()})`);
+        console.log(event.slug);
+        return 0;
+      }
+      case 'matching:run': {
+        const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+        if (positionals.length !== 1) throw new UsageError('matching:run takes exactly one event slug');
+        const run = await commands.runMatching(positionals[0]);
+        console.log(JSON.stringify(run, null, 2));
+        return 0;
+      }
+      default:
+        throw new UsageError(`Unknown command: ${command}`);
+    }
+  } finally {
+    await closeDatabase();
+  }
+}
+
+main(process.argv.slice(2))
+  .then((code) => process.exit(code))
+  .catch((err: unknown) => {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      console.error(`${err.message}\n\n${USAGE}`);
+    } else if (err instanceof Error && err.name === 'AppError') {
+      console.error(`Error: ${err.message}`);
+    } else if (err instanceof TypeError && (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      console.error(`${err.message}\n\n${USAGE}`);
+    } else {
+      console.error(err);
+    }
+    process.exit(1);
+  });

@@ -1,0 +1,54 @@
+import { AppError, badRequest, notFound } from '../lib/errors.js';
+import { randomSlug } from '../lib/ids.js';
+import { prisma } from '../lib/prisma.js';
+
+export async function promoteUser(email: string) {
+  const user = await prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  if (!user) throw notFound(`No user with e-mail ${email}`);
+  return prisma.user.update({ where: { id: user.id }, data: { isAdmin: true } });
+}
+
+export interface CreateEventInput {
+  name?: string;
+  location?: string;
+  start?: string;
+  end?: string;
+  registryId?: string;
+  description?: string;
+}
+
+function parseDate(label: string, value: string | undefined): Date {
+  if (!value) throw badRequest(`--${label} is required`);
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw badRequest(`--${label} must be an ISO 8601 date`);
+  return date;
+}
+
+/** Creates an event with a random slug (shared by the CLI and POST /admin/events). */
+export async function createEvent(input: CreateEventInput) {
+  const name = input.name?.trim();
+  const location = input.location?.trim();
+  if (!name) throw badRequest('--name is required');
+  if (!location) throw badRequest('--location is required');
+  const startDate = parseDate('start', input.start);
+  const endDate = parseDate('end', input.end);
+  if (endDate < startDate) throw badRequest('--end must not be before --start');
+  return prisma.event.create({
+    data: {
+      slug: randomSlug(),
+      name,
+      location,
+      startDate,
+      endDate,
+      worldRegistryId: input.registryId?.trim() || null,
+      description: input.description?.trim() || null,
+    },
+  });
+}
+
+/** Filled in by the matching feature. */
+export async function runMatching(slug: string): Promise<unknown> {
+  const event = await prisma.event.findUnique({ where: { slug } });
+  if (!event) throw notFound('Event not found');
+  throw new AppError(501, 'Matching is not available yet', 'NOT_IMPLEMENTED');
+}

@@ -1,0 +1,188 @@
+import 'dotenv/config';
+import { z } from 'zod';
+import { ConfigError } from './config-error.js';
+
+/**
+ * Configuration, parsed and validated once at start (DECISIONS.md "Configuration").
+ * A bad value stops the start with a message naming the variable.
+ */
+
+const bool = (defaultValue: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
+      error: 'must be true or false',
+    })
+    .optional()
+    .transform((v) => (v === undefined ? defaultValue : ['true', '1', 'yes', 'on'].includes(v)));
+
+const int = (defaultValue: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return defaultValue;
+      if (!/^\d+$/.test(v.trim())) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      const n = Number(v);
+      if (n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const url = (defaultValue?: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const value = v === undefined || v.trim() === '' ? defaultValue : v.trim();
+      if (value === undefined) return undefined;
+      try {
+        const parsed = new URL(value);
+        if (!['http:', 'https:', 'postgres:', 'postgresql:', 'redis:', 'rediss:'].includes(parsed.protocol)) {
+          throw new Error('protocol');
+        }
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a valid URL' });
+        return z.NEVER;
+      }
+      return value.replace(/\/+$/, '');
+    });
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }).default('development'),
+  PORT: int(3000, 1, 65535),
+  HOST: optionalString,
+  DATABASE_URL: url(),
+  EMBEDDED_DB_DIR: optionalString,
+  JWT_SECRET: optionalString,
+  JWT_EXPIRES_IN_SECONDS: int(24 * 60 * 60, 60, 30 * 24 * 60 * 60),
+  BCRYPT_ROUNDS: int(10, 4, 15),
+  FRONTEND_URL: url('http://localhost:5173'),
+  CORS_ORIGINS: optionalString,
+  TRUST_PROXY: optionalString,
+  SMTP_HOST: optionalString,
+  SMTP_PORT: int(587, 1, 65535),
+  SMTP_USER: optionalString,
+  SMTP_PASS: optionalString,
+  SMTP_SECURE: bool(false),
+  MAIL_FROM: optionalString,
+  CSRF_ENABLED: bool(false),
+  CSRF_SECRET: optionalString,
+  RATE_LIMIT_ENABLED: bool(true),
+  RATE_LIMIT_GENERAL_MAX: int(300, 1, 1_000_000),
+  RATE_LIMIT_GENERAL_WINDOW_SECONDS: int(60, 1, 86_400),
+  RATE_LIMIT_AUTH_MAX: int(20, 1, 1_000_000),
+  RATE_LIMIT_AUTH_WINDOW_SECONDS: int(15 * 60, 1, 86_400),
+  RATE_LIMIT_EMAIL_MAX: int(5, 1, 1_000_000),
+  RATE_LIMIT_EMAIL_WINDOW_SECONDS: int(60 * 60, 1, 86_400),
+  LOCKOUT_MAX_ATTEMPTS: int(5, 1, 1000),
+  LOCKOUT_MINUTES: int(15, 1, 7 * 24 * 60),
+  REQUIRE_EMAIL_VERIFICATION: bool(true),
+  REGISTRY_LOOKUP_URL: url('https://points.worldsdc.com/lookup2020/find'),
+  REGISTRY_TIMEOUT_MS: int(5000, 100, 60_000),
+  REDIS_URL: url(),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .optional(),
+  MATCHING_SCHEDULER_ENABLED: bool(true),
+  MATCHING_SCHEDULER_INTERVAL_SECONDS: int(30, 1, 3600),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+const DEV_JWT_SECRET = 'development-only-jwt-secret-do-not-use-in-production';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const isProduction = e.NODE_ENV === 'production';
+  const isTest = e.NODE_ENV === 'test';
+
+  if (isProduction && (!e.JWT_SECRET || e.JWT_SECRET.length < 32)) {
+    throw new ConfigError('Invalid configuration:\n  JWT_SECRET: is required in production and must be at least 32 characters');
+  }
+  if (e.JWT_SECRET !== undefined && e.JWT_SECRET.length < 32 && isProduction) {
+    throw new ConfigError('Invalid configuration:\n  JWT_SECRET: must be at least 32 characters');
+  }
+  if (isProduction && e.CSRF_ENABLED && (!e.CSRF_SECRET || e.CSRF_SECRET.length < 32)) {
+    throw new ConfigError('Invalid configuration:\n  CSRF_SECRET: is required with CSRF_ENABLED in production and must be at least 32 characters');
+  }
+
+  const corsOrigins = (e.CORS_ORIGINS ?? e.FRONTEND_URL ?? '')
+    .split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
+
+  let trustProxy: boolean | number | string = false;
+  if (e.TRUST_PROXY !== undefined) {
+    if (/^\d+$/.test(e.TRUST_PROXY)) trustProxy = Number(e.TRUST_PROXY);
+    else if (['true', 'false'].includes(e.TRUST_PROXY)) trustProxy = e.TRUST_PROXY === 'true';
+    else trustProxy = e.TRUST_PROXY;
+  }
+
+  return {
+    env: e.NODE_ENV,
+    isProduction,
+    isTest,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    embeddedDbDir: e.EMBEDDED_DB_DIR ?? '.data/pglite',
+    jwt: {
+      secret: e.JWT_SECRET ?? DEV_JWT_SECRET,
+      usingDevSecret: e.JWT_SECRET === undefined,
+      expiresInSeconds: e.JWT_EXPIRES_IN_SECONDS,
+    },
+    bcryptRounds: e.BCRYPT_ROUNDS,
+    frontendUrl: e.FRONTEND_URL as string,
+    corsOrigins,
+    trustProxy,
+    smtp: e.SMTP_HOST
+      ? {
+          host: e.SMTP_HOST,
+          port: e.SMTP_PORT,
+          user: e.SMTP_USER,
+          pass: e.SMTP_PASS,
+          secure: e.SMTP_SECURE,
+        }
+      : undefined,
+    mailFrom: e.MAIL_FROM ?? 'WCS Partner <no-reply@localhost>',
+    csrf: {
+      enabled: e.CSRF_ENABLED,
+      secret: e.CSRF_SECRET ?? e.JWT_SECRET ?? DEV_JWT_SECRET,
+    },
+    rateLimit: {
+      enabled: e.RATE_LIMIT_ENABLED,
+      general: { max: e.RATE_LIMIT_GENERAL_MAX, windowMs: e.RATE_LIMIT_GENERAL_WINDOW_SECONDS * 1000 },
+      auth: { max: e.RATE_LIMIT_AUTH_MAX, windowMs: e.RATE_LIMIT_AUTH_WINDOW_SECONDS * 1000 },
+      email: { max: e.RATE_LIMIT_EMAIL_MAX, windowMs: e.RATE_LIMIT_EMAIL_WINDOW_SECONDS * 1000 },
+    },
+    lockout: { maxAttempts: e.LOCKOUT_MAX_ATTEMPTS, minutes: e.LOCKOUT_MINUTES },
+    requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION,
+    registry: { lookupUrl: e.REGISTRY_LOOKUP_URL as string, timeoutMs: e.REGISTRY_TIMEOUT_MS },
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL ?? (isTest ? 'silent' : 'info'),
+    matchingScheduler: {
+      enabled: e.MATCHING_SCHEDULER_ENABLED,
+      intervalMs: e.MATCHING_SCHEDULER_INTERVAL_SECONDS * 1000,
+    },
+  };
+}
+
+/** The validated configuration of this process. Importing it throws ConfigError on bad values. */
+export const config = loadConfig();

@@ -1,0 +1,23 @@
+import { createServer, type Server } from 'node:http';
+import type { Express } from 'express';
+import { buildApp } from './app.js';
+import { attachRealtime, type AppServer } from './realtime/io.js';
+import { socketRegistrars } from './realtime/registrars.js';
+
+export interface AppHttpServer {
+  app: Express;
+  httpServer: Server;
+  io: AppServer;
+}
+
+/** The app and Socket.IO on one HTTP server (not listening yet). Used by server.ts and tests. */
+export function createAppServer(): AppHttpServer {
+  const app = buildApp();
+  const httpServer = createServer(app);
+  // Slow or idle clients cannot hold connections forever.
+  httpServer.headersTimeout = 20_000;
+  httpServer.requestTimeout = 30_000;
+  httpServer.keepAliveTimeout = 5_000;
+  const io = attachRealtime(httpServer, socketRegistrars);
+  return { app, httpServer, io };
+}

@@ -1,0 +1,66 @@
+import { Prisma } from '../generated/prisma/client.js';
+
+/**
+ * Helpers to recognise database errors raised through Prisma's driver adapters.
+ * @prisma/adapter-pg and the PGlite adapter report the violated constraint in different
+ * places (TOOLCHAIN.md): `meta.target` vs `meta.driverAdapterError.cause.constraint`.
+ */
+
+type AnyRecord = Record<string, unknown>;
+
+function knownError(err: unknown): Prisma.PrismaClientKnownRequestError | undefined {
+  return err instanceof Prisma.PrismaClientKnownRequestError ? err : undefined;
+}
+
+/** Columns or index name of a unique violation (P2002), as far as the adapter tells. */
+export function uniqueViolationTarget(err: unknown): string[] | undefined {
+  const e = knownError(err);
+  if (!e || e.code !== 'P2002') return undefined;
+  const meta = (e.meta ?? {}) as AnyRecord;
+  const target = meta.target;
+  if (Array.isArray(target)) return target.map(String);
+  if (typeof target === 'string') return [target];
+  const cause = ((meta.driverAdapterError as AnyRecord | undefined)?.cause ?? {}) as AnyRecord;
+  const constraint = (cause.constraint ?? {}) as AnyRecord;
+  if (Array.isArray(constraint.fields)) return constraint.fields.map(String);
+  if (typeof constraint.index === 'string') return [constraint.index];
+  return [];
+}
+
+export function isUniqueViolation(err: unknown, ...anyOf: string[]): boolean {
+  const target = uniqueViolationTarget(err);
+  if (!target) return false;
+  if (anyOf.length === 0) return true;
+  const joined = target.join(',');
+  return anyOf.some((name) => target.includes(name) || joined.includes(name));
+}
+
+/** P2025: the record an update/delete needed was not found. */
+export function isRecordNotFound(err: unknown): boolean {
+  return knownError(err)?.code === 'P2025';
+}
+
+/** P2003: a foreign key points nowhere. */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return knownError(err)?.code === 'P2003';
+}
+
+const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+const NET_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P03']);
+
+/** True when the database cannot be reached (connection refused, pool timeout, shutdown). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; current && depth < 6; depth++) {
+    const c = current as AnyRecord;
+    if (typeof c.code === 'string' && (UNREACHABLE_CODES.has(c.code) || NET_ERRNOS.has(c.code))) return true;
+    if (c instanceof Prisma.PrismaClientInitializationError) return true;
+    const kind = (c.cause as AnyRecord | undefined)?.kind;
+    if (kind === 'DatabaseNotReachable' || kind === 'DatabaseDoesNotExist' || kind === 'ConnectionClosed') return true;
+    if (typeof c.message === 'string' && /Connection terminated|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection/i.test(c.message)) {
+      return true;
+    }
+    current = c.cause ?? (c.meta as AnyRecord | undefined)?.driverAdapterError;
+  }
+  return false;
+}

@@ -1,0 +1,87 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { Client } from 'pg';
+import { PrismaClient } from '../generated/prisma/client.js';
+import { config } from '../config/index.js';
+import { logger } from './logger.js';
+import { applyMigrations, type MigrationResult, type SqlExecutor } from './migrate.js';
+import { seedReferenceData } from './seed.js';
+
+/**
+ * The one Prisma client of the process.
+ * DATABASE_URL set   → PostgreSQL through @prisma/adapter-pg (a pg pool).
+ * DATABASE_URL unset → embedded PGlite (WebAssembly PostgreSQL) kept in EMBEDDED_DB_DIR.
+ * Both run the same migrations (src/lib/migrate.ts).
+ */
+
+export type DatabaseKind = 'postgres' | 'embedded';
+export const databaseKind: DatabaseKind = config.databaseUrl ? 'postgres' : 'embedded';
+
+let pglite: PGlite | undefined;
+
+function createClient(): PrismaClient {
+  if (config.databaseUrl) {
+    const adapter = new PrismaPg({ connectionString: config.databaseUrl, connectionTimeoutMillis: 5000 });
+    return new PrismaClient({ adapter });
+  }
+  const dir = path.resolve(config.embeddedDbDir);
+  mkdirSync(dir, { recursive: true });
+  pglite = new PGlite(dir);
+  return new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+}
+
+export const prisma = createClient();
+
+async function withMigrationExecutor<T>(fn: (db: SqlExecutor) => Promise<T>): Promise<T> {
+  if (pglite) {
+    const db = pglite;
+    return fn({
+      query: async <R>(sql: string, params?: unknown[]) => (await db.query<R>(sql, params)).rows,
+      exec: async (sql: string) => {
+        await db.exec(sql);
+      },
+    });
+  }
+  // A dedicated connection: the advisory lock of the migration runner is per session.
+  const client = new Client({ connectionString: config.databaseUrl, connectionTimeoutMillis: 10000 });
+  await client.connect();
+  try {
+    return await fn({
+      query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[],
+      exec: async (sql: string) => {
+        await client.query(sql);
+      },
+    });
+  } finally {
+    await client.end();
+  }
+}
+
+/** Applies pending migrations and seeds the reference data. Called once at start. */
+export async function prepareDatabase(): Promise<MigrationResult> {
+  const result = await withMigrationExecutor((db) => applyMigrations(db));
+  await seedReferenceData(prisma);
+  logger.info(
+    { database: databaseKind, applied: result.applied, alreadyApplied: result.alreadyApplied },
+    result.applied.length ? `applied ${result.applied.length} migration(s)` : 'database schema is up to date',
+  );
+  return result;
+}
+
+/** true when a trivial query succeeds */
+export async function pingDatabase(): Promise<boolean> {
+  try {
+    await prisma.$queryRaw`SELECT 1`;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function closeDatabase(): Promise<void> {
+  await prisma.$disconnect().catch(() => undefined);
+  if (pglite && !pglite.closed) await pglite.close().catch(() => undefined);
+}

@@ -1,0 +1,20 @@
+import { forbidden, Messages } from '../../lib/errors.js';
+import { handle, type SocketRegistrar } from '../../realtime/io.js';
+import { rooms } from '../../realtime/types.js';
+
+/** Admins turn live streaming of the activity log on and off. */
+export const registerActivityLogSocket: SocketRegistrar = (_io, socket) => {
+  socket.on(
+    'join_admin_activity_logs',
+    handle(socket, async () => {
+      if (!socket.data.user.isAdmin) throw forbidden(Messages.adminRequired, 'ADMIN_REQUIRED');
+      await socket.join(rooms.adminActivityLogs);
+    }),
+  );
+  socket.on(
+    'leave_admin_activity_logs',
+    handle(socket, async () => {
+      await socket.leave(rooms.adminActivityLogs);
+    }),
+  );
+};

@@ -1,0 +1,2 @@
+/** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
+export const eventsOpenApi: Record<string, unknown> = {};

@@ -1,0 +1,3 @@
+import type { SocketRegistrar } from '../../realtime/io.js';
+
+export const registerMatchesSocket: SocketRegistrar = () => {};

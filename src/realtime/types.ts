@@ -1,0 +1,84 @@
+import type { AuthUser } from '../lib/auth.js';
+
+/**
+ * Typed Socket.IO event maps (DECISIONS.md "Real-time channel").
+ * Every client→server event takes an optional acknowledgement answered with an AckResponse.
+ */
+export type AckResponse<T = unknown> = { success: true; data?: T } | { success: false; error: string };
+export type Ack<T = unknown> = (response: AckResponse<T>) => void;
+
+export interface UserSummary {
+  id: number;
+  username: string;
+  avatar: string;
+  firstName?: string | null;
+  lastName?: string | null;
+}
+
+export interface ChatMessagePayload {
+  id: number;
+  roomId: number;
+  userId: number;
+  username: string;
+  avatar: string;
+  content: string;
+  type: string;
+  createdAt: string | Date;
+}
+
+export interface HeatPayload {
+  id: number;
+  divisionId: number;
+  division: { id: number; name: string; abbreviation: string };
+  competitionTypeId: number;
+  competitionType: { id: number; name: string; abbreviation: string };
+  heatNumber: number;
+  role: string | null;
+  competitorNumber?: string | null;
+}
+
+export interface MatchNotification {
+  matchSlug: string;
+  event: { slug: string; name: string };
+  from: UserSummary;
+}
+
+export interface ClientToServerEvents {
+  join_event_room: (slug: string, ack?: Ack) => void;
+  leave_event_room: (ack?: Ack) => void;
+  send_event_message: (payload: { content: string }, ack?: Ack) => void;
+  join_private_room: (payload: { matchId: number }, ack?: Ack) => void;
+  send_private_message: (payload: { matchId: number; content: string }, ack?: Ack) => void;
+  join_admin_activity_logs: (ack?: Ack) => void;
+  leave_admin_activity_logs: (ack?: Ack) => void;
+}
+
+export interface ServerToClientEvents {
+  error_message: (payload: { error: string }) => void;
+  message_history: (messages: ChatMessagePayload[]) => void;
+  event_message: (message: ChatMessagePayload) => void;
+  private_message: (message: ChatMessagePayload & { matchId: number }) => void;
+  active_users: (users: { userId: number; username: string; avatar: string }[]) => void;
+  heats_updated: (payload: { userId: number; username: string; heats: HeatPayload[] }) => void;
+  match_request_received: (payload: MatchNotification) => void;
+  match_accepted: (payload: MatchNotification) => void;
+  match_cancelled: (payload: MatchNotification) => void;
+  recording_suggestions_created: (payload: { eventSlug: string; runId: string; toBeRecorded: number; toRecord: number }) => void;
+  activity_log_entry: (entry: Record<string, unknown>) => void;
+}
+
+export type InterServerEvents = Record<string, never>;
+
+export interface SocketData {
+  user: AuthUser;
+  /** id of the event room this socket joined with join_event_room */
+  eventId?: number;
+  eventSlug?: string;
+}
+
+export const rooms = {
+  user: (userId: number) => `user_${userId}`,
+  event: (eventId: number) => `event_${eventId}`,
+  match: (matchId: number) => `match_${matchId}`,
+  adminActivityLogs: 'admin_activity_logs',
+} as const;

@@ -1,0 +1,48 @@
+import { loadConfig } from '../../src/config';
+import { ConfigError } from '../../src/config/config-error';
+import { childEnv, runTs } from '../helpers/process';
+
+describe('configuration', () => {
+  it('applies the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.lockout).toEqual({ maxAttempts: 5, minutes: 15 });
+    expect(c.rateLimit.general.max).toBe(300);
+    expect(c.rateLimit.auth).toEqual({ max: 20, windowMs: 15 * 60 * 1000 });
+    expect(c.rateLimit.email).toEqual({ max: 5, windowMs: 60 * 60 * 1000 });
+    expect(c.jwt.expiresInSeconds).toBe(24 * 60 * 60);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
+    [{ LOCKOUT_MAX_ATTEMPTS: '0' }, 'LOCKOUT_MAX_ATTEMPTS'],
+    [{ CSRF_ENABLED: 'maybe' }, 'CSRF_ENABLED'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
+    [{ NODE_ENV: 'production', JWT_SECRET: 'short' }, 'JWT_SECRET'],
+  ])('refuses %j naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(variable));
+  });
+
+  it('accepts a production configuration with a long JWT secret', () => {
+    const c = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) });
+    expect(c.isProduction).toBe(true);
+  });
+
+  it('stops the real server start with a clear message on a bad PORT', async () => {
+    const result = await runTs('src/server.ts', [], childEnv({ PORT: 'not-a-port' }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('PORT: must be a whole number from 1 to 65535');
+    expect(result.stderr).not.toMatch(/at .*\.ts:\d+/); // no stack trace
+  });
+
+  it('stops the real server start in production with a too-short JWT_SECRET', async () => {
+    const result = await runTs('src/server.ts', [], childEnv({ NODE_ENV: 'production', JWT_SECRET: 'too-short' }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('JWT_SECRET');
+  });
+});
