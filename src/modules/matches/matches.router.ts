@@ -44,8 +44,9 @@ matchesRouter.delete('/matches/:slug', requireAuth, async (req, res) => {
 
 matchesRouter.get('/matches/:slug/messages', requireAuth, validate(...messagesPagingRules), async (req, res) => {
   const page = await listMatchMessages(String(req.params.slug), currentUser(req).id, {
-    before: req.query.before as number | undefined,
-    limit: req.query.limit as number | undefined,
+    // Express 5's req.query is re-parsed on every read, so the validators' toInt() does not stick.
+    before: req.query.before === undefined ? undefined : Number(req.query.before),
+    limit: req.query.limit === undefined ? undefined : Number(req.query.limit),
   });
   res.json({ success: true, count: page.messages.length, data: page.messages, hasMore: page.hasMore });
 });
