@@ -57,19 +57,14 @@ async function userHeats(eventId: number, userId: number, db: Db = prisma): Prom
   return rows.map(toHeat);
 }
 
-/** Same role (or both without role) in the same division and competition type. */
-function hasDuplicates(heats: HeatInput[]): boolean {
-  const keys = new Set(heats.map((h) => `${h.divisionId}:${h.competitionTypeId}:${h.role ?? ''}`));
-  return keys.size !== heats.length;
-}
-
 /**
  * Replaces all heats of the user at the event by `heats`, atomically.
  * The participant row is locked first (SELECT ... FOR UPDATE): concurrent submissions of
  * the same user at the same event run one after the other, so the final set is exactly one
  * submission, never a mix. The same lock doubles as the participation check (403).
- * Duplicates are refused by the NULLS NOT DISTINCT unique index (P2002 → 400); they are also
- * detected in the request itself so the database is not asked in vain.
+ * Duplicates (same role, or both without role, in one division and competition type) are
+ * refused by the NULLS NOT DISTINCT unique index (P2002 → 400) and the whole transaction,
+ * the deletion included, rolls back: the previous set stays.
  */
 export async function replaceHeats(
   slug: string,
@@ -86,7 +81,6 @@ export async function replaceHeats(
           WHERE "userId" = ${user.id} AND "eventId" = ${event.id}
           FOR UPDATE`;
         if (locked.length === 0) throw forbidden(Messages.notParticipantMust, 'NOT_PARTICIPANT');
-        if (hasDuplicates(heats)) throw duplicateHeat();
         await tx.heat.deleteMany({ where: { eventId: event.id, userId: user.id } });
         await tx.heat.createMany({
           data: heats.map((h) => ({ ...h, eventId: event.id, userId: user.id })),
