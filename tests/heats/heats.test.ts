@@ -1,3 +1,4 @@
+import type { Event } from '../../src/generated/prisma/client';
 import { prisma } from '../../src/lib/prisma';
 import { createEvent, createUser, joinEvent } from '../helpers/factories';
 import { refs, storedHeats, type Ref } from '../helpers/heats';
@@ -17,7 +18,7 @@ beforeAll(async () => {
   R = await refs();
 });
 
-async function participantAt(event?: { id: number }) {
+async function participantAt(event?: Event) {
   const ev = event ?? (await createEvent());
   const u = await createUser();
   await joinEvent(u.user, ev);

@@ -31,11 +31,17 @@ export async function setRecorderOptOut(slug: string, userId: number, optOut: bo
   return { event, setting: { recorderOptOut: optOut } };
 }
 
+/** An ISO date-time without offset is taken as UTC (JavaScript would read it as server-local time). */
+function parseIsoAsUtc(value: string): Date {
+  const hasOffset = /(Z|[+-]\d{2}:?\d{2})$/.test(value);
+  return new Date(value.includes('T') && !hasOffset ? `${value}Z` : value);
+}
+
 export async function setRegistrationDeadline(slug: string, value: string | null) {
   const event = await getEventBySlug(slug);
   const updated = await prisma.event.update({
     where: { id: event.id },
-    data: { registrationDeadline: value === null ? null : new Date(value) },
+    data: { registrationDeadline: value === null ? null : parseIsoAsUtc(value) },
     select: { registrationDeadline: true },
   });
   return { event, previous: event.registrationDeadline, setting: { registrationDeadline: updated.registrationDeadline } };

@@ -132,17 +132,21 @@ export const recorderOptOutRules = [
   }),
 ];
 
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/;
+
+/** A full ISO 8601 calendar date or date-time naming a real day (no 30 February). */
+export function isIsoDateTime(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const m = ISO_DATE_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && !Number.isNaN(Date.parse(value));
+}
+
 export const registrationDeadlineRules = [
   body('registrationDeadline').custom((value: unknown) => {
-    if (value === null) return true;
-    // A full ISO 8601 date or date-time that JavaScript parses to a real instant.
-    if (
-      typeof value === 'string' &&
-      /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) &&
-      !Number.isNaN(Date.parse(value))
-    ) {
-      return true;
-    }
+    if (value === null || isIsoDateTime(value)) return true;
     throw new Error(SettingsMessages.registrationDeadline);
   }),
 ];
