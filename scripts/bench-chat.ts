@@ -1,0 +1,272 @@
+/**
+ * `npm run bench`: event chat benchmark (a script, not a test).
+ *
+ * Starts the real HTTP + Socket.IO server in this process on an ephemeral port, against a
+ * PostgreSQL database it creates and drops itself (admin URL: TEST_DATABASE_ADMIN_URL or
+ * postgresql://postgres@127.0.0.1:5432/postgres), then reports:
+ *  (a) fan-out: one sender and 200 participant sockets in one room; send-to-receive latency
+ *      p50/p99 at 20 messages/s, and the delivery rate at that pace and flat out;
+ *  (b) history page latency (GET /events/:slug/messages?before=…) p50/p99 at 1 000 and at
+ *      1 000 000 stored messages, and the ratio of the p50s.
+ * Targets: p50 at 1M ≤ 1.5 × p50 at 1k; fan-out p99 ≤ 50 ms at 20 msg/s.
+ * Clients run in the same process as the server, so the figures include client-side work.
+ */
+import { performance } from 'node:perf_hooks';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { io as ioClient, type Socket } from 'socket.io-client';
+
+const RECEIVERS = 200;
+const FANOUT_RATE = 20; // messages per second
+const FANOUT_MESSAGES = 200; // 10 s at 20 msg/s
+const BURST_MESSAGES = 300;
+const HISTORY_SAMPLES = 300;
+const PAGE_LIMIT = 20;
+
+const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const dbName = `wcs_bench_${Date.now()}_${process.pid}`;
+const dbUrl = (() => {
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
+
+// Configuration must be in place before any src module is imported (dynamic imports below).
+Object.assign(process.env, {
+  DATABASE_URL: dbUrl,
+  NODE_ENV: 'development',
+  LOG_LEVEL: 'silent',
+  RATE_LIMIT_ENABLED: 'false',
+  CSRF_ENABLED: 'false',
+  REQUIRE_EMAIL_VERIFICATION: 'true',
+  MATCHING_SCHEDULER_ENABLED: 'false',
+  JWT_SECRET: 'bench-secret-that-is-at-least-32-characters-long',
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+const ms = (v: number) => `${v.toFixed(2)} ms`;
+
+async function adminQuery(sql: string): Promise<void> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+function connect(url: string, token: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = ioClient(url, { transports: ['websocket'], reconnection: false, forceNew: true, auth: { token } });
+    socket.once('connect', () => resolve(socket));
+    socket.once('connect_error', reject);
+  });
+}
+
+function emitAck(socket: Socket, event: string, ...args: unknown[]): Promise<{ success: boolean; error?: string; data?: unknown }> {
+  return new Promise((resolve) => socket.emit(event, ...args, resolve));
+}
+
+async function main() {
+  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  const { prisma, prepareDatabase, closeDatabase } = await import('../src/lib/prisma.js');
+  const { createAppServer } = await import('../src/http-server.js');
+  const { closeRealtime } = await import('../src/realtime/io.js');
+  const { signAccessToken } = await import('../src/lib/auth.js');
+  const { randomSlug } = await import('../src/lib/ids.js');
+  const { floodLimiter } = await import('../src/modules/chat/chat.socket.js');
+
+  const sockets: Socket[] = [];
+  let httpServer: import('node:http').Server | undefined;
+  try {
+    await prepareDatabase();
+    // One sender at 20 msg/s exceeds the per-user flood limit (5/s) on purpose: off for the bench.
+    floodLimiter.take = () => true;
+
+    const { httpServer: server } = createAppServer();
+    httpServer = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    // ---------------------------------------------------------------- data
+    const now = Date.now();
+    const event = await prisma.event.create({
+      data: { slug: randomSlug(), name: 'Bench', location: 'Here', startDate: new Date(now), endDate: new Date(now + 86_400_000) },
+    });
+    const room = await prisma.chatRoom.create({ data: { eventId: event.id, type: 'event' } });
+    const tag = randomSlug(6);
+    await prisma.user.createMany({
+      data: Array.from({ length: RECEIVERS + 1 }, (_, i) => ({
+        username: `bench_${tag}_${i}`,
+        email: `bench_${tag}_${i}@example.test`,
+        passwordHash: 'not-a-login-account',
+        avatar: `https://example.test/${i}.svg`,
+        emailVerified: true,
+      })),
+    });
+    const users = await prisma.user.findMany({ where: { username: { startsWith: `bench_${tag}_` } }, orderBy: { id: 'asc' } });
+    await prisma.eventParticipant.createMany({ data: users.map((u) => ({ userId: u.id, eventId: event.id })) });
+    await prisma.event.update({ where: { id: event.id }, data: { participantsCount: users.length } });
+    const tokens = users.map((u) => signAccessToken(u));
+
+    // ---------------------------------------------------------------- (a) fan-out
+    console.log(`connecting ${RECEIVERS} receivers and 1 sender ...`);
+    const receivers: Socket[] = [];
+    for (let i = 0; i < RECEIVERS; i += 25) {
+      const batch = await Promise.all(tokens.slice(1 + i, 1 + Math.min(RECEIVERS, i + 25)).map((t) => connect(url, t)));
+      receivers.push(...batch);
+    }
+    sockets.push(...receivers);
+    for (const r of receivers) {
+      const ack = await emitAck(r, 'join_event_room', event.slug);
+      if (!ack.success) throw new Error(`join failed: ${ack.error}`);
+    }
+    const sender = await connect(url, tokens[0]);
+    sockets.push(sender);
+    await emitAck(sender, 'join_event_room', event.slug);
+    await sleep(500); // let the presence broadcasts of the joins settle
+
+    const sentAt = new Map<string, number>();
+    const latencies: number[] = [];
+    let delivered = 0;
+    for (const r of receivers) {
+      r.on('event_message', (m: { content: string }) => {
+        const t0 = sentAt.get(m.content);
+        if (t0 !== undefined) latencies.push(performance.now() - t0);
+        delivered++;
+      });
+    }
+
+    const runPaced = async (count: number, rate: number, prefix: string) => {
+      const interval = 1000 / rate;
+      const start = performance.now();
+      for (let i = 0; i < count; i++) {
+        const due = start + i * interval;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        const content = `${prefix}-${i}`;
+        sentAt.set(content, performance.now());
+        sender.emit('send_event_message', { content });
+      }
+    };
+    const waitDelivered = async (expected: number, timeoutMs: number) => {
+      const deadline = performance.now() + timeoutMs;
+      while (delivered < expected && performance.now() < deadline) await sleep(5);
+    };
+
+    // warm-up
+    await runPaced(20, FANOUT_RATE, 'warm');
+    await waitDelivered(20 * RECEIVERS, 10_000);
+    latencies.length = 0;
+    delivered = 0;
+
+    const pacedStart = performance.now();
+    await runPaced(FANOUT_MESSAGES, FANOUT_RATE, 'paced');
+    await waitDelivered(FANOUT_MESSAGES * RECEIVERS, 30_000);
+    const pacedSeconds = (performance.now() - pacedStart) / 1000;
+    const pacedLatencies = [...latencies];
+    const pacedDelivered = delivered;
+
+    latencies.length = 0;
+    delivered = 0;
+    const burstStart = performance.now();
+    for (let i = 0; i < BURST_MESSAGES; i++) {
+      const content = `burst-${i}`;
+      sentAt.set(content, performance.now());
+      sender.emit('send_event_message', { content });
+    }
+    await waitDelivered(BURST_MESSAGES * RECEIVERS, 120_000);
+    const burstSeconds = (performance.now() - burstStart) / 1000;
+    const burstDelivered = delivered;
+
+    for (const s of sockets) s.close();
+    sockets.length = 0;
+
+    // ---------------------------------------------------------------- (b) history paging
+    const reader = users[0];
+    const auth = { Authorization: `Bearer ${tokens[0]}` };
+    const historyEvent = await prisma.event.create({
+      data: { slug: randomSlug(), name: 'History', location: 'Here', startDate: new Date(now), endDate: new Date(now + 86_400_000) },
+    });
+    const historyRoom = await prisma.chatRoom.create({ data: { eventId: historyEvent.id, type: 'event' } });
+    await prisma.eventParticipant.create({ data: { userId: reader.id, eventId: historyEvent.id } });
+
+    const insert = (count: number) =>
+      prisma.$executeRawUnsafe(
+        `INSERT INTO "Message" ("roomId", "userId", content, type, "createdAt")
+         SELECT $1, $2, 'history message ' || g, 'text', now() FROM generate_series(1, $3) AS g`,
+        historyRoom.id,
+        reader.id,
+        count,
+      );
+
+    const measurePages = async (label: string) => {
+      await prisma.$executeRawUnsafe('ANALYZE "Message"');
+      const bounds = await prisma.message.aggregate({ where: { roomId: historyRoom.id }, _min: { id: true }, _max: { id: true }, _count: true });
+      const min = bounds._min.id!;
+      const max = bounds._max.id!;
+      const samples: number[] = [];
+      for (let i = 0; i < HISTORY_SAMPLES + 20; i++) {
+        // cursors spread over the whole history (never the first page of the room)
+        const before = min + PAGE_LIMIT + Math.floor(Math.random() * (max - min - PAGE_LIMIT));
+        const t0 = performance.now();
+        const res = await fetch(`${url}/api/events/${historyEvent.slug}/messages?before=${before}&limit=${PAGE_LIMIT}`, { headers: auth });
+        const body = (await res.json()) as { data: unknown[] };
+        const elapsed = performance.now() - t0;
+        if (res.status !== 200 || body.data.length !== PAGE_LIMIT) throw new Error(`unexpected page: ${res.status}`);
+        if (i >= 20) samples.push(elapsed); // first 20: warm-up
+      }
+      console.log(`  ${label}: ${bounds._count} messages in the room`);
+      return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+    };
+
+    console.log('history: inserting 1 000 messages ...');
+    await insert(1_000);
+    const at1k = await measurePages('1k');
+    console.log('history: inserting 999 000 more messages ...');
+    await insert(999_000);
+    const at1m = await measurePages('1M');
+
+    // ---------------------------------------------------------------- report
+    const ratio = at1m.p50 / at1k.p50;
+    const fanP99 = percentile(pacedLatencies, 99);
+    console.log('\n=== event chat benchmark ===');
+    console.log(`(a) fan-out, 1 sender → ${RECEIVERS} sockets in one room`);
+    console.log(`    at ${FANOUT_RATE} msg/s (${FANOUT_MESSAGES} messages): delivered ${pacedDelivered}/${FANOUT_MESSAGES * RECEIVERS} ` +
+      `= ${(pacedDelivered / pacedSeconds).toFixed(0)} deliveries/s (${(pacedDelivered / RECEIVERS / pacedSeconds).toFixed(1)} messages/s)`);
+    console.log(`    send-to-receive latency p50 ${ms(percentile(pacedLatencies, 50))}, p99 ${ms(fanP99)}`);
+    console.log(`    flat out (${BURST_MESSAGES} messages without pacing): ${(burstDelivered / burstSeconds).toFixed(0)} deliveries/s ` +
+      `= ${(burstDelivered / RECEIVERS / burstSeconds).toFixed(1)} messages/s to all ${RECEIVERS}, p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}`);
+    console.log(`(b) history page (limit ${PAGE_LIMIT}, random before), ${HISTORY_SAMPLES} requests each over HTTP`);
+    console.log(`    1 000 messages:     p50 ${ms(at1k.p50)}, p99 ${ms(at1k.p99)}`);
+    console.log(`    1 000 000 messages: p50 ${ms(at1m.p50)}, p99 ${ms(at1m.p99)}`);
+    console.log(`    ratio p50(1M)/p50(1k) = ${ratio.toFixed(2)}`);
+    console.log('targets:');
+    console.log(`    history p50 ratio ≤ 1.5: ${ratio <= 1.5 ? 'met' : 'NOT met'}`);
+    console.log(`    fan-out p99 ≤ 50 ms at ${FANOUT_RATE} msg/s: ${fanP99 <= 50 ? 'met' : 'NOT met'}`);
+  } finally {
+    for (const s of sockets) s.close();
+    if (httpServer) {
+      httpServer.closeAllConnections();
+      await closeRealtime();
+      await new Promise<void>((resolve) => httpServer!.close(() => resolve()));
+    }
+    await closeDatabase();
+    await adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).finally(() => process.exit(1));
+  },
+);
