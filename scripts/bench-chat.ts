@@ -20,7 +20,7 @@ const RECEIVERS = 200;
 const FANOUT_RATE = 20; // messages per second
 const FANOUT_MESSAGES = 200; // 10 s at 20 msg/s
 const BURST_MESSAGES = 300;
-const HISTORY_SAMPLES = 300;
+const HISTORY_SAMPLES = 500;
 const PAGE_LIMIT = 20;
 
 const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -192,47 +192,61 @@ async function main() {
     // ---------------------------------------------------------------- (b) history paging
     const reader = users[0];
     const auth = { Authorization: `Bearer ${tokens[0]}` };
-    const historyEvent = await prisma.event.create({
-      data: { slug: randomSlug(), name: 'History', location: 'Here', startDate: new Date(now), endDate: new Date(now + 86_400_000) },
-    });
-    const historyRoom = await prisma.chatRoom.create({ data: { eventId: historyEvent.id, type: 'event' } });
-    await prisma.eventParticipant.create({ data: { userId: reader.id, eventId: historyEvent.id } });
-
-    const insert = (count: number) =>
+    // Two rooms, 1 000 and 1 000 000 messages; requests alternate between them so that load
+    // on the machine affects both series alike.
+    const historyRoom = async (name: string) => {
+      const e = await prisma.event.create({
+        data: { slug: randomSlug(), name, location: 'Here', startDate: new Date(now), endDate: new Date(now + 86_400_000) },
+      });
+      const r = await prisma.chatRoom.create({ data: { eventId: e.id, type: 'event' } });
+      await prisma.eventParticipant.create({ data: { userId: reader.id, eventId: e.id } });
+      return { slug: e.slug, roomId: r.id };
+    };
+    const insert = (roomId: number, count: number) =>
       prisma.$executeRawUnsafe(
         `INSERT INTO "Message" ("roomId", "userId", content, type, "createdAt")
          SELECT $1, $2, 'history message ' || g, 'text', now() FROM generate_series(1, $3) AS g`,
-        historyRoom.id,
+        roomId,
         reader.id,
         count,
       );
+    const small = await historyRoom('History 1k');
+    const large = await historyRoom('History 1M');
+    console.log('history: inserting 1 000 + 1 000 000 messages ...');
+    await insert(small.roomId, 1_000);
+    await insert(large.roomId, 1_000_000);
+    await prisma.$executeRawUnsafe('VACUUM ANALYZE "Message"');
 
-    const measurePages = async (label: string) => {
-      await prisma.$executeRawUnsafe('ANALYZE "Message"');
-      const bounds = await prisma.message.aggregate({ where: { roomId: historyRoom.id }, _min: { id: true }, _max: { id: true }, _count: true });
-      const min = bounds._min.id!;
-      const max = bounds._max.id!;
-      const samples: number[] = [];
-      for (let i = 0; i < HISTORY_SAMPLES + 20; i++) {
-        // cursors spread over the whole history (never the first page of the room)
-        const before = min + PAGE_LIMIT + Math.floor(Math.random() * (max - min - PAGE_LIMIT));
-        const t0 = performance.now();
-        const res = await fetch(`${url}/api/events/${historyEvent.slug}/messages?before=${before}&limit=${PAGE_LIMIT}`, { headers: auth });
-        const body = (await res.json()) as { data: unknown[] };
-        const elapsed = performance.now() - t0;
-        if (res.status !== 200 || body.data.length !== PAGE_LIMIT) throw new Error(`unexpected page: ${res.status}`);
-        if (i >= 20) samples.push(elapsed); // first 20: warm-up
-      }
-      console.log(`  ${label}: ${bounds._count} messages in the room`);
-      return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+    const rangeOf = async (roomId: number) => {
+      const b = await prisma.message.aggregate({ where: { roomId }, _min: { id: true }, _max: { id: true }, _count: true });
+      return { min: b._min.id!, max: b._max.id!, count: b._count };
     };
-
-    console.log('history: inserting 1 000 messages ...');
-    await insert(1_000);
-    const at1k = await measurePages('1k');
-    console.log('history: inserting 999 000 more messages ...');
-    await insert(999_000);
-    const at1m = await measurePages('1M');
+    const pageOnce = async (room: { slug: string }, range: { min: number; max: number }) => {
+      // cursors spread over the whole history of the room (never its newest page)
+      const before = range.min + PAGE_LIMIT + Math.floor(Math.random() * (range.max - range.min - PAGE_LIMIT));
+      const t0 = performance.now();
+      const res = await fetch(`${url}/api/events/${room.slug}/messages?before=${before}&limit=${PAGE_LIMIT}`, { headers: auth });
+      const body = (await res.json()) as { data: unknown[] };
+      const elapsed = performance.now() - t0;
+      if (res.status !== 200 || body.data.length !== PAGE_LIMIT) throw new Error(`unexpected page: ${res.status}`);
+      return elapsed;
+    };
+    const smallRange = await rangeOf(small.roomId);
+    const largeRange = await rangeOf(large.roomId);
+    console.log(`  rooms hold ${smallRange.count} and ${largeRange.count} messages`);
+    const smallSamples: number[] = [];
+    const largeSamples: number[] = [];
+    for (let i = 0; i < HISTORY_SAMPLES + 20; i++) {
+      const s = await pageOnce(small, smallRange);
+      const l = await pageOnce(large, largeRange);
+      if (i >= 20) {
+        // first 20 pairs: warm-up
+        smallSamples.push(s);
+        largeSamples.push(l);
+      }
+    }
+    const at1k = { p50: percentile(smallSamples, 50), p99: percentile(smallSamples, 99) };
+    const at1m = { p50: percentile(largeSamples, 50), p99: percentile(largeSamples, 99) };
 
     // ---------------------------------------------------------------- report
     const ratio = at1m.p50 / at1k.p50;
@@ -244,7 +258,7 @@ async function main() {
     console.log(`    send-to-receive latency p50 ${ms(percentile(pacedLatencies, 50))}, p99 ${ms(fanP99)}`);
     console.log(`    flat out (${BURST_MESSAGES} messages without pacing): ${(burstDelivered / burstSeconds).toFixed(0)} deliveries/s ` +
       `= ${(burstDelivered / RECEIVERS / burstSeconds).toFixed(1)} messages/s to all ${RECEIVERS}, p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}`);
-    console.log(`(b) history page (limit ${PAGE_LIMIT}, random before), ${HISTORY_SAMPLES} requests each over HTTP`);
+    console.log(`(b) history page (limit ${PAGE_LIMIT}, random before), ${HISTORY_SAMPLES} requests per room over HTTP, alternating between the rooms`);
     console.log(`    1 000 messages:     p50 ${ms(at1k.p50)}, p99 ${ms(at1k.p99)}`);
     console.log(`    1 000 000 messages: p50 ${ms(at1m.p50)}, p99 ${ms(at1m.p99)}`);
     console.log(`    ratio p50(1M)/p50(1k) = ${ratio.toFixed(2)}`);

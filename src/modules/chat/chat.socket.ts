@@ -1,11 +1,11 @@
 import { AppError, Messages } from '../../lib/errors.js';
-import { isEmailVerified } from '../../middleware/auth.js';
+import { config } from '../../config/index.js';
 import type { AppServer, AppSocket, SocketRegistrar } from '../../realtime/io.js';
 import { getIO, handle } from '../../realtime/io.js';
 import { rooms } from '../../realtime/types.js';
 import { logActivity } from '../activity-log/activity-log.service.js';
-import { createMessage, DEFAULT_PAGE_SIZE, listRoomMessages, validateContent } from './chat.service.js';
-import { isParticipant, notParticipantError, openEventRoom, findEventRoom } from './event-chat.service.js';
+import { createMessageBy, DEFAULT_PAGE_SIZE, listRoomMessages, validateContent } from './chat.service.js';
+import { notParticipantError, openEventRoom, senderContext } from './event-chat.service.js';
 import { TokenBucketLimiter } from './flood-limit.js';
 
 export const ChatSocketMessages = {
@@ -103,14 +103,17 @@ export const registerChatSocket: SocketRegistrar = (io, socket) => {
         logFlood(socket, eventId);
         throw new AppError(429, ChatSocketMessages.tooFast, 'TOO_MANY_REQUESTS');
       }
-      if (!(await isEmailVerified(user.id))) throw new AppError(403, Messages.emailVerificationRequired, 'EMAIL_NOT_VERIFIED');
-      if (!(await isParticipant(eventId, user.id))) {
+      const ctx = await senderContext(eventId, user.id);
+      if (!ctx) throw new AppError(401, 'Invalid or expired token', 'INVALID_TOKEN'); // user deleted meanwhile
+      if (config.requireEmailVerification && !ctx.emailVerified) {
+        throw new AppError(403, Messages.emailVerificationRequired, 'EMAIL_NOT_VERIFIED');
+      }
+      if (!ctx.participant) {
         await leaveCurrentRoom(io, socket);
         throw notParticipantError();
       }
-      const room = await findEventRoom(eventId);
-      if (!room) throw new AppError(404, Messages.chatRoomNotFound, 'CHAT_ROOM_NOT_FOUND');
-      const message = await createMessage(room.id, user.id, content);
+      if (ctx.roomId === null) throw new AppError(404, Messages.chatRoomNotFound, 'CHAT_ROOM_NOT_FOUND');
+      const message = await createMessageBy(ctx.roomId, { id: user.id, username: ctx.username, avatar: ctx.avatar }, content);
       io.to(rooms.event(eventId)).emit('event_message', message);
       return message;
     }),

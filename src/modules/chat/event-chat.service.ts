@@ -46,14 +46,26 @@ export async function openEventRoom(slug: unknown, userId: number) {
   return { event, room };
 }
 
-/** Re-checked on every send: a user who left the event cannot post. */
-export async function isParticipant(eventId: number, userId: number): Promise<boolean> {
-  try {
-    await assertParticipant(eventId, userId);
-    return true;
-  } catch {
-    return false;
-  }
+export const notParticipantError = () => forbidden(Messages.notParticipantMust, 'NOT_PARTICIPANT');
+
+export interface SenderContext {
+  username: string;
+  avatar: string;
+  emailVerified: boolean;
+  participant: boolean;
+  roomId: number | null;
 }
 
-export const notParticipantError = () => forbidden(Messages.notParticipantMust, 'NOT_PARTICIPANT');
+/**
+ * Everything send_event_message checks, read in one round trip: the author (verified e-mail,
+ * name, avatar), whether the author still participates, and the event room.
+ */
+export async function senderContext(eventId: number, userId: number): Promise<SenderContext | undefined> {
+  const rows = await prisma.$queryRaw<SenderContext[]>`
+    SELECT u.username, u.avatar, u."emailVerified", (p.id IS NOT NULL) AS participant, r.id AS "roomId"
+    FROM "User" u
+    LEFT JOIN "EventParticipant" p ON p."userId" = u.id AND p."eventId" = ${eventId}
+    LEFT JOIN "ChatRoom" r ON r."eventId" = ${eventId} AND r.type = ${EVENT_ROOM_TYPE}
+    WHERE u.id = ${userId}`;
+  return rows[0];
+}
