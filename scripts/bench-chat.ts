@@ -11,7 +11,9 @@
  * Targets: p50 at 1M ≤ 1.5 × p50 at 1k; fan-out p99 ≤ 50 ms at 20 msg/s.
  * Clients run in the same process as the server, so the figures include client-side work.
  */
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { io as ioClient, type Socket } from 'socket.io-client';
@@ -42,6 +44,48 @@ Object.assign(process.env, {
   MATCHING_SCHEDULER_ENABLED: 'false',
   JWT_SECRET: 'bench-secret-that-is-at-least-32-characters-long',
 });
+
+/** Receiver thread (plain CommonJS, evaluated): connects the sockets, joins the room, measures. */
+const RECEIVER_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { performance } = require('node:perf_hooks');
+const { io } = require(${JSON.stringify(require.resolve('socket.io-client'))});
+const sockets = [];
+let delivered = 0;
+let latencies = [];
+function onMessage(m) {
+  const at = performance.timeOrigin + performance.now();
+  const sent = Number(String(m.content).split('@')[1]);
+  if (!Number.isNaN(sent)) latencies.push(at - sent);
+  delivered++;
+}
+function connect(token) {
+  return new Promise((resolve, reject) => {
+    const s = io(workerData.url, { transports: ['websocket'], reconnection: false, forceNew: true, auth: { token } });
+    s.once('connect', () => resolve(s));
+    s.once('connect_error', reject);
+  });
+}
+parentPort.on('message', async (msg) => {
+  if (msg.type === 'connect') {
+    for (let i = 0; i < workerData.tokens.length; i += 25) {
+      sockets.push(...(await Promise.all(workerData.tokens.slice(i, i + 25).map(connect))));
+    }
+    for (const s of sockets) {
+      const ack = await new Promise((r) => s.emit('join_event_room', workerData.slug, r));
+      if (!ack.success) throw new Error('join failed: ' + ack.error);
+      s.on('event_message', onMessage);
+    }
+    parentPort.postMessage({ ready: true });
+  } else if (msg.type === 'stats') {
+    parentPort.postMessage({ delivered, latencies });
+    if (msg.reset) { delivered = 0; latencies = []; }
+  } else if (msg.type === 'close') {
+    for (const s of sockets) s.close();
+    parentPort.postMessage({ closed: true });
+  }
+});
+`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -117,75 +161,71 @@ async function main() {
     const tokens = users.map((u) => signAccessToken(u));
 
     // ---------------------------------------------------------------- (a) fan-out
-    console.log(`connecting ${RECEIVERS} receivers and 1 sender ...`);
-    const receivers: Socket[] = [];
-    for (let i = 0; i < RECEIVERS; i += 25) {
-      const batch = await Promise.all(tokens.slice(1 + i, 1 + Math.min(RECEIVERS, i + 25)).map((t) => connect(url, t)));
-      receivers.push(...batch);
-    }
-    sockets.push(...receivers);
-    for (const r of receivers) {
-      const ack = await emitAck(r, 'join_event_room', event.slug);
-      if (!ack.success) throw new Error(`join failed: ${ack.error}`);
-    }
+    // The receivers run in a worker thread so that their parsing does not share the server's
+    // event loop. Latency = receive time − send time, both absolute (timeOrigin + now), carried in
+    // the message content.
+    console.log(`connecting ${RECEIVERS} receivers (worker thread) and 1 sender ...`);
+    const worker = new Worker(RECEIVER_WORKER, {
+      eval: true,
+      workerData: { url, tokens: tokens.slice(1, 1 + RECEIVERS), slug: event.slug },
+    });
+    const ask = <T>(message: object) =>
+      new Promise<T>((resolve, reject) => {
+        const onMessage = (reply: T) => {
+          worker.off('error', reject);
+          resolve(reply);
+        };
+        worker.once('message', onMessage);
+        worker.once('error', reject);
+        worker.postMessage(message);
+      });
+    await ask<{ ready: true }>({ type: 'connect' });
     const sender = await connect(url, tokens[0]);
     sockets.push(sender);
     await emitAck(sender, 'join_event_room', event.slug);
     await sleep(500); // let the presence broadcasts of the joins settle
 
-    const sentAt = new Map<string, number>();
-    const latencies: number[] = [];
-    let delivered = 0;
-    for (const r of receivers) {
-      r.on('event_message', (m: { content: string }) => {
-        const t0 = sentAt.get(m.content);
-        if (t0 !== undefined) latencies.push(performance.now() - t0);
-        delivered++;
-      });
-    }
-
+    const absNow = () => performance.timeOrigin + performance.now();
+    const send = (content: string) => sender.emit('send_event_message', { content: `${content}@${absNow()}` });
     const runPaced = async (count: number, rate: number, prefix: string) => {
       const interval = 1000 / rate;
       const start = performance.now();
       for (let i = 0; i < count; i++) {
-        const due = start + i * interval;
-        const wait = due - performance.now();
+        const wait = start + i * interval - performance.now();
         if (wait > 0) await sleep(wait);
-        const content = `${prefix}-${i}`;
-        sentAt.set(content, performance.now());
-        sender.emit('send_event_message', { content });
+        send(`${prefix}-${i}`);
       }
     };
-    const waitDelivered = async (expected: number, timeoutMs: number) => {
+    type Stats = { delivered: number; latencies: number[] };
+    const collect = async (expected: number, timeoutMs: number): Promise<Stats> => {
       const deadline = performance.now() + timeoutMs;
-      while (delivered < expected && performance.now() < deadline) await sleep(5);
+      for (;;) {
+        const stats = await ask<Stats>({ type: 'stats', reset: false });
+        if (stats.delivered >= expected || performance.now() > deadline) return ask<Stats>({ type: 'stats', reset: true });
+        await sleep(20);
+      }
     };
 
     // warm-up
     await runPaced(20, FANOUT_RATE, 'warm');
-    await waitDelivered(20 * RECEIVERS, 10_000);
-    latencies.length = 0;
-    delivered = 0;
+    await collect(20 * RECEIVERS, 10_000);
 
     const pacedStart = performance.now();
     await runPaced(FANOUT_MESSAGES, FANOUT_RATE, 'paced');
-    await waitDelivered(FANOUT_MESSAGES * RECEIVERS, 30_000);
+    const paced = await collect(FANOUT_MESSAGES * RECEIVERS, 30_000);
     const pacedSeconds = (performance.now() - pacedStart) / 1000;
-    const pacedLatencies = [...latencies];
-    const pacedDelivered = delivered;
+    const pacedLatencies = paced.latencies;
+    const pacedDelivered = paced.delivered;
 
-    latencies.length = 0;
-    delivered = 0;
     const burstStart = performance.now();
-    for (let i = 0; i < BURST_MESSAGES; i++) {
-      const content = `burst-${i}`;
-      sentAt.set(content, performance.now());
-      sender.emit('send_event_message', { content });
-    }
-    await waitDelivered(BURST_MESSAGES * RECEIVERS, 120_000);
+    for (let i = 0; i < BURST_MESSAGES; i++) send(`burst-${i}`);
+    const burst = await collect(BURST_MESSAGES * RECEIVERS, 120_000);
     const burstSeconds = (performance.now() - burstStart) / 1000;
-    const burstDelivered = delivered;
+    const burstDelivered = burst.delivered;
+    const latencies = burst.latencies;
 
+    await ask({ type: 'close' });
+    await worker.terminate();
     for (const s of sockets) s.close();
     sockets.length = 0;
 
@@ -252,6 +292,7 @@ async function main() {
     const ratio = at1m.p50 / at1k.p50;
     const fanP99 = percentile(pacedLatencies, 99);
     console.log('\n=== event chat benchmark ===');
+    console.log(`machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} (1/5/15 min)`);
     console.log(`(a) fan-out, 1 sender → ${RECEIVERS} sockets in one room`);
     console.log(`    at ${FANOUT_RATE} msg/s (${FANOUT_MESSAGES} messages): delivered ${pacedDelivered}/${FANOUT_MESSAGES * RECEIVERS} ` +
       `= ${(pacedDelivered / pacedSeconds).toFixed(0)} deliveries/s (${(pacedDelivered / RECEIVERS / pacedSeconds).toFixed(1)} messages/s)`);
