@@ -17,6 +17,9 @@ describe('POST /events/checkin/:token and DELETE /events/:slug/leave', () => {
     const res = await api().post('/api/events/checkin/nope-not-a-token').set('Authorization', auth);
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ success: false, error: 'Invalid check-in token' });
+    const long = await api().post(`/api/events/checkin/${'a'.repeat(300)}`).set('Authorization', auth);
+    expect(long.status).toBe(404);
+    expect(long.body.error).toBe('Invalid check-in token');
     const anonymous = await api().post('/api/events/checkin/whatever');
     expect(anonymous.status).toBe(401);
   });

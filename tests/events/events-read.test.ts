@@ -75,6 +75,9 @@ describe('GET /events/:slug', () => {
     const res = await api().get('/api/events/DoesNotExist42');
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ success: false, error: 'Event not found' });
+    const long = await api().get(`/api/events/${'x'.repeat(200)}`);
+    expect(long.status).toBe(404);
+    expect(long.body.error).toBe('Event not found');
   });
 });
 

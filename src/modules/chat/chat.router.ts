@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { param } from 'express-validator';
 import { currentUser, requireAuth } from '../../middleware/auth.js';
 import { validate } from '../../middleware/validate.js';
 import { messagesQuery } from './chat.validators.js';
@@ -11,7 +10,7 @@ export const chatRouter = Router();
 chatRouter.get(
   '/events/:slug/messages',
   requireAuth,
-  validate(param('slug').isLength({ min: 1, max: 50 }).withMessage('Invalid event slug'), ...messagesQuery),
+  validate(...messagesQuery),
   async (req, res) => {
     const { before, limit } = req.query as { before?: number | string; limit?: number | string };
     const page = await listEventMessages(String(req.params.slug), currentUser(req).id, {

@@ -6,7 +6,7 @@ import { validate } from '../../middleware/validate.js';
 import { logActivity } from '../activity-log/activity-log.service.js';
 import { removeUserFromEventRoom } from '../chat/chat.socket.js';
 import * as events from './events.service.js';
-import { createEventRules, qrQuery, slugParam, tokenParam, updateEventRules } from './events.validators.js';
+import { createEventRules, qrQuery, updateEventRules } from './events.validators.js';
 
 export const eventsRouter = Router();
 
@@ -14,7 +14,7 @@ eventsRouter.get('/events', requireAuth, async (req, res) => {
   sendList(res, await events.listEvents(currentUser(req).id));
 });
 
-eventsRouter.post('/events/checkin/:token', requireAuth, validate(tokenParam), async (req, res) => {
+eventsRouter.post('/events/checkin/:token', requireAuth, async (req, res) => {
   const result = await events.checkin(String(req.params.token), currentUser(req).id);
   if (!result.alreadyCheckedIn) {
     await logActivity({ req, category: 'event', action: 'checkin', resource: `event:${result.event.slug}` });
@@ -22,21 +22,21 @@ eventsRouter.post('/events/checkin/:token', requireAuth, validate(tokenParam), a
   sendData(res, result);
 });
 
-eventsRouter.get('/events/:slug', validate(slugParam), async (req, res) => {
+eventsRouter.get('/events/:slug', async (req, res) => {
   sendData(res, await events.getPublicEvent(String(req.params.slug)));
 });
 
-eventsRouter.get('/events/:slug/details', requireAuth, validate(slugParam), async (req, res) => {
+eventsRouter.get('/events/:slug/details', requireAuth, async (req, res) => {
   sendData(res, await events.getEventDetails(String(req.params.slug), currentUser(req)));
 });
 
-eventsRouter.get('/events/:slug/checkin-qr', requireAuth, validate(slugParam, qrQuery), async (req, res) => {
+eventsRouter.get('/events/:slug/checkin-qr', requireAuth, validate(qrQuery), async (req, res) => {
   const format = req.query.format === 'svg' ? 'svg' : 'png';
   const qr = await events.getCheckinQr(String(req.params.slug), currentUser(req), format);
   res.set('Cache-Control', 'private, no-store').type(qr.contentType).send(qr.body);
 });
 
-eventsRouter.delete('/events/:slug/leave', requireAuth, validate(slugParam), async (req, res) => {
+eventsRouter.delete('/events/:slug/leave', requireAuth, async (req, res) => {
   const userId = currentUser(req).id;
   const event = await events.leaveEvent(String(req.params.slug), userId);
   await removeUserFromEventRoom(userId, event.id);
@@ -55,7 +55,7 @@ eventsRouter.patch(
   '/admin/events/:slug',
   requireAuth,
   requireAdmin,
-  validate(slugParam, ...updateEventRules),
+  validate(...updateEventRules),
   async (req, res) => {
     const changes = matchedData(req, { locations: ['body'] }) as Partial<events.EventFields>;
     // null clears an optional text field (matchedData leaves null values out)

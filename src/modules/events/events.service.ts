@@ -183,7 +183,7 @@ const checkinEventSelect = { id: true, slug: true, name: true, location: true, s
  */
 export async function checkin(token: string, userId: number) {
   const row = await prisma.eventCheckinToken.findUnique({
-    where: { token },
+    where: { token: token.slice(0, 100) },
     select: { event: { select: checkinEventSelect } },
   });
   if (!row) throw notFound(EventMessages.invalidCheckinToken, 'INVALID_CHECKIN_TOKEN');

@@ -1,13 +1,9 @@
-import { body, param, query } from 'express-validator';
+import { body, query } from 'express-validator';
 
-/** Input rules of the events routes (400 "Validation failed" + details through validate()). */
-
-export const slugParam = param('slug').isString().isLength({ min: 1, max: 50 }).withMessage('Invalid event slug');
-
-export const tokenParam = param('token')
-  .isString()
-  .isLength({ min: 1, max: 64 })
-  .withMessage('Invalid check-in token');
+/**
+ * Input rules of the events routes (400 "Validation failed" + details through validate()).
+ * Slugs and check-in tokens are not validated: any unknown value is a 404 as SPEC.md says.
+ */
 
 export const qrQuery = query('format')
   .optional()
