@@ -1,6 +1,6 @@
 import { AppError, badRequest, notFound } from '../lib/errors.js';
-import { randomSlug } from '../lib/ids.js';
 import { prisma } from '../lib/prisma.js';
+import { createEvent as createEventRecord } from '../modules/events/events.service.js';
 
 export async function promoteUser(email: string) {
   const user = await prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
@@ -33,16 +33,13 @@ export async function createEvent(input: CreateEventInput) {
   const startDate = parseDate('start', input.start);
   const endDate = parseDate('end', input.end);
   if (endDate < startDate) throw badRequest('--end must not be before --start');
-  return prisma.event.create({
-    data: {
-      slug: randomSlug(),
-      name,
-      location,
-      startDate,
-      endDate,
-      worldRegistryId: input.registryId?.trim() || null,
-      description: input.description?.trim() || null,
-    },
+  return createEventRecord({
+    name,
+    location,
+    startDate,
+    endDate,
+    worldRegistryId: input.registryId?.trim() || null,
+    description: input.description?.trim() || null,
   });
 }
 

@@ -75,3 +75,28 @@ export async function listRoomMessages(
   });
   return { messages: rows.reverse().map(toMessagePayload), hasMore: rows.length === limit };
 }
+
+/**
+ * createMessage for a caller whose username and avatar are already known: one INSERT, no
+ * read-back of the author (the hot path of the event chat).
+ */
+export async function createMessageBy(
+  roomId: number,
+  author: { id: number; username: string; avatar: string },
+  content: string,
+): Promise<ChatMessagePayload> {
+  const row = await prisma.message.create({
+    data: { roomId, userId: author.id, content: validateContent(content), type: 'text' },
+    select: { id: true, type: true, createdAt: true },
+  });
+  return {
+    id: row.id,
+    roomId,
+    userId: author.id,
+    username: author.username,
+    avatar: author.avatar,
+    content,
+    type: row.type,
+    createdAt: row.createdAt,
+  };
+}

@@ -1,0 +1,53 @@
+import { body, query } from 'express-validator';
+
+/**
+ * Input rules of the events routes (400 "Validation failed" + details through validate()).
+ * Slugs and check-in tokens are not validated: any unknown value is a 404 as SPEC.md says.
+ */
+
+export const qrQuery = query('format')
+  .optional()
+  .isIn(['png', 'svg'])
+  .withMessage('format must be png or svg');
+
+const isoDate = (field: string, optional: boolean) => {
+  const chain = body(field);
+  return (optional ? chain.optional() : chain.exists({ values: 'undefined' }).withMessage(`${field} is required`).bail())
+    .isISO8601({ strict: true })
+    .withMessage(`${field} must be an ISO 8601 date`)
+    .bail()
+    .toDate();
+};
+
+const requiredText = (field: string, max: number, optional: boolean) => {
+  const chain = body(field);
+  return (optional ? chain.optional() : chain.exists({ values: 'undefined' }).withMessage(`${field} is required`).bail())
+    .isString()
+    .withMessage(`${field} must be a string`)
+    .bail()
+    .trim()
+    .isLength({ min: 1, max })
+    .withMessage(`${field} must be 1-${max} characters`);
+};
+
+const optionalText = (field: string, max: number) =>
+  body(field)
+    .optional({ values: 'null' })
+    .isString()
+    .withMessage(`${field} must be a string or null`)
+    .bail()
+    .trim()
+    .isLength({ max })
+    .withMessage(`${field} must be at most ${max} characters`);
+
+const eventBody = (optional: boolean) => [
+  requiredText('name', 200, optional),
+  requiredText('location', 200, optional),
+  isoDate('startDate', optional),
+  isoDate('endDate', optional),
+  optionalText('worldRegistryId', 50),
+  optionalText('description', 5000),
+];
+
+export const createEventRules = eventBody(false);
+export const updateEventRules = eventBody(true);
