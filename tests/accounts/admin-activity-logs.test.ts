@@ -110,3 +110,11 @@ describe('live activity log over Socket.IO', () => {
     }
   });
 });
+
+describe('admin activity-log query parameters given twice', () => {
+  it('answers 400', async () => {
+    const admin = await createAdmin();
+    const res = await api().get('/api/admin/activity-logs?page=1&page=2').set('Authorization', admin.auth);
+    expect(res.status).toBe(400);
+  });
+});

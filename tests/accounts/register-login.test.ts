@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { config } from '../../src/config';
+import { sha256 } from '../../src/lib/ids';
 import { prisma } from '../../src/lib/prisma';
 import { createUser, unique } from '../helpers/factories';
 import { api } from '../helpers/server';
@@ -65,7 +66,6 @@ describe('registration', () => {
     const code = codeFromMail(mail.text);
     expect(mail.html).toContain(code);
     // The mail holds the secrets whose hashes are stored, never the other way round.
-    const { sha256 } = await import('../../src/lib/ids');
     expect(sha256(linkToken)).toBe(row.verificationTokenHash);
     expect(sha256(code)).toBe(row.verificationCodeHash);
 
@@ -104,13 +104,16 @@ describe('registration', () => {
     ['password not a string', { password: 123456 }, 'password'],
     ['registryId not digits', { registryId: 'abc' }, 'registryId'],
     ['firstName not a string', { firstName: { a: 1 } }, 'firstName'],
+    ['username as an array', { username: ['valid_name'] }, 'username'],
+    ['password as an array', { password: ['secret123'] }, 'password'],
+    ['email as an array', { email: ['a@example.test'] }, 'email'],
   ])('refuses %s with 400 "Validation failed"', async (_name, override, field) => {
     const account = { ...newAccount(), ...override };
     const res = await api().post('/api/auth/register').send(account);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, error: 'Validation failed', code: 'VALIDATION_ERROR' });
     expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
-    expect(await prisma.user.count({ where: { email: account.email ?? '' } })).toBe(0);
+    expect(await prisma.user.count({ where: { email: typeof account.email === 'string' ? account.email : '' } })).toBe(0);
   });
 
   it('accepts a username of exactly 3 and of exactly 50 characters', async () => {

@@ -152,3 +152,10 @@ describe('parseRegistryResponse', () => {
     expect(parseRegistryResponse({ leader: [], follower: [] }, '1')).toBeNull();
   });
 });
+
+describe('GET /registry/lookup with a repeated id', () => {
+  it('answers 400', async () => {
+    const res = await api().get('/api/registry/lookup?id=1&id=2');
+    expect(res.status).toBe(400);
+  });
+});

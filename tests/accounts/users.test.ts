@@ -96,6 +96,8 @@ describe('PATCH /users/me', () => {
     ['an invalid e-mail', { email: 'broken@' }, 'email'],
     ['a too long first name', { firstName: 'x'.repeat(101) }, 'firstName'],
     ['a city that is a number', { city: 5 }, 'city'],
+    ['a first name given as an array', { firstName: ['a', 'b'] }, 'firstName'],
+    ['a social link given as an array', { tiktokUrl: ['https://tiktok.com/@a'] }, 'tiktokUrl'],
   ])('refuses %s with 400', async (_n, body, field) => {
     const me = await createUser();
     const res = await api().patch('/api/users/me').set('Authorization', me.auth).send(body);

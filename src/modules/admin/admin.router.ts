@@ -7,14 +7,18 @@ import { ACTIVITY_CATEGORIES, activityStats, distinctActions, listActivityLogs }
 
 export const adminRouter = Router();
 
+/** One value per query parameter (a repeated parameter arrives as an array). */
+const single = (field: string) =>
+  query(field).optional().custom((v) => typeof v === 'string').withMessage(`${field} must be given once`).bail();
+
 const activityLogQuery = [
-  query('page').optional().isInt({ min: 1, max: 100_000 }).withMessage('page must be a positive whole number').toInt(),
-  query('category').optional().isIn(ACTIVITY_CATEGORIES).withMessage(`category must be one of ${ACTIVITY_CATEGORIES.join(', ')}`),
-  query('action').optional().isString().isLength({ min: 1, max: 100 }).withMessage('action must be 1-100 characters'),
-  query('username').optional().isString().isLength({ min: 1, max: 50 }).withMessage('username must be 1-50 characters'),
-  query('success').optional().isIn(['true', 'false']).withMessage('success must be true or false'),
-  query('from').optional().isISO8601().withMessage('from must be an ISO 8601 date'),
-  query('to').optional().isISO8601().withMessage('to must be an ISO 8601 date'),
+  single('page').isInt({ min: 1, max: 100_000 }).withMessage('page must be a positive whole number').toInt(),
+  single('category').isIn(ACTIVITY_CATEGORIES).withMessage(`category must be one of ${ACTIVITY_CATEGORIES.join(', ')}`),
+  single('action').isString().isLength({ min: 1, max: 100 }).withMessage('action must be 1-100 characters'),
+  single('username').isString().isLength({ min: 1, max: 50 }).withMessage('username must be 1-50 characters'),
+  single('success').isIn(['true', 'false']).withMessage('success must be true or false'),
+  single('from').isISO8601().withMessage('from must be an ISO 8601 date'),
+  single('to').isISO8601().withMessage('to must be an ISO 8601 date'),
 ];
 
 adminRouter.get('/admin/activity-logs', requireAuth, requireAdmin, validate(...activityLogQuery), async (req, res) => {

@@ -28,6 +28,8 @@ const invalidCredentials = () => unauthorized('Invalid email or password', 'INVA
 const DUMMY_HASH = bcrypt.hashSync('no-such-user-dummy-password', config.bcryptRounds);
 
 function lockedError(remainingMs: number): AppError {
+  // whole milliseconds: lockedUntil is stored with millisecond precision, now() has microseconds
+  remainingMs = Math.floor(remainingMs);
   const retryAfter = Math.max(1, Math.ceil(remainingMs / 1000));
   const minutes = Math.max(1, Math.ceil(remainingMs / 60_000));
   return new AppError(

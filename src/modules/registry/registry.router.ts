@@ -11,7 +11,7 @@ export const registryRouter = Router();
 registryRouter.get(
   '/registry/lookup',
   emailLimiter,
-  validate(query('id').exists().withMessage('id is required').bail().isString().trim().matches(/^\d{1,10}$/).withMessage('id must be 1-10 digits')),
+  validate(query('id').exists().withMessage('id is required').bail().custom((v) => typeof v === 'string').withMessage('id must be 1-10 digits').bail().trim().matches(/^\d{1,10}$/).withMessage('id must be 1-10 digits')),
   async (req, res) => {
     sendData(res, await lookupDancer(String(req.query.id).trim()));
   },
