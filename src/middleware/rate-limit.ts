@@ -3,6 +3,7 @@ import { rateLimit, type Options } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { config } from '../config/index.js';
 import { tooManyRequests } from '../lib/errors.js';
+import { logger } from '../lib/logger.js';
 import { redisCommandClient, redisEnabled } from '../lib/redis.js';
 
 /**
@@ -31,14 +32,35 @@ function createLimiter(tier: Tier): RequestHandler {
     // 429 in the service's error envelope; the RateLimit-* and Retry-After headers are already set.
     handler: (_req, _res, next) => next(tooManyRequests(messages[tier], 'RATE_LIMITED')),
   };
-  if (redisEnabled()) {
-    const client = redisCommandClient();
-    options.store = new RedisStore({
-      prefix: `rl:${tier}:`,
-      sendCommand: (...args: string[]) => client.sendCommand(args),
+  if (!redisEnabled()) return rateLimit(options);
+  const client = redisCommandClient();
+  options.store = new RedisStore({
+    prefix: `rl:${tier}:`,
+    sendCommand: (...args: string[]) => client.sendCommand(args),
+  });
+  // Redis trouble must not take the API down: a store error or a store that does not answer
+  // within REDIS_LIMITER_TIMEOUT_MS lets the request through (fail open) and is logged.
+  options.passOnStoreError = true;
+  return failOpenAfter(rateLimit(options), REDIS_LIMITER_TIMEOUT_MS, tier);
+}
+
+const REDIS_LIMITER_TIMEOUT_MS = 2000;
+
+function failOpenAfter(limiter: RequestHandler, ms: number, tier: Tier): RequestHandler {
+  return (req, res, next) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      logger.warn({ tier }, 'rate-limit store did not answer in time; request let through');
+      next();
+    }, ms);
+    void limiter(req, res, (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      next(err);
     });
-  }
-  return rateLimit(options);
+  };
 }
 
 export const generalLimiter: RequestHandler = createLimiter('general');

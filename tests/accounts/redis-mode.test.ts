@@ -43,12 +43,12 @@ interface Instance {
   child: ChildProcess;
 }
 
-async function startInstance(): Promise<Instance> {
+async function startInstance(redisUrl = REDIS_URL): Promise<Instance> {
   const port = await freePort();
   const child = spawnTs('src/server.ts', [], childEnv({
     PORT: String(port),
     HOST: '127.0.0.1',
-    REDIS_URL,
+    REDIS_URL: redisUrl,
     RATE_LIMIT_ENABLED: 'true',
     RATE_LIMIT_AUTH_MAX: '3',
     LOG_LEVEL: 'info',
@@ -126,4 +126,19 @@ describe('REDIS_URL: state shared by several instances', () => {
     // limit 3 per IP: only a shared counter refuses the 4th (each instance saw 2)
     expect(statuses).toEqual([401, 401, 401, 429]);
   });
+});
+
+describe('REDIS_URL set but Redis unreachable', () => {
+  let instance: Instance | undefined;
+  afterAll(async () => {
+    await stop(instance);
+  });
+
+  it('still serves requests (the rate limiter fails open instead of hanging)', async () => {
+    instance = await startInstance('redis://127.0.0.1:1/0');
+    const res = await supertest(instance.url).get('/api/health').timeout(10_000);
+    expect(res.status).toBe(200);
+    const login = await supertest(instance.url).post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' }).timeout(10_000);
+    expect(login.status).toBe(401);
+  }, 30_000);
 });
