@@ -1,11 +1,68 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
+import { rateLimit, type Options } from 'express-rate-limit';
+import { RedisStore } from 'rate-limit-redis';
+import { config } from '../config/index.js';
+import { tooManyRequests } from '../lib/errors.js';
+import { logger } from '../lib/logger.js';
+import { redisCommandClient, redisEnabled } from '../lib/redis.js';
 
 /**
- * Rate limiters in three tiers (general API, authentication, e-mail sending).
- * Placeholder pass-throughs until the accounts feature implements them with express-rate-limit.
+ * Rate limiters in three tiers, per client IP (DECISIONS.md "Further decisions"):
+ * general API (300/min), authentication (login, register: 20/15 min) and e-mail sending
+ * (resend, reset request, registry lookup: 5/hour). All configurable (RATE_LIMIT_*),
+ * switched off by RATE_LIMIT_ENABLED=false. With REDIS_URL the counters live in Redis so
+ * several service instances share them; otherwise in memory.
+ * `enabled` and the limits are read per request, so they follow the configuration object.
  */
-const passThrough: RequestHandler = (_req, _res, next) => next();
+type Tier = 'general' | 'auth' | 'email';
 
-export const generalLimiter: RequestHandler = passThrough;
-export const authLimiter: RequestHandler = passThrough;
-export const emailLimiter: RequestHandler = passThrough;
+const messages: Record<Tier, string> = {
+  general: 'Too many requests, please try again later',
+  auth: 'Too many authentication attempts, please try again later',
+  email: 'Too many e-mail requests, please try again later',
+};
+
+function createLimiter(tier: Tier): RequestHandler {
+  const options: Partial<Options> = {
+    windowMs: config.rateLimit[tier].windowMs,
+    limit: () => config.rateLimit[tier].max,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    skip: (_req: Request) => !config.rateLimit.enabled,
+    // 429 in the service's error envelope; the RateLimit-* and Retry-After headers are already set.
+    handler: (_req, _res, next) => next(tooManyRequests(messages[tier], 'RATE_LIMITED')),
+  };
+  if (!redisEnabled()) return rateLimit(options);
+  const client = redisCommandClient();
+  options.store = new RedisStore({
+    prefix: `rl:${tier}:`,
+    sendCommand: (...args: string[]) => client.sendCommand(args),
+  });
+  // Redis trouble must not take the API down: a store error or a store that does not answer
+  // within REDIS_LIMITER_TIMEOUT_MS lets the request through (fail open) and is logged.
+  options.passOnStoreError = true;
+  return failOpenAfter(rateLimit(options), REDIS_LIMITER_TIMEOUT_MS, tier);
+}
+
+const REDIS_LIMITER_TIMEOUT_MS = 2000;
+
+function failOpenAfter(limiter: RequestHandler, ms: number, tier: Tier): RequestHandler {
+  return (req, res, next) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      logger.warn({ tier }, 'rate-limit store did not answer in time; request let through');
+      next();
+    }, ms);
+    void limiter(req, res, (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      next(err);
+    });
+  };
+}
+
+export const generalLimiter: RequestHandler = createLimiter('general');
+export const authLimiter: RequestHandler = createLimiter('auth');
+export const emailLimiter: RequestHandler = createLimiter('email');

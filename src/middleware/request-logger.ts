@@ -13,7 +13,12 @@ export const requestLogger = pinoHttp({
   },
   customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
   serializers: {
-    req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+    // Secrets in query strings (e.g. GET /api/auth/verify-email?token=…) never reach the log.
+    req: (req: { id: unknown; method: string; url: string }) => ({
+      id: req.id,
+      method: req.method,
+      url: req.url.replace(/([?&](?:token|code)=)[^&]*/gi, '$1[redacted]'),
+    }),
     res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
   },
 });

@@ -1,9 +1,11 @@
 import type { Server as HttpServer } from 'node:http';
+import { createAdapter } from '@socket.io/redis-adapter';
 import { Server, type Socket } from 'socket.io';
 import { config } from '../config/index.js';
 import { authenticateToken, bearerToken } from '../lib/auth.js';
 import { AppError } from '../lib/errors.js';
 import { logger } from '../lib/logger.js';
+import { redisCommandClient, redisEnabled, redisSubscriberClient } from '../lib/redis.js';
 import type {
   Ack,
   ClientToServerEvents,
@@ -87,6 +89,8 @@ export function attachRealtime(httpServer: HttpServer, registrars: SocketRegistr
     maxHttpBufferSize: 100_000,
     connectionStateRecovery: undefined,
   });
+  // With REDIS_URL, broadcasts reach the sockets of every service instance.
+  if (redisEnabled()) io.adapter(createAdapter(redisCommandClient(), redisSubscriberClient()));
 
   io.use(async (socket, next) => {
     const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;

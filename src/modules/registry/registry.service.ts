@@ -1,0 +1,162 @@
+import { config } from '../../config/index.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { logger } from '../../lib/logger.js';
+
+/**
+ * Lookup of a dancer in the external competitor registry (DECISIONS.md "Registry lookup").
+ * Upstream: form-encoded POST `num=<id>` to config.registry.lookupUrl (read per call), JSON
+ * answer shaped like ../shared/fixtures/registry-lookup-29012.json. Results (found and not
+ * found) are cached in memory, bounded, with a TTL; upstream failures are not cached.
+ */
+export interface RegistryDivision {
+  abbreviation: string;
+  points: number;
+  role: 'Leader' | 'Follower';
+}
+
+export interface RegistryDancer {
+  registryId: string;
+  firstName: string;
+  lastName: string;
+  primaryRole: 'Leader' | 'Follower' | null;
+  divisions: RegistryDivision[];
+}
+
+const FOUND_TTL_MS = 60 * 60 * 1000;
+const NOT_FOUND_TTL_MS = 10 * 60 * 1000;
+const CACHE_MAX_ENTRIES = 1000;
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+const cache = new Map<string, { value: RegistryDancer | null; expiresAt: number }>();
+
+export function clearRegistryCache(): void {
+  cache.clear();
+}
+
+function cacheGet(id: string): RegistryDancer | null | undefined {
+  const hit = cache.get(id);
+  if (!hit) return undefined;
+  if (hit.expiresAt <= Date.now()) {
+    cache.delete(id);
+    return undefined;
+  }
+  return hit.value;
+}
+
+function cacheSet(id: string, value: RegistryDancer | null): void {
+  cache.delete(id);
+  // Map keeps insertion order: evict the oldest entries beyond the bound.
+  while (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+  cache.set(id, { value, expiresAt: Date.now() + (value ? FOUND_TTL_MS : NOT_FOUND_TTL_MS) });
+}
+
+const dancerNotFound = () => notFound('Dancer not found in registry', 'REGISTRY_DANCER_NOT_FOUND');
+const upstreamFailed = () => new AppError(502, 'Registry is unavailable, please try again later', 'REGISTRY_UNAVAILABLE');
+const upstreamTimeout = () => new AppError(504, 'Registry did not answer in time, please try again later', 'REGISTRY_TIMEOUT');
+
+/** The registry spells All-Stars `ALS`; our division is `ALL`. */
+const DIVISION_ALIASES: Record<string, string> = { ALS: 'ALL' };
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
+
+function roleOf(text: unknown): 'Leader' | 'Follower' | null {
+  const t = str(text).toLowerCase();
+  if (t.includes('follow')) return 'Follower';
+  if (t.includes('lead')) return 'Leader';
+  return null;
+}
+
+/** placements: `[]` when none, else `{ <style>: { <abbr>: { division: { abbreviation }, total_points } } }`. */
+function divisionsOf(side: unknown, role: 'Leader' | 'Follower'): RegistryDivision[] {
+  if (!isObject(side) || !isObject(side.placements)) return [];
+  const out: RegistryDivision[] = [];
+  for (const style of Object.values(side.placements)) {
+    if (!isObject(style)) continue;
+    for (const [key, entry] of Object.entries(style)) {
+      if (!isObject(entry)) continue;
+      const raw = (isObject(entry.division) ? str(entry.division.abbreviation) : '') || key;
+      const abbreviation = raw.toUpperCase();
+      const points = Number(entry.total_points);
+      out.push({
+        abbreviation: DIVISION_ALIASES[abbreviation] ?? abbreviation,
+        points: Number.isFinite(points) ? points : 0,
+        role,
+      });
+    }
+  }
+  return out;
+}
+
+/** Maps the upstream JSON to our shape; null when it holds no dancer. Exported for tests. */
+export function parseRegistryResponse(json: unknown, requestedId: string): RegistryDancer | null {
+  if (!isObject(json)) return null;
+  const dancer = [json.leader, json.follower, json.dominate_data]
+    .map((side) => (isObject(side) && isObject(side.dancer) ? side.dancer : undefined))
+    .find(Boolean);
+  const firstName = str(json.dancer_first) || str(dancer?.first_name);
+  const lastName = str(json.dancer_last) || str(dancer?.last_name);
+  const registryId = str(json.dancer_wsdcid) || str(dancer?.wscid);
+  if (!registryId && !firstName && !lastName) return null;
+  return {
+    registryId: registryId || requestedId,
+    firstName,
+    lastName,
+    primaryRole: roleOf(json.short_dominate_role) ?? roleOf(json.dominate_role),
+    divisions: [...divisionsOf(json.leader, 'Leader'), ...divisionsOf(json.follower, 'Follower')],
+  };
+}
+
+async function fetchUpstream(id: string): Promise<RegistryDancer | null> {
+  let response: Response;
+  try {
+    response = await fetch(config.registry.lookupUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ num: id }).toString(),
+      signal: AbortSignal.timeout(config.registry.timeoutMs),
+      redirect: 'follow',
+    });
+  } catch (err) {
+    const name = (err as Error)?.name;
+    if (name === 'TimeoutError' || name === 'AbortError') throw upstreamTimeout();
+    logger.warn({ err, id }, 'registry lookup failed');
+    throw upstreamFailed();
+  }
+  if (response.status === 404) {
+    await response.body?.cancel().catch(() => undefined);
+    return null;
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (err) {
+    const name = (err as Error)?.name;
+    if (name === 'TimeoutError' || name === 'AbortError') throw upstreamTimeout();
+    throw upstreamFailed();
+  }
+  if (!response.ok) {
+    logger.warn({ id, status: response.status }, 'registry lookup answered an error status');
+    throw upstreamFailed();
+  }
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw upstreamFailed();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    logger.warn({ id, status: response.status }, 'registry lookup answered something that is not JSON');
+    throw upstreamFailed();
+  }
+  return parseRegistryResponse(json, id);
+}
+
+export async function lookupDancer(id: string): Promise<RegistryDancer> {
+  let dancer = cacheGet(id);
+  if (dancer === undefined) {
+    dancer = await fetchUpstream(id);
+    cacheSet(id, dancer);
+  }
+  if (!dancer) throw dancerNotFound();
+  return dancer;
+}

@@ -1,0 +1,57 @@
+import { body, param, type ValidationChain } from 'express-validator';
+import { emailField, passwordField } from '../auth/auth.validators.js';
+
+const optionalText = (field: string, label: string, max = 100): ValidationChain =>
+  body(field)
+    .optional({ values: 'null' })
+    .isString()
+    .withMessage(`${label} must be a string`)
+    .bail()
+    .trim()
+    .isLength({ max })
+    .withMessage(`${label} must be at most ${max} characters`);
+
+/** Social links: https URLs only (or null / "" to clear). */
+const httpsUrl = (field: string): ValidationChain =>
+  body(field)
+    .optional({ values: 'null' })
+    .isString()
+    .withMessage(`${field} must be a string`)
+    .bail()
+    .trim()
+    .if((v: string) => v !== '')
+    .isLength({ max: 500 })
+    .withMessage(`${field} must be at most 500 characters`)
+    .bail()
+    .isURL({ protocols: ['https'], require_protocol: true, require_valid_protocol: true })
+    .withMessage(`${field} must be an https URL`);
+
+export const updateProfileRules: ValidationChain[] = [
+  body('username').not().exists().withMessage('Username cannot be changed'),
+  optionalText('firstName', 'First name'),
+  optionalText('lastName', 'Last name'),
+  optionalText('city', 'City'),
+  optionalText('country', 'Country'),
+  emailField().optional(),
+  httpsUrl('instagramUrl'),
+  httpsUrl('facebookUrl'),
+  httpsUrl('youtubeUrl'),
+  httpsUrl('tiktokUrl'),
+];
+
+export const changePasswordRules: ValidationChain[] = [
+  body('currentPassword')
+    .exists({ values: 'null' })
+    .withMessage('Current password is required')
+    .bail()
+    .isString()
+    .withMessage('Current password must be a string')
+    .bail()
+    .notEmpty()
+    .withMessage('Current password is required'),
+  passwordField('newPassword'),
+];
+
+export const usernameParamRules: ValidationChain[] = [
+  param('username').isLength({ min: 1, max: 50 }).withMessage('Username must be at most 50 characters'),
+];

@@ -1,0 +1,144 @@
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createClient } from 'redis';
+import supertest from 'supertest';
+import { createAdmin, createUser } from '../helpers/factories';
+import { childEnv, spawnTs } from '../helpers/process';
+import { connectSocket, emitAck, nextEvent } from '../helpers/socket';
+
+/**
+ * REDIS_URL mode, against the real Redis on 127.0.0.1:6379 (logical database 15, whose
+ * rate-limit keys are cleared first): two real service instances share the rate-limit
+ * counters and Socket.IO broadcasts. Skipped when no Redis answers.
+ */
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
+
+/** Clears the rate-limit keys of database 15; false when Redis does not answer. */
+async function clearRateLimitKeys(): Promise<boolean> {
+  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 1000, reconnectStrategy: false } });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    for await (const keys of client.scanIterator({ MATCH: 'rl:*', COUNT: 100 })) {
+      if (keys.length) await client.del(keys);
+    }
+    await client.quit();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Instance {
+  url: string;
+  child: ChildProcess;
+}
+
+async function startInstance(redisUrl = REDIS_URL): Promise<Instance> {
+  const port = await freePort();
+  const child = spawnTs('src/server.ts', [], childEnv({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    REDIS_URL: redisUrl,
+    RATE_LIMIT_ENABLED: 'true',
+    RATE_LIMIT_AUTH_MAX: '3',
+    LOG_LEVEL: 'info',
+  }));
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`instance did not start:\n${output}`)), 30_000);
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`instance exited with ${code}:\n${output}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+async function stop(instance: Instance | undefined): Promise<void> {
+  if (!instance || instance.child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    instance.child.once('exit', () => resolve());
+    instance.child.kill('SIGTERM');
+  });
+}
+
+describe('REDIS_URL: state shared by several instances', () => {
+  let available = false;
+  let a: Instance | undefined;
+  let b: Instance | undefined;
+
+  beforeAll(async () => {
+    available = await clearRateLimitKeys();
+    if (!available) return;
+    [a, b] = await Promise.all([startInstance(), startInstance()]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([stop(a), stop(b)]);
+  });
+
+  it('delivers an activity log entry logged on instance B to an admin socket on instance A', async () => {
+    if (!available) return console.warn('Redis not reachable: skipped');
+    const admin = await createAdmin();
+    const user = await createUser();
+    const socket = await connectSocket(a!.url, admin.token);
+    try {
+      expect(await emitAck(socket, 'join_admin_activity_logs')).toEqual({ success: true });
+      const got = nextEvent<Record<string, unknown>>(socket, 'activity_log_entry', 5000);
+      const res = await supertest(b!.url).post('/api/auth/login').send({ email: user.user.email, password: user.password });
+      expect(res.status).toBe(200);
+      await expect(got).resolves.toMatchObject({ action: 'login', username: user.user.username });
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('counts the auth rate limit across instances', async () => {
+    if (!available) return console.warn('Redis not reachable: skipped');
+    expect(await clearRateLimitKeys()).toBe(true);
+    const body = { email: 'nobody-redis@example.test', password: 'wrong' };
+    const statuses = [
+      (await supertest(a!.url).post('/api/auth/login').send(body)).status,
+      (await supertest(b!.url).post('/api/auth/login').send(body)).status,
+      (await supertest(a!.url).post('/api/auth/login').send(body)).status,
+      (await supertest(b!.url).post('/api/auth/login').send(body)).status,
+    ];
+    // limit 3 per IP: only a shared counter refuses the 4th (each instance saw 2)
+    expect(statuses).toEqual([401, 401, 401, 429]);
+  });
+});
+
+describe('REDIS_URL set but Redis unreachable', () => {
+  let instance: Instance | undefined;
+  afterAll(async () => {
+    await stop(instance);
+  });
+
+  it('still serves requests (the rate limiter fails open instead of hanging)', async () => {
+    instance = await startInstance('redis://127.0.0.1:1/0');
+    const res = await supertest(instance.url).get('/api/health').timeout(10_000);
+    expect(res.status).toBe(200);
+    const login = await supertest(instance.url).post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' }).timeout(10_000);
+    expect(login.status).toBe(401);
+  }, 30_000);
+});

@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { config } from '../../src/config';
+import { clearRegistryCache, parseRegistryResponse } from '../../src/modules/registry/registry.service';
+import { api } from '../helpers/server';
+
+/**
+ * A fake registry in the test process. The service reads config.registry.lookupUrl and
+ * timeoutMs per call, so the tests point them at this server.
+ */
+const FIXTURE = readFileSync(path.join(__dirname, '..', 'fixtures', 'registry-lookup-29012.json'), 'utf8');
+
+let server: Server;
+let baseUrl: string;
+const requests: { path: string; body: string; contentType?: string }[] = [];
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => resolve(body));
+  });
+}
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    requests.push({ path: req.url ?? '', body, contentType: req.headers['content-type'] });
+    const num = new URLSearchParams(body).get('num');
+    switch (req.url) {
+      case '/ok':
+        if (num === '29012') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(FIXTURE);
+        } else if (num === '777') {
+          // All-Stars spelled ALS, leader placements as an object
+          res.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              leader: { dancer: { first_name: 'Al', last_name: 'Star', wscid: 777 }, placements: { 'West Coast Swing': { ALS: { division: { abbreviation: 'ALS' }, total_points: '12' } } } },
+              follower: { dancer: { first_name: 'Al', last_name: 'Star', wscid: 777 }, placements: [] },
+              dancer_first: 'Al', dancer_last: 'Star', dancer_wsdcid: 777, short_dominate_role: 'Leader',
+            }),
+          );
+        } else if (num === '404') {
+          res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not found</body></html>');
+        } else {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ leader: { type: 'none' }, follower: [] }));
+        }
+        return;
+      case '/slow':
+        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(FIXTURE), 1500).unref();
+        return;
+      case '/broken':
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops, a PHP warning</html>');
+        return;
+      case '/error':
+        res.writeHead(500).end('Internal Server Error');
+        return;
+      default:
+        res.writeHead(400).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const savedRegistry = { ...config.registry };
+beforeEach(() => {
+  clearRegistryCache();
+  requests.length = 0;
+  config.registry.lookupUrl = `${baseUrl}/ok`;
+  config.registry.timeoutMs = 500;
+});
+afterEach(() => Object.assign(config.registry, savedRegistry));
+
+describe('GET /registry/lookup', () => {
+  it('POSTs form-encoded num=<id> upstream and maps the real response shape', async () => {
+    const res = await api().get('/api/registry/lookup').query({ id: '29012' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: {
+        registryId: '29012',
+        firstName: 'Toni',
+        lastName: 'Watt',
+        primaryRole: 'Follower',
+        divisions: [{ abbreviation: 'NOV', points: 1, role: 'Follower' }],
+      },
+    });
+    expect(requests).toEqual([{ path: '/ok', body: 'num=29012', contentType: 'application/x-www-form-urlencoded' }]);
+  });
+
+  it('maps ALS to ALL and reads placements given as an object on the leader side', async () => {
+    const res = await api().get('/api/registry/lookup').query({ id: '777' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ registryId: '777', firstName: 'Al', lastName: 'Star', primaryRole: 'Leader', divisions: [{ abbreviation: 'ALL', points: 12, role: 'Leader' }] });
+  });
+
+  it('caches results: a second lookup does not reach the registry', async () => {
+    expect((await api().get('/api/registry/lookup').query({ id: '29012' })).status).toBe(200);
+    expect((await api().get('/api/registry/lookup').query({ id: '29012' })).status).toBe(200);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('answers 404 "Dancer not found in registry" for an upstream 404 page and for JSON without a dancer', async () => {
+    for (const id of ['404', '123']) {
+      const res = await api().get('/api/registry/lookup').query({ id });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ success: false, error: 'Dancer not found in registry' });
+    }
+  });
+
+  it.each([['abc'], ['12345678901'], ['-1'], ['']])('refuses the id %j with 400', async (id) => {
+    const res = await api().get('/api/registry/lookup').query({ id });
+    expect(res.status).toBe(400);
+    expect(requests).toHaveLength(0);
+  });
+
+  it('refuses a missing id with 400', async () => {
+    expect((await api().get('/api/registry/lookup')).status).toBe(400);
+  });
+
+  it('answers 504 when the registry is slower than the timeout', async () => {
+    config.registry.lookupUrl = `${baseUrl}/slow`;
+    const res = await api().get('/api/registry/lookup').query({ id: '29012' });
+    expect(res.status).toBe(504);
+    expect(res.body.success).toBe(false);
+  });
+
+  it('answers 502 for a broken answer, an upstream error and an unreachable registry (not cached)', async () => {
+    for (const url of [`${baseUrl}/broken`, `${baseUrl}/error`, 'http://127.0.0.1:1/find']) {
+      config.registry.lookupUrl = url;
+      const res = await api().get('/api/registry/lookup').query({ id: '29012' });
+      expect(res.status).toBe(502);
+      expect(res.body).toMatchObject({ success: false, code: 'REGISTRY_UNAVAILABLE' });
+    }
+    config.registry.lookupUrl = `${baseUrl}/ok`;
+    expect((await api().get('/api/registry/lookup').query({ id: '29012' })).status).toBe(200);
+  });
+});
+
+describe('parseRegistryResponse', () => {
+  it('returns null for shapes without a dancer', () => {
+    expect(parseRegistryResponse(null, '1')).toBeNull();
+    expect(parseRegistryResponse([], '1')).toBeNull();
+    expect(parseRegistryResponse({ leader: [], follower: [] }, '1')).toBeNull();
+  });
+});
+
+describe('GET /registry/lookup with a repeated id', () => {
+  it('answers 400', async () => {
+    const res = await api().get('/api/registry/lookup?id=1&id=2');
+    expect(res.status).toBe(400);
+  });
+});

@@ -1,0 +1,96 @@
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { config } from '../../src/config';
+
+/**
+ * A real SMTP server in the test process that captures every mail (decoded with mailparser).
+ * `useCaptureSmtp()` points the service's config.smtp at it; the mailer builds its
+ * transport from config.smtp at send time.
+ */
+export interface CapturedMail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  raw: ParsedMail;
+}
+
+export interface SmtpCapture {
+  port: number;
+  mails: CapturedMail[];
+  /** the next mail to `to` (already received or arriving within timeoutMs) */
+  mailTo(to: string, timeoutMs?: number): Promise<CapturedMail>;
+  close(): Promise<void>;
+}
+
+export async function startSmtpCapture(): Promise<SmtpCapture> {
+  const mails: CapturedMail[] = [];
+  const consumed = new Set<CapturedMail>();
+  const waiters: Array<() => void> = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      simpleParser(stream)
+        .then((parsed) => {
+          const toField = Array.isArray(parsed.to) ? parsed.to : parsed.to ? [parsed.to] : [];
+          mails.push({
+            to: toField.flatMap((a) => a.value.map((v) => (v.address ?? '').toLowerCase())),
+            subject: parsed.subject ?? '',
+            text: parsed.text ?? '',
+            html: typeof parsed.html === 'string' ? parsed.html : '',
+            raw: parsed,
+          });
+          for (const w of waiters.splice(0)) w();
+          callback();
+        })
+        .catch((err: Error) => callback(err));
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+
+  const take = (to: string) => {
+    const mail = mails.find((m) => !consumed.has(m) && m.to.includes(to.toLowerCase()));
+    if (mail) consumed.add(mail);
+    return mail;
+  };
+
+  return {
+    port,
+    mails,
+    mailTo(to, timeoutMs = 5000) {
+      return new Promise((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error(`no mail to ${to} within ${timeoutMs} ms`)), timeoutMs);
+        const check = () => {
+          const mail = take(to);
+          if (mail) {
+            clearTimeout(deadline);
+            resolve(mail);
+          } else waiters.push(check);
+        };
+        check();
+      });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Points the service's mailer at the capture server (restore with `config.smtp = undefined`). */
+export function useCaptureSmtp(capture: SmtpCapture): void {
+  config.smtp = { host: '127.0.0.1', port: capture.port, secure: false, user: undefined, pass: undefined };
+}
+
+export function tokenFromLink(text: string, path: string): string {
+  const match = new RegExp(`${path.replace(/[/?]/g, '\\$&')}\\?token=([A-Za-z0-9_\\-%]+)`).exec(text);
+  if (!match) throw new Error(`no ${path} link in mail:\n${text}`);
+  return decodeURIComponent(match[1]);
+}
+
+export function codeFromMail(text: string): string {
+  const match = /code[^\d]*(\d{6})/i.exec(text);
+  if (!match) throw new Error(`no 6-digit code in mail:\n${text}`);
+  return match[1];
+}
