@@ -4,7 +4,7 @@ import { sha256 } from '../../src/lib/ids';
 import { prisma } from '../../src/lib/prisma';
 import { createUser, unique } from '../helpers/factories';
 import { api } from '../helpers/server';
-import { codeFromMail, startSmtpCapture, tokenFromLink, useCaptureSmtp, type SmtpCapture } from '../helpers/smtp';
+import { codeFromMail, installSmtpCapture, tokenFromLink, useCaptureSmtp, type SmtpCapture } from '../helpers/smtp';
 
 const USER_FIELDS = [
   'avatar', 'city', 'country', 'createdAt', 'email', 'emailVerified', 'facebookUrl', 'firstName', 'id',
@@ -18,14 +18,7 @@ function newAccount() {
 
 describe('registration', () => {
   let smtp: SmtpCapture;
-  beforeAll(async () => {
-    smtp = await startSmtpCapture();
-    useCaptureSmtp(smtp);
-  });
-  afterAll(async () => {
-    config.smtp = undefined;
-    await smtp.close();
-  });
+  installSmtpCapture((capture) => (smtp = capture));
 
   it('creates the account (201, data { token, user }) storing only hashes, and mails link and code', async () => {
     const account = newAccount();

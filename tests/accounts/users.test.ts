@@ -1,19 +1,12 @@
-import { config } from '../../src/config';
 import { randomSlug } from '../../src/lib/ids';
 import { prisma } from '../../src/lib/prisma';
 import { createEvent, createUser, unique, type TestUser } from '../helpers/factories';
 import { api } from '../helpers/server';
-import { codeFromMail, startSmtpCapture, useCaptureSmtp, type SmtpCapture } from '../helpers/smtp';
+import { codeFromMail, installSmtpCapture, type SmtpCapture } from '../helpers/smtp';
 
 let smtp: SmtpCapture;
-beforeAll(async () => {
-  smtp = await startSmtpCapture();
-  useCaptureSmtp(smtp);
-});
-afterAll(async () => {
-  config.smtp = undefined;
-  await smtp.close();
-});
+
+installSmtpCapture((capture) => (smtp = capture));
 
 async function match(a: TestUser, b: TestUser, status: string, eventId?: number) {
   const event = eventId ?? (await createEvent()).id;

@@ -1,19 +1,12 @@
-import { config } from '../../src/config';
 import { sha256 } from '../../src/lib/ids';
 import { prisma } from '../../src/lib/prisma';
 import { createUser, unique } from '../helpers/factories';
 import { api } from '../helpers/server';
-import { codeFromMail, startSmtpCapture, tokenFromLink, useCaptureSmtp, type SmtpCapture } from '../helpers/smtp';
+import { codeFromMail, installSmtpCapture, tokenFromLink, type SmtpCapture } from '../helpers/smtp';
 
 let smtp: SmtpCapture;
-beforeAll(async () => {
-  smtp = await startSmtpCapture();
-  useCaptureSmtp(smtp);
-});
-afterAll(async () => {
-  config.smtp = undefined;
-  await smtp.close();
-});
+
+installSmtpCapture((capture) => (smtp = capture));
 
 async function registered() {
   const username = unique('verif_');

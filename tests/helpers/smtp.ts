@@ -79,6 +79,23 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
 }
 
 /** Points the service's mailer at the capture server (restore with `config.smtp = undefined`). */
+/**
+ * For a whole test file (or describe block): starts a capture server, routes the service's
+ * mail to it, and stops it afterwards. `onReady` receives the capture.
+ */
+export function installSmtpCapture(onReady: (capture: SmtpCapture) => void): void {
+  let capture: SmtpCapture;
+  beforeAll(async () => {
+    capture = await startSmtpCapture();
+    useCaptureSmtp(capture);
+    onReady(capture);
+  });
+  afterAll(async () => {
+    config.smtp = undefined;
+    await capture.close();
+  });
+}
+
 export function useCaptureSmtp(capture: SmtpCapture): void {
   config.smtp = { host: '127.0.0.1', port: capture.port, secure: false, user: undefined, pass: undefined };
 }

@@ -32,15 +32,16 @@ export const passwordField = (field: string): ValidationChain =>
     .custom((v: string) => Buffer.byteLength(v, 'utf8') <= 72)
     .withMessage('Password must be at most 72 bytes');
 
-const optionalName = (field: string, label: string): ValidationChain =>
+/** An optional string field (null allowed), trimmed, at most `max` characters. */
+export const optionalText = (field: string, label: string, max = 100): ValidationChain =>
   body(field)
     .optional({ values: 'null' })
     .isString()
     .withMessage(`${label} must be a string`)
     .bail()
     .trim()
-    .isLength({ max: 100 })
-    .withMessage(`${label} must be at most 100 characters`);
+    .isLength({ max })
+    .withMessage(`${label} must be at most ${max} characters`);
 
 export const registryIdField = (): ValidationChain =>
   body('registryId')
@@ -69,8 +70,8 @@ export const registerRules: ValidationChain[] = [
     .withMessage('Username may contain only letters, digits and underscores'),
   emailField(),
   passwordField('password'),
-  optionalName('firstName', 'First name'),
-  optionalName('lastName', 'Last name'),
+  optionalText('firstName', 'First name'),
+  optionalText('lastName', 'Last name'),
   registryIdField(),
 ];
 

@@ -1,15 +1,5 @@
 import { body, param, type ValidationChain } from 'express-validator';
-import { emailField, passwordField } from '../auth/auth.validators.js';
-
-const optionalText = (field: string, label: string, max = 100): ValidationChain =>
-  body(field)
-    .optional({ values: 'null' })
-    .isString()
-    .withMessage(`${label} must be a string`)
-    .bail()
-    .trim()
-    .isLength({ max })
-    .withMessage(`${label} must be at most ${max} characters`);
+import { emailField, optionalText, passwordField } from '../auth/auth.validators.js';
 
 /** Social links: https URLs only (or null / "" to clear). */
 const httpsUrl = (field: string): ValidationChain =>
