@@ -78,7 +78,7 @@ main(process.argv.slice(2))
   .catch((err: unknown) => {
     if (err instanceof UsageError || err instanceof ConfigError) {
       console.error(`${err.message}\n\n${USAGE}`);
-    } else if (err instanceof Error && err.name === 'AppError') {
+    } else if (err instanceof Error && (err.name === 'AppError' || err.name === 'EmbeddedDatabaseLockedError')) {
       console.error(`Error: ${err.message}`);
     } else if (err instanceof TypeError && (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       console.error(`${err.message}\n\n${USAGE}`);

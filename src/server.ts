@@ -56,7 +56,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || (err as Error)?.name === 'ConfigError') {
+  if (err instanceof ConfigError || ['ConfigError', 'EmbeddedDatabaseLockedError'].includes((err as Error)?.name)) {
     console.error(`Cannot start: ${(err as Error).message}`);
   } else if ((err as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
     console.error(`Cannot start: port already in use (${(err as Error).message})`);

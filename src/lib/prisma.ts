@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PGlite } from '@electric-sql/pglite';
@@ -21,6 +21,40 @@ export type DatabaseKind = 'postgres' | 'embedded';
 export const databaseKind: DatabaseKind = config.databaseUrl ? 'postgres' : 'embedded';
 
 let pglite: PGlite | undefined;
+let embeddedLockFile: string | undefined;
+
+/**
+ * PGlite is single-process: a second process opening the same data directory would not see
+ * the first one's writes and could corrupt the files. A lock file holding the owner's pid
+ * makes the second process (e.g. the CLI while the server runs) refuse with a clear message.
+ */
+function lockEmbeddedDirectory(dir: string): void {
+  const file = path.join(dir, 'wcs-service.lock');
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    if (pid && pid !== process.pid && isAlive(pid)) {
+      const error = new Error(
+        `The embedded database in ${dir} is in use by process ${pid}. Stop that process first, ` +
+          'or use the admin API, or run both against PostgreSQL (DATABASE_URL).',
+      );
+      error.name = 'EmbeddedDatabaseLockedError';
+      throw error;
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  writeFileSync(file, String(process.pid));
+  embeddedLockFile = file;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 function createClient(): PrismaClient {
   if (config.databaseUrl) {
@@ -29,6 +63,7 @@ function createClient(): PrismaClient {
   }
   const dir = path.resolve(config.embeddedDbDir);
   mkdirSync(dir, { recursive: true });
+  lockEmbeddedDirectory(dir);
   pglite = new PGlite(dir);
   return new PrismaClient({ adapter: new PrismaPGlite(pglite) });
 }
@@ -84,4 +119,5 @@ export async function pingDatabase(): Promise<boolean> {
 export async function closeDatabase(): Promise<void> {
   await prisma.$disconnect().catch(() => undefined);
   if (pglite && !pglite.closed) await pglite.close().catch(() => undefined);
+  if (embeddedLockFile) rmSync(embeddedLockFile, { force: true });
 }

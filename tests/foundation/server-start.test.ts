@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { childEnv, spawnTs } from '../helpers/process';
+import { childEnv, runTs, spawnTs } from '../helpers/process';
 import { adminUrl, databaseUrlFor } from '../setup/test-db';
 
 /**
@@ -22,7 +22,7 @@ async function waitForHealth(url: string, deadline: number) {
   throw new Error('server did not become healthy in time');
 }
 
-async function startAndStop(env: NodeJS.ProcessEnv, expectedKind: string) {
+async function startAndStop(env: NodeJS.ProcessEnv, expectedKind: string, whileRunning?: () => Promise<void>) {
   const port = 30000 + Math.floor(Math.random() * 20000);
   const child = spawnTs('src/server.ts', [], { ...env, PORT: String(port), LOG_LEVEL: 'info' });
   let output = '';
@@ -32,6 +32,7 @@ async function startAndStop(env: NodeJS.ProcessEnv, expectedKind: string) {
   try {
     const body = await waitForHealth(`http://127.0.0.1:${port}/api/health`, Date.now() + 60000);
     expect(body.data.databaseKind).toBe(expectedKind);
+    await whileRunning?.();
   } finally {
     child.kill('SIGTERM');
   }
@@ -46,7 +47,13 @@ describe('server start on the embedded database (no DATABASE_URL)', () => {
   it('starts on an empty data directory, serves /api/health, and shuts down with exit 0; a second start applies nothing', async () => {
     const env = childEnv({ EMBEDDED_DB_DIR: dir });
     delete env.DATABASE_URL;
-    const first = await startAndStop(env, 'embedded');
+    // PGlite is single-process: a second process on the same directory must refuse, not corrupt it.
+    let cli: Awaited<ReturnType<typeof runTs>> | undefined;
+    const first = await startAndStop(env, 'embedded', async () => {
+      cli = await runTs('src/cli.ts', ['user:promote', 'nobody@example.test'], env);
+    });
+    expect(cli?.code).toBe(1);
+    expect(cli?.stderr).toMatch(/The embedded database in .* is in use by process \d+/);
     expect(first.code).toBe(0);
     expect(first.output).toMatch(/applied [1-9]\d* migration\(s\)/);
     expect(first.output).toContain('shutdown complete');
