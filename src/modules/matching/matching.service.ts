@@ -97,11 +97,15 @@ export async function executeLockedRun(
   try {
     outcome = await prisma.$transaction(
       async (tx) => {
+        const l0 = performance.now();
         const input = await loadEngineInput(tx, event);
+        if (process.env.MATCHING_PROFILE) console.log('load', performance.now() - l0);
         const e0 = performance.now();
         const result = runMatchingEngine(input);
         if (timings) timings.engineMs = performance.now() - e0;
+        const w0 = performance.now();
         await writeRunResult(tx, { eventId: event.id, runId: run.id, heats: input.heats, result, finishedAt: new Date() });
+        if (process.env.MATCHING_PROFILE) console.log('write', performance.now() - w0);
         return { result, dancerOf: new Map(input.heats.map((h) => [h.id, h.userId])) };
       },
       { timeout: RUN_TRANSACTION_TIMEOUT_MS, maxWait: 10_000 },
