@@ -105,15 +105,17 @@ async function databaseRun(): Promise<boolean> {
 
     const results: boolean[] = [];
     for (const label of ['first run', 're-run (replaces the pending suggestions)']) {
-      const timings = { engineMs: 0, totalMs: 0 };
+      const timings: { loadMs?: number; engineMs?: number; writeMs?: number; totalMs?: number } = {};
       const t0 = performance.now();
       const run = await runMatchingNow(event, 'manual', { userId: null }, timings);
       const wholeMs = performance.now() - t0;
-      const ok = run.status === 'success' && timings.engineMs <= 1000 && wholeMs <= 3000;
+      const engineMs = timings.engineMs ?? NaN;
+      const ok = run.status === 'success' && engineMs <= 1000 && wholeMs <= 3000;
       results.push(ok);
       console.log(
         `${label}: status ${run.status}, heats ${run.heatsTotal}, assigned ${run.heatsAssigned}, unassigned ${run.heatsUnassigned} | ` +
-          `engine ${timings.engineMs.toFixed(0)} ms (target ≤ 1000) | whole run ${wholeMs.toFixed(0)} ms (target ≤ 3000) ${ok ? 'OK' : 'MISSED'}`,
+          `load ${timings.loadMs?.toFixed(0)} ms, engine ${engineMs.toFixed(0)} ms (target ≤ 1000), write ${timings.writeMs?.toFixed(0)} ms | ` +
+          `whole run ${wholeMs.toFixed(0)} ms (target ≤ 3000) ${ok ? 'OK' : 'MISSED'}`,
       );
     }
     return results.every(Boolean);

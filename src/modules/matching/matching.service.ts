@@ -31,10 +31,12 @@ export interface RunActor {
   req?: Request;
 }
 
-/** Timings of the last phases of a run (benchmark output). */
+/** Milliseconds of the phases of a run (benchmark output); totalMs = run row to commit. */
 export interface RunTimings {
-  engineMs: number;
-  totalMs: number;
+  loadMs?: number;
+  engineMs?: number;
+  writeMs?: number;
+  totalMs?: number;
 }
 
 const runSelect = {
@@ -99,13 +101,13 @@ export async function executeLockedRun(
       async (tx) => {
         const l0 = performance.now();
         const input = await loadEngineInput(tx, event);
-        if (process.env.MATCHING_PROFILE) console.log('load', performance.now() - l0);
         const e0 = performance.now();
+        if (timings) timings.loadMs = e0 - l0;
         const result = runMatchingEngine(input);
         if (timings) timings.engineMs = performance.now() - e0;
         const w0 = performance.now();
         await writeRunResult(tx, { eventId: event.id, runId: run.id, heats: input.heats, result, finishedAt: new Date() });
-        if (process.env.MATCHING_PROFILE) console.log('write', performance.now() - w0);
+        if (timings) timings.writeMs = performance.now() - w0;
         return { result, dancerOf: new Map(input.heats.map((h) => [h.id, h.userId])) };
       },
       { timeout: RUN_TRANSACTION_TIMEOUT_MS, maxWait: 10_000 },

@@ -22,7 +22,6 @@ export async function writeRunResult(
 ): Promise<RunTotals> {
   const { eventId, runId, result, finishedAt } = args;
   const dancerOf = new Map(args.heats.map((h) => [h.id, h.userId]));
-  const d0 = performance.now();
   await tx.recordingSuggestion.deleteMany({ where: { eventId, status: { in: ['pending', 'not_found'] } } });
   const rows: Prisma.RecordingSuggestionCreateManyInput[] = [
     ...result.assignments.map((a) => ({
@@ -42,10 +41,7 @@ export async function writeRunResult(
       originRunId: runId,
     })),
   ];
-  if (process.env.MATCHING_PROFILE) console.log('delete', performance.now() - d0);
-  const c0 = performance.now();
   if (rows.length) await insertSuggestions(tx, rows);
-  if (process.env.MATCHING_PROFILE) console.log('insert', performance.now() - c0);
   const totals: RunTotals = {
     heatsTotal: rows.length,
     heatsAssigned: result.assignments.length,
