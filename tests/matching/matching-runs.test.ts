@@ -191,6 +191,15 @@ describe('scheduled matching', () => {
     expect(ids).not.toContain(ranAfter.id);
     expect(await prisma.matchingRun.count({ where: { eventId: { in: [future.id, ranAfter.id] } } })).toBe(0);
   });
+
+
+  it('waits 5 minutes after a failed scheduled run before trying the event again', async () => {
+    const event = await createEvent({ registrationDeadline: past(60_000) });
+    await prisma.matchingRun.create({ data: { eventId: event.id, trigger: 'scheduled', status: 'failed', finishedAt: new Date(), error: 'boom' } });
+    expect((await matchingSchedulerTick()).filter((r) => r.eventId === event.id)).toEqual([]);
+    const later = await matchingSchedulerTick(() => new Date(Date.now() + 6 * 60_000));
+    expect(later.filter((r) => r.eventId === event.id)).toHaveLength(1);
+  });
 });
 
 describe('permissions and errors', () => {

@@ -11,17 +11,32 @@ import { executeLockedRun, type MatchingRunView } from './matching.service.js';
  * each instance takes the event's advisory lock with a try-lock (a busy event is skipped,
  * its holder is running it) and re-checks the condition under the lock, so an instance
  * that gets the lock after another one finished sees the fresh matchingRunAt and stops.
- * A failed run leaves matchingRunAt unchanged and is retried at the next tick.
+ * A failed run leaves matchingRunAt unchanged and is retried 5 minutes later.
  */
+
+/** After a failed scheduled run, the next attempt waits this long (no run row every tick). */
+export const SCHEDULED_RETRY_AFTER_FAILURE_MS = 5 * 60_000;
 
 /** Events that are due now (the deadline has passed, no run since). */
 async function dueEvents(now: Date) {
   const events = await prisma.event.findMany({
-    where: { registrationDeadline: { not: null, lte: now } },
-    select: { id: true, registrationDeadline: true, matchingRunAt: true },
+    where: {
+      registrationDeadline: { lte: now },
+      OR: [{ matchingRunAt: null }, { matchingRunAt: { lt: prisma.event.fields.registrationDeadline } }],
+    },
+    select: { id: true },
     orderBy: { registrationDeadline: 'asc' },
   });
-  return events.filter((e) => isDue(e, now)).map((e) => e.id);
+  return events.map((e) => e.id);
+}
+
+/** A scheduled run of the event failed a short while ago: wait before trying again. */
+async function failedRecently(eventId: number, now: Date): Promise<boolean> {
+  const failed = await prisma.matchingRun.findFirst({
+    where: { eventId, trigger: 'scheduled', status: 'failed', startedAt: { gt: new Date(now.getTime() - SCHEDULED_RETRY_AFTER_FAILURE_MS) } },
+    select: { id: true },
+  });
+  return failed !== null;
 }
 
 function isDue(e: { registrationDeadline: Date | null; matchingRunAt: Date | null }, now: Date): boolean {
@@ -37,7 +52,7 @@ export async function matchingSchedulerTick(now: () => Date = () => new Date()):
     if (!release) continue; // another instance (or a manual run) is on it
     try {
       const event = await prisma.event.findUnique({ where: { id: eventId } });
-      if (!event || !isDue(event, now())) continue;
+      if (!event || !isDue(event, now()) || (await failedRecently(eventId, now()))) continue;
       runs.push(await executeLockedRun(event, 'scheduled', { userId: null, username: null }));
     } catch (err) {
       logger.error({ err, eventId }, 'scheduled matching run could not start');
