@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { prisma } from '../../src/lib/prisma';
 import { MATCHING_LOCK_CLASS } from '../../src/modules/matching/matching.lock';
 import { matchingSchedulerTick } from '../../src/modules/matching/matching.scheduler';
-import { createUser, createEvent } from '../helpers/factories';
+import { createUser, createEvent, joinEvent } from '../helpers/factories';
 import { decide, heat, mySuggestions, person, recorderOf, runMatching, scenario } from '../helpers/matching';
 import { childEnv, runTs } from '../helpers/process';
 import { api, startTestServer } from '../helpers/server';
@@ -244,16 +244,21 @@ describe('permissions and errors', () => {
     const { event, admin, dancer, recorder, other, h } = await smallEvent();
     await runMatching(event, admin);
     const s = await prisma.recordingSuggestion.findFirstOrThrow({ where: { heatId: h.id } });
-    for (const u of [dancer, other, admin]) {
+    for (const u of [dancer, other]) {
       const res = await decide(event, u, s.id, 'accepted');
       expect(res.status).toBe(403);
+      expect(res.body.error).toBe('Only the recorder can accept or reject this suggestion');
     }
+    const outsider = await decide(event, admin, s.id, 'accepted');
+    expect(outsider.status).toBe(403);
+    expect(outsider.body.error).toBe('You must be a participant of this event');
     const bad = await decide(event, recorder, s.id, 'maybe');
     expect(bad.status).toBe(400);
     expect(bad.body.details[0].field).toBe('status');
     expect((await decide(event, recorder, 999_999_999, 'accepted')).status).toBe(404);
     expect((await decide(event, recorder, 'abc' as unknown as number, 'accepted')).status).toBe(404);
     const elsewhere = await smallEvent();
+    await joinEvent(recorder.user, elsewhere.event);
     expect((await decide(elsewhere.event, recorder, s.id, 'accepted')).status).toBe(404);
     expect((await prisma.recordingSuggestion.findUniqueOrThrow({ where: { id: s.id } })).status).toBe('pending');
   });

@@ -56,7 +56,7 @@ export const matchingOpenApi: Record<string, unknown> = {
       security: bearer,
       description:
         'Body `{ status: "accepted" | "rejected" }` (else 400 "Validation failed" with details). Check order: body 400, event 404, ' +
-        'suggestion 404 "Suggestion not found" (unknown id, non-numeric id, or a suggestion of another event), 403 "Only the recorder ' +
+        'participant 403 "You must be a participant of this event", suggestion 404 "Suggestion not found" (unknown id, non-numeric id, or a suggestion of another event), 403 "Only the recorder ' +
         'can accept or reject this suggestion" (dancer, anyone else, admins included). Transitions: `pending` → `accepted` | `rejected`; ' +
         'sending the current status again is a no-op answered 200; any other change → 409 "Only a pending suggestion can be accepted ' +
         'or rejected". Accepting creates (or reuses) the accepted match of dancer and recorder at the event with its private chat ' +

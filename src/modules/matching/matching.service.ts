@@ -238,13 +238,15 @@ export async function listRunSuggestions(event: Event, runId: string): Promise<S
 export type Decision = 'accepted' | 'rejected';
 
 /**
- * The recorder answers a suggestion. Transitions: pending → accepted | rejected; repeating
+ * The recorder answers a suggestion (order of checks: participant 403, suggestion of this
+ * event 404, recorder 403). Transitions: pending → accepted | rejected; repeating
  * the current answer is a no-op (200); any other change → 409. Accepting creates or reuses
  * an accepted match between dancer and recorder with its private room, in the same
  * transaction. The transaction waits for a matching run of the event in progress (shared
  * advisory lock), so a run never replaces a suggestion that is being accepted.
  */
 export async function decideSuggestion(event: Event, suggestionId: number, userId: number, status: Decision, req?: Request) {
+  await assertParticipant(event.id, userId);
   for (let attempt = 0; ; attempt++) {
     try {
       return await decideOnce(event, suggestionId, userId, status, req);
