@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '../lib/errors.js';
+import { AppError, badRequest, notFound } from '../lib/errors.js';
 import { randomSlug } from '../lib/ids.js';
 import { prisma } from '../lib/prisma.js';
 
@@ -46,10 +46,15 @@ export async function createEvent(input: CreateEventInput) {
   });
 }
 
-/** Runs matching for an event now (trigger "manual", no admin user); prints the finished run. */
+/**
+ * Runs matching for an event now (trigger "manual", no admin user) and returns the finished
+ * run; a failed run (kept with its error) or a run already in progress ends with exit 1.
+ */
 export async function runMatching(slug: string): Promise<unknown> {
   const event = await prisma.event.findUnique({ where: { slug } });
   if (!event) throw notFound('Event not found');
   const { runMatchingNow } = await import('../modules/matching/matching.service.js');
-  return runMatchingNow(event, 'manual', { userId: null, username: null });
+  const run = await runMatchingNow(event, 'manual', { userId: null, username: null });
+  if (run.status !== 'success') throw new AppError(500, `Matching run ${run.id} failed: ${run.error ?? 'unknown error'}`, 'MATCHING_RUN_FAILED');
+  return run;
 }
