@@ -148,6 +148,31 @@ describe('matching runs', () => {
     expect(new Set(live.map((s) => s.originRunId))).toEqual(new Set([runs[runs.length - 1].id]));
   });
 
+  it('a run that fails is kept as failed with its error, and the earlier suggestions stay untouched', async () => {
+    const { event, admin, h, recorder } = await smallEvent();
+    const good = await runMatching(event, admin);
+    const before = await prisma.event.findUniqueOrThrow({ where: { id: event.id } });
+    // make the next insert of this event's suggestions fail inside the run's transaction
+    const fn = `matching_test_fail_${event.id}`;
+    await prisma.$executeRawUnsafe(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'simulated write failure'; END $$`);
+    await prisma.$executeRawUnsafe(`CREATE TRIGGER ${fn} BEFORE INSERT ON "RecordingSuggestion" FOR EACH ROW WHEN (NEW."eventId" = ${event.id}) EXECUTE FUNCTION ${fn}()`);
+    try {
+      const res = await api().post(`/api/events/${event.slug}/run-matching`).set('Authorization', admin.auth);
+      expect(res.status).toBe(201);
+      expect(res.body.data).toMatchObject({ status: 'failed', finishedAt: expect.any(String), error: expect.stringContaining('simulated write failure') });
+    } finally {
+      await prisma.$executeRawUnsafe(`DROP TRIGGER ${fn} ON "RecordingSuggestion"`);
+      await prisma.$executeRawUnsafe(`DROP FUNCTION ${fn}()`);
+    }
+    expect(await prisma.recordingSuggestion.findMany({ where: { eventId: event.id }, select: { heatId: true, recorderId: true, originRunId: true, status: true } })).toEqual([
+      { heatId: h.id, recorderId: recorder.user.id, originRunId: good.id, status: 'pending' },
+    ]);
+    const after = await prisma.event.findUniqueOrThrow({ where: { id: event.id } });
+    expect(after.matchingRunAt?.toISOString()).toBe(before.matchingRunAt?.toISOString());
+    const log = await prisma.activityLog.findFirst({ where: { action: 'matching_run_failed', resource: `event:${event.slug}` } });
+    expect(log).toMatchObject({ category: 'admin', success: false, userId: admin.user.id });
+  });
+
   it('npm run cli -- matching:run <slug> runs matching and prints the run', async () => {
     const { event } = await smallEvent();
     const result = await runTs('src/cli.ts', ['matching:run', event.slug], childEnv());
