@@ -173,6 +173,13 @@ describe('matching runs', () => {
     expect(log).toMatchObject({ category: 'admin', success: false, userId: admin.user.id });
   });
 
+  it('a run left "running" by a crashed process is closed as failed by the next run of the event', async () => {
+    const { event, admin } = await smallEvent();
+    const stale = await prisma.matchingRun.create({ data: { eventId: event.id, trigger: 'manual', status: 'running' } });
+    await runMatching(event, admin);
+    expect(await prisma.matchingRun.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({ status: 'failed', error: expect.stringContaining('Interrupted') });
+  });
+
   it('npm run cli -- matching:run <slug> runs matching and prints the run', async () => {
     const { event } = await smallEvent();
     const result = await runTs('src/cli.ts', ['matching:run', event.slug], childEnv());

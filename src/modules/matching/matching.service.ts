@@ -91,6 +91,12 @@ export async function executeLockedRun(
   timings?: RunTimings,
 ): Promise<MatchingRunView> {
   const t0 = performance.now();
+  // Holding the lock, no other run of this event is alive: a "running" row left behind
+  // by a crashed process is closed as failed.
+  await prisma.matchingRun.updateMany({
+    where: { eventId: event.id, status: 'running' },
+    data: { status: 'failed', finishedAt: new Date(), error: 'Interrupted (the service stopped during the run)' },
+  });
   const run = await prisma.matchingRun.create({
     data: { eventId: event.id, trigger, status: 'running', triggeredById: actor.userId },
     select: { id: true },
