@@ -19,7 +19,7 @@ const runNow = {
   description:
     'Admin only. Runs matching now (trigger "manual") and answers **201** with the finished run. ' +
     'Runs of one event never overlap (PostgreSQL advisory lock per event, shared with the scheduled run): while another run of ' +
-    'the event is in progress the request is refused with **409** "A matching run is already in progress for this event" (it does ' +
+    'the event is in progress (or for the instant a suggestion decision of the event is being written) the request is refused with **409** "A matching run is already in progress for this event" (it does ' +
     'not queue) and no run is recorded. A run keeps `accepted` suggestions (they count toward the cap of 3), never re-proposes a ' +
     '`rejected` (heat, recorder) pair, and replaces the `pending` and `not_found` ones in one transaction; every heat that needed ' +
     'a recorder gets a `pending` suggestion or a `not_found` one (recorder null). A run that fails is kept with status "failed" ' +
