@@ -43,9 +43,15 @@ export async function createEvent(input: CreateEventInput) {
   });
 }
 
-/** Filled in by the matching feature. */
+/**
+ * Runs matching for an event now (trigger "manual", no admin user) and returns the finished
+ * run; a failed run (kept with its error) or a run already in progress ends with exit 1.
+ */
 export async function runMatching(slug: string): Promise<unknown> {
   const event = await prisma.event.findUnique({ where: { slug } });
   if (!event) throw notFound('Event not found');
-  throw new AppError(501, 'Matching is not available yet', 'NOT_IMPLEMENTED');
+  const { runMatchingNow } = await import('../modules/matching/matching.service.js');
+  const run = await runMatchingNow(event, 'manual', { userId: null, username: null });
+  if (run.status !== 'success') throw new AppError(500, `Matching run ${run.id} failed: ${run.error ?? 'unknown error'}`, 'MATCHING_RUN_FAILED');
+  return run;
 }

@@ -1,0 +1,138 @@
+/**
+ * Matching benchmark: `npm run bench:matching`
+ *  1. the engine table (scripts/bench-matching-engine.ts: seeded random events of growing
+ *     size, coverage against an independent max flow);
+ *  2. one full run through the database at 2 000 participants with up to 4 heats each:
+ *     a throw-away PostgreSQL database (TEST_DATABASE_ADMIN_URL, default
+ *     postgresql://postgres@127.0.0.1:5432/postgres) is created and migrated, users,
+ *     participants and heats are bulk-inserted, the run service does a manual run (lock,
+ *     load, engine, one write transaction), and the database is dropped again.
+ * Targets: engine ≤ 1 s and whole run with database writes ≤ 3 s at 2 000 participants.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { generateEvent } from './lib/generate-event.js';
+
+const PARTICIPANTS = Number(process.env.BENCH_PARTICIPANTS ?? 2000);
+const SEED = 20261122;
+const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+async function engineTable(): Promise<void> {
+  const engineBench = path.join(__dirname, 'bench-matching-engine.ts');
+  if (!existsSync(engineBench)) {
+    console.log('(engine table skipped: scripts/bench-matching-engine.ts is not present)');
+    return;
+  }
+  // Prints its own table when imported (and sets process.exitCode when coverage differs).
+  await import(engineBench);
+}
+
+async function databaseRun(): Promise<boolean> {
+  const name = `wcs_bench_${Date.now()}_${process.pid}`;
+  const admin = new Client({ connectionString: adminUrl, connectionTimeoutMillis: 10000 });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  // The service reads its configuration at import time: point it at the new database first.
+  process.env.DATABASE_URL = url.toString();
+  process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
+  process.env.MATCHING_SCHEDULER_ENABLED = 'false';
+  let closeDatabase: (() => Promise<void>) | undefined;
+  try {
+    const { applyMigrations } = await import('../src/lib/migrate.js');
+    const db = new Client({ connectionString: url.toString() });
+    await db.connect();
+    await applyMigrations({ query: async (sql, params) => (await db.query(sql, params)).rows, exec: async (sql) => void (await db.query(sql)) });
+    await db.end();
+
+    const prismaModule = await import('../src/lib/prisma.js');
+    closeDatabase = prismaModule.closeDatabase;
+    const { prisma } = prismaModule;
+    const { seedReferenceData } = await import('../src/lib/seed.js');
+    const { runMatchingNow } = await import('../src/modules/matching/matching.service.js');
+    await seedReferenceData(prisma);
+
+    // Generated ids → database ids (divisions and types by their seeded order).
+    const input = generateEvent(SEED, PARTICIPANTS);
+    const divisions = ['NEW', 'NOV', 'INT', 'ADV', 'ALL', 'CHA'];
+    const types = ['J&J', 'STR'];
+    const divisionIdOf = new Map<number, number>();
+    for (const [i, abbreviation] of divisions.entries()) divisionIdOf.set(i + 1, (await prisma.division.findUniqueOrThrow({ where: { abbreviation } })).id);
+    const typeIdOf = new Map<number, number>();
+    for (const [i, abbreviation] of types.entries()) typeIdOf.set(i + 1, (await prisma.competitionType.findUniqueOrThrow({ where: { abbreviation } })).id);
+
+    const s0 = performance.now();
+    await prisma.user.createMany({
+      data: input.participants.map((p) => ({
+        username: `bench${p.userId}`,
+        email: `bench${p.userId}@example.test`,
+        passwordHash: 'x',
+        avatar: `https://api.dicebear.com/9.x/avataaars/svg?seed=bench${p.userId}`,
+        emailVerified: true,
+        city: p.city,
+        country: p.country,
+      })),
+    });
+    const users = await prisma.user.findMany({ select: { id: true, username: true } });
+    const userIdOf = new Map(users.map((u) => [Number(u.username.slice(5)), u.id]));
+    const event = await prisma.event.create({
+      data: {
+        slug: `bench${Date.now()}`,
+        name: 'Benchmark event',
+        location: 'Benchmark',
+        startDate: new Date(),
+        endDate: new Date(Date.now() + 86_400_000),
+        participantsCount: input.participants.length,
+        scheduleConfig: { slots: (input.slots ?? []).map((s) => ({ order: s.order, divisionIds: s.divisionIds.map((d) => divisionIdOf.get(d)!) })) },
+      },
+    });
+    await prisma.eventParticipant.createMany({
+      data: input.participants.map((p) => ({ userId: userIdOf.get(p.userId)!, eventId: event.id, recorderOptOut: p.optOut })),
+    });
+    await prisma.heat.createMany({
+      data: input.heats.map((h) => ({
+        userId: userIdOf.get(h.userId)!,
+        eventId: event.id,
+        divisionId: divisionIdOf.get(h.divisionId)!,
+        competitionTypeId: typeIdOf.get(h.competitionTypeId)!,
+        heatNumber: h.heatNumber,
+        role: h.role,
+      })),
+    });
+    console.log(`\nFull run through the database: ${input.participants.length} participants, ${input.heats.length} heats (setup ${(performance.now() - s0).toFixed(0)} ms)`);
+
+    const results: boolean[] = [];
+    for (const label of ['first run', 're-run (replaces the pending suggestions)']) {
+      const timings: { loadMs?: number; engineMs?: number; writeMs?: number; totalMs?: number } = {};
+      const t0 = performance.now();
+      const run = await runMatchingNow(event, 'manual', { userId: null }, timings);
+      const wholeMs = performance.now() - t0;
+      const engineMs = timings.engineMs ?? NaN;
+      const ok = run.status === 'success' && engineMs <= 1000 && wholeMs <= 3000;
+      results.push(ok);
+      console.log(
+        `${label}: status ${run.status}, heats ${run.heatsTotal}, assigned ${run.heatsAssigned}, unassigned ${run.heatsUnassigned} | ` +
+          `load ${timings.loadMs?.toFixed(0)} ms, engine ${engineMs.toFixed(0)} ms (target ≤ 1000), write ${timings.writeMs?.toFixed(0)} ms | ` +
+          `whole run ${wholeMs.toFixed(0)} ms (target ≤ 3000) ${ok ? 'OK' : 'MISSED'}`,
+      );
+    }
+    return results.every(Boolean);
+  } finally {
+    await closeDatabase?.();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((err: unknown) => console.error('could not drop', name, err));
+    await admin.end();
+  }
+}
+
+async function main() {
+  await engineTable();
+  const ok = await databaseRun();
+  if (!ok) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
