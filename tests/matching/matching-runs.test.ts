@@ -341,6 +341,25 @@ describe('accepting a suggestion', () => {
     expect(asDancer.toBeRecorded.map((s) => s.status)).toEqual(['accepted', 'accepted']);
   });
 
+  it('keeps a completed match of the pair completed when a suggestion between them is accepted', async () => {
+    const { event, admin } = await scenario();
+    const dancer = await person(event, WARSAW);
+    const recorder = await person(event, WARSAW);
+    const h = await heat(dancer, event, { division: 'NOV', n: 1 });
+    const done = await prisma.match.create({
+      data: { slug: `done${Date.now()}`, eventId: event.id, user1Id: recorder.user.id, user2Id: dancer.user.id, status: 'completed' },
+    });
+    await runMatching(event, admin);
+    const s = await prisma.recordingSuggestion.findFirstOrThrow({ where: { heatId: h.id } });
+    expect(s.recorderId).toBe(recorder.user.id);
+
+    const res = await decide(event, recorder, s.id, 'accepted');
+    expect(res.status).toBe(200);
+    expect(res.body.data.match).toMatchObject({ id: done.id, status: 'completed' });
+    expect(await prisma.match.findUniqueOrThrow({ where: { id: done.id } })).toMatchObject({ status: 'completed' });
+    expect(await prisma.match.count({ where: { eventId: event.id } })).toBe(1);
+  });
+
   it('accepts a pending manual match between the two and gives it its room', async () => {
     const { event, admin, dancer, recorder, h } = await smallEvent();
     const pending = await prisma.match.create({

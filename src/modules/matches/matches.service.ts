@@ -372,7 +372,7 @@ export interface AcceptedMatchInput {
 export async function createOrReuseAcceptedMatch(
   tx: Tx,
   input: AcceptedMatchInput,
-): Promise<MatchWithRelations> {
+): Promise<MatchWithRelations & { becameAccepted: boolean }> {
   if (input.userAId === input.userBId) throw badRequest('A match needs two different users', 'MATCH_SELF');
   await lockPair(tx, input.eventId, input.userAId, input.userBId);
   const existing = await tx.match.findFirst({
@@ -385,6 +385,8 @@ export async function createOrReuseAcceptedMatch(
     },
   });
   let matchId: number;
+  // true when this call moved the pair to accepted (new match, or a pending one accepted)
+  const becameAccepted = !existing || existing.status === 'pending';
   if (existing) {
     matchId = existing.id;
     const data: Prisma.MatchUncheckedUpdateInput = {};
@@ -410,5 +412,6 @@ export async function createOrReuseAcceptedMatch(
     matchId = created.id;
   }
   await createPrivateRoom(tx, matchId);
-  return tx.match.findUniqueOrThrow({ where: { id: matchId }, include: matchInclude });
+  const match = await tx.match.findUniqueOrThrow({ where: { id: matchId }, include: matchInclude });
+  return { ...match, becameAccepted };
 }

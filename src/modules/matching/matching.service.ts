@@ -8,10 +8,10 @@ import { userSummarySelect } from '../../lib/user-summary.js';
 import { emitToUser } from '../../realtime/io.js';
 import { logActivity } from '../activity-log/activity-log.service.js';
 import { assertParticipant } from '../events/event-access.js';
+import { createOrReuseAcceptedMatch } from '../matches/matches.service.js';
 import { runMatchingEngine, type EngineResult } from './matching.engine.js';
 import { loadEngineInput } from './matching.loader.js';
 import { MATCHING_LOCK_CLASS, tryLockEvent } from './matching.lock.js';
-import { createOrReuseAcceptedMatch } from './matching.match-link.js';
 import { writeRunResult } from './matching.writer.js';
 
 export const MatchingMessages = {
@@ -280,18 +280,18 @@ async function decideOnce(event: Event, suggestionId: number, userId: number, st
     });
     if (updated.count === 0) throw conflict(MatchingMessages.notPending, 'SUGGESTION_NOT_PENDING');
     if (status === 'rejected') return { changed: true, match: null };
-    const link = await createOrReuseAcceptedMatch(tx, {
+    const linked = await createOrReuseAcceptedMatch(tx, {
       eventId: event.id,
       userAId: suggestion.dancerId,
       userBId: userId,
       suggestionId: suggestion.id,
     });
-    return { changed: true, match: link };
+    return { changed: true, match: linked };
   }, { timeout: 30_000, maxWait: 10_000 });
 
   const view = await prisma.recordingSuggestion.findUniqueOrThrow({ where: { id: suggestionId }, select: suggestionSelect });
   const match = outcome.match
-    ? { id: outcome.match.match.id, slug: outcome.match.match.slug, status: 'accepted', roomId: outcome.match.roomId }
+    ? { id: outcome.match.id, slug: outcome.match.slug, status: outcome.match.status, roomId: outcome.match.chatRoom?.id ?? null }
     : status === 'accepted'
       ? await currentMatchOf(event.id, view.dancer.id, userId)
       : null;
@@ -303,9 +303,9 @@ async function decideOnce(event: Event, suggestionId: number, userId: number, st
       resource: `event:${event.slug}`,
       metadata: { suggestionId, heatId: view.heat.id, dancerId: view.dancer.id, ...(match ? { matchSlug: match.slug } : {}) },
     });
-    if (outcome.match?.accepted && view.recorder) {
+    if (outcome.match?.becameAccepted && view.recorder) {
       emitToUser(view.dancer.id, 'match_accepted', {
-        matchSlug: outcome.match.match.slug,
+        matchSlug: outcome.match.slug,
         event: { slug: event.slug, name: event.name },
         from: view.recorder,
       });
