@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { currentUser, requireAuth } from '../../middleware/auth.js';
 import { validate } from '../../middleware/validate.js';
-import { messagesQuery } from './chat.validators.js';
+import { messagesPage, messagesQuery } from './chat.validators.js';
 import { listEventMessages } from './event-chat.service.js';
 
 export const chatRouter = Router();
@@ -12,11 +12,7 @@ chatRouter.get(
   requireAuth,
   validate(...messagesQuery),
   async (req, res) => {
-    const { before, limit } = req.query as { before?: number | string; limit?: number | string };
-    const page = await listEventMessages(String(req.params.slug), currentUser(req).id, {
-      before: before === undefined ? undefined : Number(before),
-      limit: limit === undefined ? undefined : Number(limit),
-    });
+    const page = await listEventMessages(String(req.params.slug), currentUser(req).id, messagesPage(req));
     res.json({ success: true, data: page.messages, hasMore: page.hasMore });
   },
 );

@@ -49,14 +49,6 @@ export function validateContent(content: unknown): string {
   return content;
 }
 
-export async function createMessage(roomId: number, userId: number, content: string): Promise<ChatMessagePayload> {
-  const message = await prisma.message.create({
-    data: { roomId, userId, content: validateContent(content), type: 'text' },
-    include: messageInclude,
-  });
-  return toMessagePayload(message);
-}
-
 /**
  * A page of a room's history (SPEC.md "Messages"): with `before`, only ids lower than it;
  * the newest `limit` are selected (index Message(roomId, id)), then returned oldest first.
@@ -77,10 +69,10 @@ export async function listRoomMessages(
 }
 
 /**
- * createMessage for a caller whose username and avatar are already known: one INSERT, no
- * read-back of the author (the hot path of the event chat).
+ * Stores a message of an author whose username and avatar are already known (the socket's
+ * user): one INSERT, no read-back of the author (the hot path of the chats).
  */
-export async function createMessageBy(
+export async function createMessage(
   roomId: number,
   author: { id: number; username: string; avatar: string },
   content: string,

@@ -4,7 +4,7 @@ import type { AppServer, AppSocket, SocketRegistrar } from '../../realtime/io.js
 import { getIO, handle } from '../../realtime/io.js';
 import { rooms } from '../../realtime/types.js';
 import { logActivity } from '../activity-log/activity-log.service.js';
-import { createMessageBy, DEFAULT_PAGE_SIZE, listRoomMessages, validateContent } from './chat.service.js';
+import { createMessage, DEFAULT_PAGE_SIZE, listRoomMessages, validateContent } from './chat.service.js';
 import { notParticipantError, openEventRoom, senderContext } from './event-chat.service.js';
 import { TokenBucketLimiter } from './flood-limit.js';
 
@@ -113,7 +113,7 @@ export const registerChatSocket: SocketRegistrar = (io, socket) => {
         throw notParticipantError();
       }
       if (ctx.roomId === null) throw new AppError(404, Messages.chatRoomNotFound, 'CHAT_ROOM_NOT_FOUND');
-      const message = await createMessageBy(ctx.roomId, { id: user.id, username: ctx.username, avatar: ctx.avatar }, content);
+      const message = await createMessage(ctx.roomId, { id: user.id, username: ctx.username, avatar: ctx.avatar }, content);
       io.to(rooms.event(eventId)).emit('event_message', message);
       return message;
     }),

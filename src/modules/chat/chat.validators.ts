@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { query } from 'express-validator';
 import { MAX_PAGE_SIZE } from './chat.service.js';
 
@@ -9,3 +10,15 @@ export const messagesQuery = [
     .withMessage(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
     .toInt(),
 ];
+
+/**
+ * The page of a validated history request. Express 5 re-parses req.query on every read, so
+ * the validators' toInt() does not stick there: convert here.
+ */
+export function messagesPage(req: Request): { before?: number; limit?: number } {
+  const { before, limit } = req.query as { before?: string; limit?: string };
+  return {
+    before: before === undefined ? undefined : Number(before),
+    limit: limit === undefined ? undefined : Number(limit),
+  };
+}

@@ -4,6 +4,7 @@ import { config } from '../../config/index.js';
 import { AppError, badRequest, forbidden, notFound } from '../../lib/errors.js';
 import { randomSlug, randomToken } from '../../lib/ids.js';
 import { prisma } from '../../lib/prisma.js';
+import { userSummarySelect } from '../../lib/user-summary.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { AuthUser } from '../../lib/auth.js';
 import { findParticipation, getEventBySlug } from './event-access.js';
@@ -126,7 +127,7 @@ export async function getEventDetails(slug: string, user: AuthUser) {
       orderBy: [{ joinedAt: 'desc' }, { id: 'desc' }],
       select: {
         joinedAt: true,
-        user: { select: { id: true, username: true, avatar: true, firstName: true, lastName: true } },
+        user: { select: userSummarySelect },
       },
     }),
     canSeeCheckin(event, user).then((allowed) => (allowed ? checkinInfo(event) : null)),

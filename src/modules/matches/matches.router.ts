@@ -12,7 +12,8 @@ import {
   rateMatch,
   type MatchStatus,
 } from './matches.service.js';
-import { createMatchRules, listMatchesRules, messagesPagingRules, ratingRules } from './matches.validators.js';
+import { messagesPage, messagesQuery } from '../chat/chat.validators.js';
+import { createMatchRules, listMatchesRules, ratingRules } from './matches.validators.js';
 
 export const matchesRouter = Router();
 
@@ -42,12 +43,8 @@ matchesRouter.delete('/matches/:slug', requireAuth, async (req, res) => {
   sendMessage(res, action === 'rejected' ? 'Match rejected' : 'Match cancelled');
 });
 
-matchesRouter.get('/matches/:slug/messages', requireAuth, validate(...messagesPagingRules), async (req, res) => {
-  const page = await listMatchMessages(String(req.params.slug), currentUser(req).id, {
-    // Express 5's req.query is re-parsed on every read, so the validators' toInt() does not stick.
-    before: req.query.before === undefined ? undefined : Number(req.query.before),
-    limit: req.query.limit === undefined ? undefined : Number(req.query.limit),
-  });
+matchesRouter.get('/matches/:slug/messages', requireAuth, validate(...messagesQuery), async (req, res) => {
+  const page = await listMatchMessages(String(req.params.slug), currentUser(req).id, messagesPage(req));
   res.json({ success: true, count: page.messages.length, data: page.messages, hasMore: page.hasMore });
 });
 

@@ -40,7 +40,7 @@ export const registerMatchesSocket: SocketRegistrar = (_io, socket) => {
       const userId = socket.data.user.id;
       const { roomId } = await privateRoomFor(matchId, userId);
       if (!(await isEmailVerified(userId))) throw forbidden(Messages.emailVerificationRequired, 'EMAIL_NOT_VERIFIED');
-      const message = await createMessage(roomId, userId, content);
+      const message = await createMessage(roomId, socket.data.user, content);
       const outgoing = { ...message, matchId };
       emitToRoom(rooms.match(matchId), 'private_message', outgoing);
       return outgoing;

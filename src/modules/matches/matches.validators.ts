@@ -28,12 +28,6 @@ export const listMatchesRules = [
   query('status').optional().isIn([...MATCH_STATUSES]).withMessage(`status must be one of ${MATCH_STATUSES.join(', ')}`),
 ];
 
-/** Paging like the event messages: before = message id, limit 1-100 (default 20). */
-export const messagesPagingRules = [
-  query('before').optional().isInt({ min: 1, max: INT_MAX }).withMessage('before must be a positive integer (message id)').toInt(),
-  query('limit').optional().isInt({ min: 1, max: 100 }).withMessage('limit must be an integer between 1 and 100').toInt(),
-];
-
 export const ratingRules = [
   body('score')
     .exists({ values: 'null' })

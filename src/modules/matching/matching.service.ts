@@ -8,6 +8,7 @@ import { userSummarySelect } from '../../lib/user-summary.js';
 import { emitToUser } from '../../realtime/io.js';
 import { logActivity } from '../activity-log/activity-log.service.js';
 import { assertParticipant } from '../events/event-access.js';
+import { heatSelect } from '../heats/heats.service.js';
 import { createOrReuseAcceptedMatch } from '../matches/matches.service.js';
 import { runMatchingEngine, type EngineResult } from './matching.engine.js';
 import { loadEngineInput } from './matching.loader.js';
@@ -184,16 +185,6 @@ function notifyAffectedUsers(event: Event, runId: string, result: EngineResult, 
 
 // ---------------------------------------------------------------------------------------
 // Reading suggestions and runs
-
-const heatSelect = {
-  id: true,
-  divisionId: true,
-  division: { select: { id: true, name: true, abbreviation: true } },
-  competitionTypeId: true,
-  competitionType: { select: { id: true, name: true, abbreviation: true } },
-  heatNumber: true,
-  role: true,
-} as const;
 
 const suggestionSelect = {
   id: true,
