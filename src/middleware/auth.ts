@@ -26,16 +26,17 @@ export function requireAdmin(req: Request, _res: Response, next: NextFunction): 
 
 /**
  * After requireAuth: 403 "Email verification required" unless the e-mail is verified.
- * Checked against the database (not a token claim); switched off by REQUIRE_EMAIL_VERIFICATION=false.
+ * Checked against the database, not a token claim: requireAuth loaded the user from the
+ * database for this request. Switched off by REQUIRE_EMAIL_VERIFICATION=false.
  */
-export async function requireVerifiedEmail(req: Request, _res: Response, next: NextFunction): Promise<void> {
-  if (!config.requireEmailVerification) return next();
-  const verified = await isEmailVerified(currentUser(req).id);
-  if (!verified) throw forbidden(Messages.emailVerificationRequired, 'EMAIL_NOT_VERIFIED');
+export function requireVerifiedEmail(req: Request, _res: Response, next: NextFunction): void {
+  if (config.requireEmailVerification && !currentUser(req).emailVerified) {
+    throw forbidden(Messages.emailVerificationRequired, 'EMAIL_NOT_VERIFIED');
+  }
   next();
 }
 
-/** Same rule for socket handlers and services. */
+/** Same rule for socket handlers, whose user was loaded at connect and may be stale. */
 export async function isEmailVerified(userId: number): Promise<boolean> {
   if (!config.requireEmailVerification) return true;
   const row = await prisma.user.findUnique({ where: { id: userId }, select: { emailVerified: true } });
