@@ -120,22 +120,26 @@ function emitAck(socket: Socket, event: string, ...args: unknown[]): Promise<{ s
 
 async function main() {
   await adminQuery(`CREATE DATABASE "${dbName}"`);
-  const { prisma, prepareDatabase, closeDatabase } = await import('../src/lib/prisma.js');
+  const { loadConfig } = await import('../src/config/index.js');
+  const { createContainer } = await import('../src/container.js');
   const { createAppServer } = await import('../src/http-server.js');
   const { closeRealtime } = await import('../src/realtime/io.js');
-  const { signAccessToken } = await import('../src/lib/auth.js');
+  const container = createContainer(loadConfig(process.env));
+  const { prisma } = container;
   const { randomSlug } = await import('../src/lib/ids.js');
   const { floodLimiter } = await import('../src/modules/chat/chat.socket.js');
 
   const sockets: Socket[] = [];
   let httpServer: import('node:http').Server | undefined;
+  let io: import('../src/realtime/io.js').AppServer | undefined;
   try {
-    await prepareDatabase();
+    await container.database.prepare();
     // One sender at 20 msg/s exceeds the per-user flood limit (5/s) on purpose: off for the bench.
     floodLimiter.take = () => true;
 
-    const { httpServer: server } = createAppServer();
+    const { httpServer: server, io: realtime } = createAppServer(container);
     httpServer = server;
+    io = realtime;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -158,7 +162,7 @@ async function main() {
     const users = await prisma.user.findMany({ where: { username: { startsWith: `bench_${tag}_` } }, orderBy: { id: 'asc' } });
     await prisma.eventParticipant.createMany({ data: users.map((u) => ({ userId: u.id, eventId: event.id })) });
     await prisma.event.update({ where: { id: event.id }, data: { participantsCount: users.length } });
-    const tokens = users.map((u) => signAccessToken(u));
+    const tokens = users.map((u) => container.tokens.sign(u));
 
     // ---------------------------------------------------------------- (a) fan-out
     // The receivers run in a worker thread so that their parsing does not share the server's
@@ -310,10 +314,10 @@ async function main() {
     for (const s of sockets) s.close();
     if (httpServer) {
       httpServer.closeAllConnections();
-      await closeRealtime();
+      if (io) await closeRealtime(io);
       await new Promise<void>((resolve) => httpServer!.close(() => resolve()));
     }
-    await closeDatabase();
+    await container.close();
     await adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   }
 }

@@ -35,7 +35,6 @@ async function databaseRun(): Promise<boolean> {
   await admin.query(`CREATE DATABASE "${name}"`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  // The service reads its configuration at import time: point it at the new database first.
   process.env.DATABASE_URL = url.toString();
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.MATCHING_SCHEDULER_ENABLED = 'false';
@@ -47,9 +46,11 @@ async function databaseRun(): Promise<boolean> {
     await applyMigrations({ query: async (sql, params) => (await db.query(sql, params)).rows, exec: async (sql) => void (await db.query(sql)) });
     await db.end();
 
-    const prismaModule = await import('../src/lib/prisma.js');
-    closeDatabase = prismaModule.closeDatabase;
-    const { prisma } = prismaModule;
+    const { loadConfig } = await import('../src/config/index.js');
+    const { createContainer } = await import('../src/container.js');
+    const container = createContainer(loadConfig(process.env));
+    closeDatabase = () => container.close();
+    const { prisma } = container;
     const { seedReferenceData } = await import('../src/lib/seed.js');
     const { runMatchingNow } = await import('../src/modules/matching/matching.service.js');
     await seedReferenceData(prisma);

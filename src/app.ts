@@ -2,23 +2,22 @@ import cookieParser from 'cookie-parser';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import { config } from './config/index.js';
-import { csrfProtection } from './middleware/csrf.js';
+import type { Container } from './container.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
-import { generalLimiter } from './middleware/rate-limit.js';
-import { requestLogger } from './middleware/request-logger.js';
-import { moduleRouters } from './routes.js';
+import { createRequestLogger } from './middleware/request-logger.js';
+import { createRouters } from './routes.js';
 
 export const BODY_LIMIT = '100kb';
 
-/** Builds the Express application without listening (src/server.ts listens). */
-export function buildApp(): Express {
+/** Builds the Express application of a container without listening (src/server.ts listens). */
+export function buildApp(container: Container): Express {
+  const { config } = container;
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(requestLogger);
+  app.use(createRequestLogger(container.logger));
   app.use(helmet());
   app.use(cors({ origin: config.corsOrigins, credentials: true }));
   app.use(express.json({ limit: BODY_LIMIT }));
@@ -29,9 +28,9 @@ export function buildApp(): Express {
   });
   app.use(cookieParser());
 
-  app.use('/api', generalLimiter, csrfProtection);
-  for (const router of moduleRouters) app.use('/api', router);
+  app.use('/api', container.limiters.general, container.csrf.protection);
+  for (const router of createRouters(container)) app.use('/api', router);
   app.use(notFoundHandler);
-  app.use(errorHandler);
+  app.use(errorHandler(container.logger));
   return app;
 }

@@ -1,3 +1,4 @@
+import 'dotenv/config';
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config/config-error.js';
 
@@ -22,9 +23,11 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 1;
   }
-  const { prepareDatabase, closeDatabase } = await import('./lib/prisma.js');
+  const { loadConfig } = await import('./config/index.js');
+  const { createContainer } = await import('./container.js');
   const commands = await import('./cli/commands.js');
-  await prepareDatabase();
+  const container = createContainer(loadConfig(process.env));
+  await container.database.prepare();
   try {
     switch (command) {
       case 'user:promote': {
@@ -69,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
         throw new UsageError(`Unknown command: ${command}`);
     }
   } finally {
-    await closeDatabase();
+    await container.close();
   }
 }
 

@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import { buildApp } from './app.js';
+import type { Container } from './container.js';
 import { attachRealtime, type AppServer } from './realtime/io.js';
 import { socketRegistrars } from './realtime/registrars.js';
+import { broadcastActiveUsers } from './modules/chat/chat.socket.js';
 
 export interface AppHttpServer {
   app: Express;
@@ -10,14 +12,15 @@ export interface AppHttpServer {
   io: AppServer;
 }
 
-/** The app and Socket.IO on one HTTP server (not listening yet). Used by server.ts and tests. */
-export function createAppServer(): AppHttpServer {
-  const app = buildApp();
+/** The app and Socket.IO of a container on one HTTP server (not listening yet). Used by server.ts and tests. */
+export function createAppServer(container: Container): AppHttpServer {
+  const app = buildApp(container);
   const httpServer = createServer(app);
   // Slow or idle clients cannot hold connections forever.
   httpServer.headersTimeout = 20_000;
   httpServer.requestTimeout = 30_000;
   httpServer.keepAliveTimeout = 5_000;
-  const io = attachRealtime(httpServer, socketRegistrars);
+  const io = attachRealtime(httpServer, container, socketRegistrars);
+  container.notifier.bind(io, (eventId) => broadcastActiveUsers(io, eventId));
   return { app, httpServer, io };
 }

@@ -1,32 +1,35 @@
+import 'dotenv/config';
 import { ConfigError } from './config/config-error.js';
 
 /**
- * Entry point: validates the configuration, prepares the database (migrations + reference
- * data), listens with Socket.IO on the same port, starts the matching scheduler, and
- * shuts down cleanly on SIGTERM/SIGINT. Modules are imported dynamically so that a bad
- * configuration stops the start with a clear message instead of a stack trace.
+ * Entry point: validates the configuration, builds the container, prepares the database
+ * (migrations + reference data), listens with Socket.IO on the same port, starts the
+ * matching scheduler, and shuts down cleanly on SIGTERM/SIGINT. Modules are imported
+ * dynamically so that a bad configuration stops the start with a clear message.
  */
 const SHUTDOWN_TIMEOUT_MS = 9_000;
 
 async function main(): Promise<void> {
-  const { config } = await import('./config/index.js');
-  const { logger } = await import('./lib/logger.js');
-  const { prepareDatabase, closeDatabase, databaseKind } = await import('./lib/prisma.js');
+  const { loadConfig } = await import('./config/index.js');
+  const { createContainer } = await import('./container.js');
   const { createAppServer } = await import('./http-server.js');
   const { closeRealtime } = await import('./realtime/io.js');
   const { startMatchingScheduler } = await import('./modules/matching/matching.scheduler.js');
 
+  const config = loadConfig(process.env);
+  const container = createContainer(config);
+  const { logger } = container;
   if (config.jwt.usingDevSecret) logger.warn('JWT_SECRET is not set: using the development secret (never do this in production)');
-  await prepareDatabase();
+  await container.database.prepare();
 
-  const { httpServer } = createAppServer();
+  const { httpServer, io } = createAppServer(container);
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(config.port, config.host, () => resolve());
   });
   const address = httpServer.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ port, database: databaseKind, env: config.env }, `listening on http://localhost:${port}`);
+  logger.info({ port, database: container.database.kind, env: config.env }, `listening on http://localhost:${port}`);
 
   const stopScheduler = config.matchingScheduler.enabled ? startMatchingScheduler() : async () => undefined;
 
@@ -44,19 +47,23 @@ async function main(): Promise<void> {
     const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     httpServer.closeIdleConnections();
     await stopScheduler().catch((err: unknown) => logger.error({ err }, 'scheduler stop failed'));
-    await closeRealtime();
+    await closeRealtime(io);
     await closed;
-    await closeDatabase();
+    await container.close();
     clearTimeout(force);
     logger.info('shutdown complete');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('unhandledRejection', (err: unknown) => {
+    logger.error({ err }, 'unhandled promise rejection: shutting down');
+    void shutdown('unhandledRejection');
+  });
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || ['ConfigError', 'EmbeddedDatabaseLockedError'].includes((err as Error)?.name)) {
+  if (err instanceof ConfigError || (err as Error)?.name === 'EmbeddedDatabaseLockedError') {
     console.error(`Cannot start: ${(err as Error).message}`);
   } else if ((err as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
     console.error(`Cannot start: port already in use (${(err as Error).message})`);

@@ -1,10 +1,10 @@
-import { AppError, badRequest, notFound } from '../lib/errors.js';
+import { AppError } from '../lib/errors.js';
 import { prisma } from '../lib/prisma.js';
 import { createEvent as createEventRecord } from '../modules/events/events.service.js';
 
 export async function promoteUser(email: string) {
   const user = await prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
-  if (!user) throw notFound(`No user with e-mail ${email}`);
+  if (!user) throw new AppError('USER_NOT_FOUND', { message: `No user with e-mail ${email}` });
   return prisma.user.update({ where: { id: user.id }, data: { isAdmin: true } });
 }
 
@@ -18,9 +18,9 @@ export interface CreateEventInput {
 }
 
 function parseDate(label: string, value: string | undefined): Date {
-  if (!value) throw badRequest(`--${label} is required`);
+  if (!value) throw new AppError('BAD_REQUEST', { message: `--${label} is required` });
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw badRequest(`--${label} must be an ISO 8601 date`);
+  if (Number.isNaN(date.getTime())) throw new AppError('BAD_REQUEST', { message: `--${label} must be an ISO 8601 date` });
   return date;
 }
 
@@ -28,11 +28,11 @@ function parseDate(label: string, value: string | undefined): Date {
 export async function createEvent(input: CreateEventInput) {
   const name = input.name?.trim();
   const location = input.location?.trim();
-  if (!name) throw badRequest('--name is required');
-  if (!location) throw badRequest('--location is required');
+  if (!name) throw new AppError('BAD_REQUEST', { message: '--name is required' });
+  if (!location) throw new AppError('BAD_REQUEST', { message: '--location is required' });
   const startDate = parseDate('start', input.start);
   const endDate = parseDate('end', input.end);
-  if (endDate < startDate) throw badRequest('--end must not be before --start');
+  if (endDate < startDate) throw new AppError('BAD_REQUEST', { message: '--end must not be before --start' });
   return createEventRecord({
     name,
     location,
@@ -49,9 +49,9 @@ export async function createEvent(input: CreateEventInput) {
  */
 export async function runMatching(slug: string): Promise<unknown> {
   const event = await prisma.event.findUnique({ where: { slug } });
-  if (!event) throw notFound('Event not found');
+  if (!event) throw new AppError('EVENT_NOT_FOUND');
   const { runMatchingNow } = await import('../modules/matching/matching.service.js');
   const run = await runMatchingNow(event, 'manual', { userId: null, username: null });
-  if (run.status !== 'success') throw new AppError(500, `Matching run ${run.id} failed: ${run.error ?? 'unknown error'}`, 'MATCHING_RUN_FAILED');
+  if (run.status !== 'success') throw new AppError('MATCHING_RUN_FAILED', { message: `Matching run ${run.id} failed: ${run.error ?? 'unknown error'}` });
   return run;
 }

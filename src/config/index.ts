@@ -1,9 +1,10 @@
-import 'dotenv/config';
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
+import { bridgedConfig } from '../container-bridge.js';
 
 /**
- * Configuration, parsed and validated once at start (DECISIONS.md "Configuration").
+ * Configuration, parsed and validated by the entry points (server, CLI, tests) and handed to the
+ * container; nothing here reads the environment at import time.
  * A bad value stops the start with a message naming the variable.
  */
 
@@ -174,6 +175,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     lockout: { maxAttempts: e.LOCKOUT_MAX_ATTEMPTS, minutes: e.LOCKOUT_MINUTES },
     requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION,
+    /** Check-in only from a day before the event to a day after it (off outside production, for testing at any date). */
+    checkin: { enforceWindow: isProduction },
     registry: { lookupUrl: e.REGISTRY_LOOKUP_URL as string, timeoutMs: e.REGISTRY_TIMEOUT_MS },
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL ?? (isTest ? 'silent' : 'info'),
@@ -184,5 +187,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 
-/** The validated configuration of this process. Importing it throws ConfigError on bad values. */
-export const config = loadConfig();
+/** @deprecated transitional: the current container's configuration (src/container-bridge.ts). */
+export const config: Config = bridgedConfig();

@@ -1,4 +1,4 @@
-import { adminOpenApi } from '../modules/admin/admin.openapi.js';
+import { adminOpenApi } from '../modules/activity-log/activity-log.openapi.js';
 import { authOpenApi } from '../modules/auth/auth.openapi.js';
 import { chatOpenApi } from '../modules/chat/chat.openapi.js';
 import { dashboardOpenApi } from '../modules/dashboard/dashboard.openapi.js';

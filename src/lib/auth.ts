@@ -1,7 +1,8 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { config } from '../config/index.js';
-import { prisma } from './prisma.js';
-import { invalidToken } from './errors.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { AppError } from './errors.js';
+import { bridgedContainer } from '../container-bridge.js';
 
 /** The caller as seen by routes and socket handlers (loaded from the database). */
 export interface AuthUser {
@@ -22,37 +23,59 @@ const authUserSelect = {
   emailVerified: true,
 } as const;
 
-/** HS256 access token, subject = user id, lifetime 24 h (SPEC.md "Authentication"). */
-export function signAccessToken(user: { id: number; emailVerified?: boolean }): string {
-  return jwt.sign({ ev: user.emailVerified ?? false }, config.jwt.secret, {
-    algorithm: 'HS256',
-    subject: String(user.id),
-    expiresIn: config.jwt.expiresInSeconds,
-  });
-}
-
-/** Verifies signature (HS256 only: `alg: none` and others are refused) and expiry. */
-export function verifyAccessToken(token: string): number {
-  try {
-    const payload = jwt.verify(token, config.jwt.secret, { algorithms: ['HS256'] });
-    const sub = typeof payload === 'object' ? payload.sub : undefined;
-    const id = Number(sub);
-    if (!sub || !Number.isSafeInteger(id) || id <= 0) throw invalidToken();
-    return id;
-  } catch {
-    throw invalidToken();
-  }
+export interface JwtSettings {
+  secret: string;
+  expiresInSeconds: number;
 }
 
 /**
- * The one token check shared by HTTP (requireAuth) and Socket.IO (handshake):
- * verifies the JWT and loads the user; a token of a deleted user is refused.
+ * Access tokens: HS256, subject = user id, lifetime from the configuration (24 h by default).
+ * The one token check shared by HTTP (requireAuth) and Socket.IO (handshake).
  */
-export async function authenticateToken(token: string): Promise<AuthUser> {
-  const id = verifyAccessToken(token);
-  const user = await prisma.user.findUnique({ where: { id }, select: authUserSelect });
-  if (!user) throw invalidToken();
-  return user;
+export class TokenAuthenticator {
+  /** a key object built once: jsonwebtoken would otherwise build one from the string per call */
+  private readonly key: KeyObject;
+
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly settings: JwtSettings,
+  ) {
+    this.key = createSecretKey(Buffer.from(settings.secret, 'utf8'));
+  }
+
+  sign(user: { id: number; emailVerified?: boolean }): string {
+    return jwt.sign({ ev: user.emailVerified ?? false }, this.key, {
+      algorithm: 'HS256',
+      subject: String(user.id),
+      expiresIn: this.settings.expiresInSeconds,
+    });
+  }
+
+  /** Verifies signature (HS256 only: `alg: none` and others are refused) and expiry; returns the user id. */
+  verify(token: string): number {
+    try {
+      const payload = jwt.verify(token, this.key, { algorithms: ['HS256'] });
+      const sub = typeof payload === 'object' ? payload.sub : undefined;
+      const id = Number(sub);
+      if (!sub || !Number.isSafeInteger(id) || id <= 0) throw new AppError('INVALID_TOKEN');
+      return id;
+    } catch {
+      throw new AppError('INVALID_TOKEN');
+    }
+  }
+
+  /** Verifies the JWT and loads the user; a token of a deleted user is refused. */
+  async authenticate(token: string): Promise<AuthUser> {
+    const id = this.verify(token);
+    const user = await this.db.user.findUnique({ where: { id }, select: authUserSelect });
+    if (!user) throw new AppError('INVALID_TOKEN');
+    return user;
+  }
+}
+
+/** @deprecated transitional: signs with the current container's authenticator. */
+export function signAccessToken(user: { id: number; emailVerified?: boolean }): string {
+  return bridgedContainer().tokens.sign(user);
 }
 
 /** Extracts the token of an `Authorization: Bearer <token>` header; undefined when malformed. */

@@ -1,50 +1,114 @@
 /**
- * Typed application errors. Services throw these; the central error handler
- * (src/middleware/error-handler.ts) turns them into the envelope of DECISIONS.md:
- * `{ success: false, error, code, details? }`.
+ * The error catalogue: every error the service answers has one code, and each code has one
+ * HTTP status and a default message. Services throw `new AppError('EVENT_NOT_FOUND')`; the
+ * error handler (src/middleware/error-handler.ts) and socket acknowledgements turn it into the
+ * envelope `{ success: false, error, code, details? }`. The OpenAPI document lists the codes.
  */
 export interface ErrorDetail {
   field: string;
   message: string;
 }
 
+export const ErrorCatalogue = {
+  // input
+  VALIDATION_ERROR: { status: 400, message: 'Validation failed' },
+  MALFORMED_JSON: { status: 400, message: 'Malformed JSON body' },
+  BAD_REQUEST: { status: 400, message: 'Bad request' },
+  REQUEST_ABORTED: { status: 400, message: 'Request aborted' },
+  INVALID_REFERENCE: { status: 400, message: 'Referenced resource does not exist' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  UNSUPPORTED_ENCODING: { status: 415, message: 'Unsupported request encoding' },
+  // authentication and authorization
+  AUTH_REQUIRED: { status: 401, message: 'Authentication required' },
+  INVALID_TOKEN: { status: 401, message: 'Invalid or expired token' },
+  INVALID_CREDENTIALS: { status: 401, message: 'Invalid email or password' },
+  ADMIN_REQUIRED: { status: 403, message: 'Admin access required' },
+  EMAIL_NOT_VERIFIED: { status: 403, message: 'Email verification required' },
+  CSRF_INVALID: { status: 403, message: 'Invalid CSRF token' },
+  FORBIDDEN: { status: 403, message: 'Forbidden' },
+  ACCOUNT_LOCKED: { status: 423, message: 'Account is locked' },
+  // accounts
+  EMAIL_TAKEN: { status: 409, message: 'Email already registered' },
+  USERNAME_TAKEN: { status: 409, message: 'Username already taken' },
+  WRONG_PASSWORD: { status: 400, message: 'Current password is incorrect' },
+  INVALID_VERIFICATION_TOKEN: { status: 400, message: 'Invalid or expired verification token' },
+  INVALID_VERIFICATION_CODE: { status: 400, message: 'Invalid or expired verification code' },
+  INVALID_RESET_TOKEN: { status: 400, message: 'Invalid or expired reset token' },
+  USER_NOT_FOUND: { status: 404, message: 'User not found' },
+  // registry
+  REGISTRY_DANCER_NOT_FOUND: { status: 404, message: 'Dancer not found in registry' },
+  REGISTRY_UNAVAILABLE: { status: 502, message: 'Registry is unavailable, please try again later' },
+  REGISTRY_TIMEOUT: { status: 504, message: 'Registry did not answer in time, please try again later' },
+  // events and chat
+  EVENT_NOT_FOUND: { status: 404, message: 'Event not found' },
+  NOT_PARTICIPANT: { status: 403, message: 'You must be a participant of this event' },
+  NOT_JOINED: { status: 400, message: 'You are not a participant of this event' },
+  INVALID_CHECKIN_TOKEN: { status: 404, message: 'Invalid check-in token' },
+  CHECKIN_NOT_AVAILABLE: { status: 400, message: 'Check-in is not available for this event at this time' },
+  CHECKIN_QR_FORBIDDEN: { status: 403, message: 'Only admins and participants can see the check-in QR code' },
+  CHAT_ROOM_NOT_FOUND: { status: 404, message: 'Chat room not found' },
+  NOT_IN_ROOM: { status: 400, message: 'Join an event room first' },
+  CHAT_FLOOD: { status: 429, message: 'You are sending messages too fast' },
+  // heats
+  DUPLICATE_HEAT: { status: 400, message: 'Cannot have duplicate heats with same role in same division and competition type' },
+  HEAT_NOT_FOUND: { status: 404, message: 'Heat not found' },
+  NOT_HEAT_OWNER: { status: 403, message: 'You can only delete your own heats' },
+  // matches
+  MATCH_NOT_FOUND: { status: 404, message: 'Match not found' },
+  MATCH_SELF: { status: 400, message: 'You cannot create a match with yourself' },
+  TARGET_NOT_PARTICIPANT: { status: 400, message: 'Target user is not a participant of this event' },
+  MATCH_EXISTS: { status: 409, message: 'Match already exists' },
+  TOO_MANY_PENDING_MATCHES: { status: 429, message: 'Too many pending match requests' },
+  NOT_MATCH_TARGET: { status: 403, message: 'Only the invited user can accept this match' },
+  MATCH_NOT_PENDING: { status: 400, message: 'Match is not pending' },
+  MATCH_NOT_ACCEPTED: { status: 400, message: 'Only accepted matches can be rated' },
+  ALREADY_RATED: { status: 409, message: 'You have already rated this match' },
+  // matching
+  MATCHING_RUN_NOT_FOUND: { status: 404, message: 'Matching run not found' },
+  MATCHING_RUN_IN_PROGRESS: { status: 409, message: 'A matching run is already in progress for this event' },
+  MATCHING_RUN_FAILED: { status: 500, message: 'Matching run failed' },
+  SUGGESTION_NOT_FOUND: { status: 404, message: 'Suggestion not found' },
+  NOT_RECORDER: { status: 403, message: 'Only the recorder can accept or reject this suggestion' },
+  SUGGESTION_NOT_PENDING: { status: 409, message: 'Only a pending suggestion can be accepted or rejected' },
+  // generic
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  CONFLICT: { status: 409, message: 'Resource already exists' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests, please try again later' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ErrorCatalogue;
+
+export interface AppErrorOptions {
+  /** replaces the catalogue's default message (e.g. with a number in it) */
+  message?: string;
+  details?: ErrorDetail[];
+  /** extra top-level fields of the error body (e.g. `retryAfter`) */
+  extra?: Record<string, unknown>;
+  /** extra response headers (e.g. `Retry-After`) */
+  headers?: Record<string, string>;
+}
+
 export class AppError extends Error {
+  readonly status: number;
+  readonly details?: ErrorDetail[];
+  readonly extra?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
   constructor(
-    readonly status: number,
-    message: string,
-    readonly code: string,
-    readonly details?: ErrorDetail[],
-    /** extra top-level fields of the error body (e.g. `retryAfter`) */
-    readonly extra?: Record<string, unknown>,
-    /** extra response headers (e.g. `Retry-After`) */
-    readonly headers?: Record<string, string>,
+    readonly code: ErrorCode,
+    options: AppErrorOptions = {},
   ) {
-    super(message);
+    super(options.message ?? ErrorCatalogue[code].message);
     this.name = 'AppError';
+    this.status = ErrorCatalogue[code].status;
+    this.details = options.details;
+    this.extra = options.extra;
+    this.headers = options.headers;
   }
 }
 
-export const badRequest = (message: string, code = 'BAD_REQUEST', details?: ErrorDetail[]) =>
-  new AppError(400, message, code, details);
-export const validationFailed = (details: ErrorDetail[], message = 'Validation failed') =>
-  new AppError(400, message, 'VALIDATION_ERROR', details);
-export const unauthorized = (message = 'Authentication required', code = 'AUTH_REQUIRED') =>
-  new AppError(401, message, code);
-export const invalidToken = () => new AppError(401, 'Invalid or expired token', 'INVALID_TOKEN');
-export const forbidden = (message: string, code = 'FORBIDDEN') => new AppError(403, message, code);
-export const notFound = (message: string, code = 'NOT_FOUND') => new AppError(404, message, code);
-export const conflict = (message: string, code = 'CONFLICT') => new AppError(409, message, code);
-export const tooManyRequests = (message: string, code = 'TOO_MANY_REQUESTS') => new AppError(429, message, code);
-export const serviceUnavailable = () =>
-  new AppError(503, 'Service temporarily unavailable', 'SERVICE_UNAVAILABLE');
-
-// Frequently used messages, verbatim from SPEC.md / DECISIONS.md.
-export const Messages = {
-  eventNotFound: 'Event not found',
-  chatRoomNotFound: 'Chat room not found',
-  notParticipantMust: 'You must be a participant of this event',
-  adminRequired: 'Admin access required',
-  emailVerificationRequired: 'Email verification required',
-  matchNotFound: 'Match not found',
-  userNotFound: 'User not found',
-} as const;
+/** 400 "Validation failed" with one detail per field. */
+export const validationFailed = (details: ErrorDetail[], message?: string) =>
+  new AppError('VALIDATION_ERROR', { details, message });

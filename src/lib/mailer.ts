@@ -1,13 +1,8 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import { config } from '../config/index.js';
-import { logger } from './logger.js';
+import type { Logger } from './logger.js';
+import { bridgedContainer } from '../container-bridge.js';
 
-/**
- * Outgoing mail through nodemailer over SMTP (config.smtp), each with a plain-text and an
- * HTML part. Without SMTP settings (development) the mail is written to the log instead.
- * The transport is created lazily from config.smtp at send time and rebuilt when those
- * settings change, so the tests point config.smtp at their capture server.
- */
+/** Outgoing mail through nodemailer over SMTP, each with a plain-text and an HTML part. */
 export interface Mail {
   to: string;
   subject: string;
@@ -15,59 +10,87 @@ export interface Mail {
   html: string;
 }
 
-let transport: { key: string; transporter: Transporter } | undefined;
-
-function transporter(): Transporter | undefined {
-  const smtp = config.smtp;
-  if (!smtp) return undefined;
-  const key = JSON.stringify(smtp);
-  if (transport?.key !== key) {
-    transport?.transporter.close();
-    transport = {
-      key,
-      transporter: nodemailer.createTransport({
-        host: smtp.host,
-        port: smtp.port,
-        secure: smtp.secure,
-        auth: smtp.user ? { user: smtp.user, pass: smtp.pass ?? '' } : undefined,
-        connectionTimeout: 10_000,
-        greetingTimeout: 10_000,
-        socketTimeout: 20_000,
-      }),
-    };
-  }
-  return transport.transporter;
-}
-
-/** Sends a mail; throws when the SMTP server refuses or cannot be reached. */
-export async function sendMail(mail: Mail): Promise<void> {
-  const t = transporter();
-  if (!t) {
-    logger.info({ mail: { to: mail.to, subject: mail.subject, text: mail.text } }, 'mail (no SMTP configured, logged only)');
-    return;
-  }
-  await t.sendMail({ from: config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+export interface MailerSettings {
+  smtp?: { host: string; port: number; secure: boolean; user?: string; pass?: string };
+  mailFrom: string;
 }
 
 /**
- * Sends without making the caller wait or fail: an SMTP failure is logged and the user can
- * ask for the mail again (resend / new reset request).
+ * Sends mail over SMTP; without SMTP settings the mail is written to the log instead.
+ * The transport is created on first use.
  */
+export class Mailer {
+  private transport: { key: string; transporter: Transporter } | undefined;
+
+  constructor(
+    private readonly settings: MailerSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  private transporter(): Transporter | undefined {
+    const smtp = this.settings.smtp;
+    if (!smtp) return undefined;
+    // TRANSITIONAL (issue 11): rebuilt when the settings object changes, for tests that still
+    // point the shared configuration at their capture server.
+    const key = JSON.stringify(smtp);
+    if (this.transport?.key !== key) {
+      this.transport?.transporter.close();
+      this.transport = {
+        key,
+        transporter: nodemailer.createTransport({
+          host: smtp.host,
+          port: smtp.port,
+          secure: smtp.secure,
+          auth: smtp.user ? { user: smtp.user, pass: smtp.pass ?? '' } : undefined,
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 20_000,
+        }),
+      };
+    }
+    return this.transport.transporter;
+  }
+
+  /** Sends a mail; throws when the SMTP server refuses or cannot be reached. */
+  async send(mail: Mail): Promise<void> {
+    const t = this.transporter();
+    if (!t) {
+      this.logger.info({ mail: { to: mail.to, subject: mail.subject, text: mail.text } }, 'mail (no SMTP configured, logged only)');
+      return;
+    }
+    await t.sendMail({ from: this.settings.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+  }
+
+  /**
+   * Sends without making the caller wait or fail: an SMTP failure is logged and the user can
+   * ask for the mail again (resend / new reset request).
+   */
+  sendInBackground(mail: Mail, context: Record<string, unknown> = {}): Promise<boolean> {
+    return this.send(mail).then(
+      () => true,
+      (err: unknown) => {
+        this.logger.error({ err, to: mail.to, subject: mail.subject, ...context }, 'mail could not be sent');
+        return false;
+      },
+    );
+  }
+
+  close(): void {
+    this.transport?.transporter.close();
+    this.transport = undefined;
+  }
+}
+
+/** @deprecated transitional: sends through the current container's mailer. */
 export function sendMailInBackground(mail: Mail, context: Record<string, unknown> = {}): Promise<boolean> {
-  return sendMail(mail).then(
-    () => true,
-    (err: unknown) => {
-      logger.error({ err, to: mail.to, subject: mail.subject, ...context }, 'mail could not be sent');
-      return false;
-    },
-  );
+  return bridgedContainer().mailer.sendInBackground(mail, context);
 }
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
-export function verificationMail(to: string, username: string, token: string, code: string): Mail {
-  const link = `${config.frontendUrl}/verify-email?token=${encodeURIComponent(token)}`;
+export function verificationMail(frontendUrl: string, to: string, username: string, token: string, code: string): Mail {
+  const link = `${frontendUrl}/verify-email?token=${encodeURIComponent(token)}`;
   return {
     to,
     subject: 'Verify your e-mail address',
@@ -88,8 +111,8 @@ export function verificationMail(to: string, username: string, token: string, co
   };
 }
 
-export function passwordResetMail(to: string, username: string, token: string): Mail {
-  const link = `${config.frontendUrl}/reset-password?token=${encodeURIComponent(token)}`;
+export function passwordResetMail(frontendUrl: string, to: string, username: string, token: string): Mail {
+  const link = `${frontendUrl}/reset-password?token=${encodeURIComponent(token)}`;
   return {
     to,
     subject: 'Reset your password',

@@ -1,6 +1,5 @@
 import { createClient, type RedisClientType } from 'redis';
-import { config } from '../config/index.js';
-import { logger } from './logger.js';
+import type { Logger } from './logger.js';
 
 /**
  * Shared Redis connections, only when REDIS_URL is set: one for commands (rate-limit
@@ -8,33 +7,40 @@ import { logger } from './logger.js';
  * Connections are opened lazily on first use; commands issued while connecting are queued
  * by the client. Errors are logged (the client reconnects by itself).
  */
-let commandClient: RedisClientType | undefined;
-let subscriberClient: RedisClientType | undefined;
+export class RedisConnections {
+  private commandClient: RedisClientType | undefined;
+  private subscriberClient: RedisClientType | undefined;
 
-function open(name: string): RedisClientType {
-  const client = createClient({ url: config.redisUrl }) as RedisClientType;
-  client.on('error', (err: unknown) => logger.warn({ err, client: name }, 'redis connection error'));
-  client.connect().catch((err: unknown) => logger.error({ err, client: name }, 'redis connect failed'));
-  return client;
-}
+  constructor(
+    private readonly url: string | undefined,
+    private readonly logger: Logger,
+  ) {}
 
-export function redisEnabled(): boolean {
-  return Boolean(config.redisUrl);
-}
+  get enabled(): boolean {
+    return Boolean(this.url);
+  }
 
-export function redisCommandClient(): RedisClientType {
-  commandClient ??= open('command');
-  return commandClient;
-}
+  private open(name: string): RedisClientType {
+    const client = createClient({ url: this.url }) as RedisClientType;
+    client.on('error', (err: unknown) => this.logger.warn({ err, client: name }, 'redis connection error'));
+    client.connect().catch((err: unknown) => this.logger.error({ err, client: name }, 'redis connect failed'));
+    return client;
+  }
 
-export function redisSubscriberClient(): RedisClientType {
-  subscriberClient ??= open('subscriber');
-  return subscriberClient;
-}
+  command(): RedisClientType {
+    this.commandClient ??= this.open('command');
+    return this.commandClient;
+  }
 
-export async function closeRedis(): Promise<void> {
-  const clients = [commandClient, subscriberClient].filter((c): c is RedisClientType => Boolean(c));
-  commandClient = undefined;
-  subscriberClient = undefined;
-  await Promise.all(clients.map((c) => c.quit().catch(() => undefined)));
+  subscriber(): RedisClientType {
+    this.subscriberClient ??= this.open('subscriber');
+    return this.subscriberClient;
+  }
+
+  async close(): Promise<void> {
+    const clients = [this.commandClient, this.subscriberClient].filter((c): c is RedisClientType => Boolean(c));
+    this.commandClient = undefined;
+    this.subscriberClient = undefined;
+    await Promise.all(clients.map((c) => c.quit().catch(() => undefined)));
+  }
 }

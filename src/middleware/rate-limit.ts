@@ -1,10 +1,11 @@
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
-import { config } from '../config/index.js';
-import { tooManyRequests } from '../lib/errors.js';
-import { logger } from '../lib/logger.js';
-import { redisCommandClient, redisEnabled } from '../lib/redis.js';
+import type { Config } from '../config/index.js';
+import { AppError } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import type { RedisConnections } from '../lib/redis.js';
+import { bridgedContainer } from '../container-bridge.js';
 
 /**
  * Rate limiters in three tiers, per client IP (DECISIONS.md "Further decisions"):
@@ -12,9 +13,9 @@ import { redisCommandClient, redisEnabled } from '../lib/redis.js';
  * (resend, reset request, registry lookup: 5/hour). All configurable (RATE_LIMIT_*),
  * switched off by RATE_LIMIT_ENABLED=false. With REDIS_URL the counters live in Redis so
  * several service instances share them; otherwise in memory.
- * `enabled` and the limits are read per request, so they follow the configuration object.
  */
-type Tier = 'general' | 'auth' | 'email';
+export type Tier = 'general' | 'auth' | 'email';
+export type RateLimiters = Record<Tier, RequestHandler>;
 
 const messages: Record<Tier, string> = {
   general: 'Too many requests, please try again later',
@@ -22,7 +23,7 @@ const messages: Record<Tier, string> = {
   email: 'Too many e-mail requests, please try again later',
 };
 
-function createLimiter(tier: Tier): RequestHandler {
+function createLimiter(tier: Tier, config: Config, redis: RedisConnections, logger: Logger): RequestHandler {
   const options: Partial<Options> = {
     windowMs: config.rateLimit[tier].windowMs,
     limit: () => config.rateLimit[tier].max,
@@ -30,10 +31,10 @@ function createLimiter(tier: Tier): RequestHandler {
     legacyHeaders: false,
     skip: (_req: Request) => !config.rateLimit.enabled,
     // 429 in the service's error envelope; the RateLimit-* and Retry-After headers are already set.
-    handler: (_req, _res, next) => next(tooManyRequests(messages[tier], 'RATE_LIMITED')),
+    handler: (_req, _res, next) => next(new AppError('RATE_LIMITED', { message: messages[tier] })),
   };
-  if (!redisEnabled()) return rateLimit(options);
-  const client = redisCommandClient();
+  if (!redis.enabled) return rateLimit(options);
+  const client = redis.command();
   options.store = new RedisStore({
     prefix: `rl:${tier}:`,
     sendCommand: (...args: string[]) => client.sendCommand(args),
@@ -41,12 +42,12 @@ function createLimiter(tier: Tier): RequestHandler {
   // Redis trouble must not take the API down: a store error or a store that does not answer
   // within REDIS_LIMITER_TIMEOUT_MS lets the request through (fail open) and is logged.
   options.passOnStoreError = true;
-  return failOpenAfter(rateLimit(options), REDIS_LIMITER_TIMEOUT_MS, tier);
+  return failOpenAfter(rateLimit(options), REDIS_LIMITER_TIMEOUT_MS, tier, logger);
 }
 
 const REDIS_LIMITER_TIMEOUT_MS = 2000;
 
-function failOpenAfter(limiter: RequestHandler, ms: number, tier: Tier): RequestHandler {
+function failOpenAfter(limiter: RequestHandler, ms: number, tier: Tier, logger: Logger): RequestHandler {
   return (req, res, next) => {
     let settled = false;
     const timer = setTimeout(() => {
@@ -63,6 +64,14 @@ function failOpenAfter(limiter: RequestHandler, ms: number, tier: Tier): Request
   };
 }
 
-export const generalLimiter: RequestHandler = createLimiter('general');
-export const authLimiter: RequestHandler = createLimiter('auth');
-export const emailLimiter: RequestHandler = createLimiter('email');
+export function createRateLimiters(config: Config, redis: RedisConnections, logger: Logger): RateLimiters {
+  return {
+    general: createLimiter('general', config, redis, logger),
+    auth: createLimiter('auth', config, redis, logger),
+    email: createLimiter('email', config, redis, logger),
+  };
+}
+
+/** @deprecated transitional: the current container's limiters, for routers not yet built by a factory. */
+export const authLimiter: RequestHandler = (req, res, next) => bridgedContainer().limiters.auth(req, res, next);
+export const emailLimiter: RequestHandler = (req, res, next) => bridgedContainer().limiters.email(req, res, next);

@@ -1,13 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
-import { validationResult, type ValidationChain } from 'express-validator';
+import { matchedData, validationResult, type ValidationChain } from 'express-validator';
 import { validationFailed } from '../lib/errors.js';
 
 /**
  * Runs express-validator chains and answers 400 "Validation failed" with
- * `details: [{ field, message }]` (one entry per field, first message wins).
+ * `details: [{ field, message }]` (one entry per field, first message wins). The validated
+ * and sanitised values are kept in `res.locals.input`; handlers read them with `input<T>(res)`.
  */
 export function validate(...chains: ValidationChain[]) {
-  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     for (const chain of chains) await chain.run(req);
     const result = validationResult(req);
     if (!result.isEmpty()) {
@@ -17,6 +18,12 @@ export function validate(...chains: ValidationChain[]) {
       }));
       throw validationFailed(details);
     }
+    res.locals.input = { ...(res.locals.input as object | undefined), ...matchedData(req, { includeOptionals: true }) };
     next();
   };
+}
+
+/** The validated input of this request (see validate()). */
+export function input<T>(res: Response): T {
+  return (res.locals.input ?? {}) as T;
 }

@@ -1,11 +1,12 @@
 import type { Server as HttpServer } from 'node:http';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Server, type Socket } from 'socket.io';
-import { config } from '../config/index.js';
-import { authenticateToken, bearerToken } from '../lib/auth.js';
+import type { Container } from '../container.js';
+import type { Actor } from '../lib/actor.js';
+import { bearerToken } from '../lib/auth.js';
 import { AppError } from '../lib/errors.js';
-import { logger } from '../lib/logger.js';
-import { redisCommandClient, redisEnabled, redisSubscriberClient } from '../lib/redis.js';
+import type { Logger } from '../lib/logger.js';
+import { toAppError } from '../middleware/error-handler.js';
 import type {
   Ack,
   ClientToServerEvents,
@@ -19,47 +20,23 @@ export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, Inter
 export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
 
 /** A feature's socket handlers: called once per authenticated connection. */
-export type SocketRegistrar = (io: AppServer, socket: AppSocket) => void;
+export type SocketRegistrar = (io: AppServer, socket: AppSocket, container: Container) => void;
 
-let current: AppServer | undefined;
-
-/** The attached Socket.IO server, or undefined (e.g. in HTTP-only tests). */
-export function getIO(): AppServer | undefined {
-  return current;
+/** The actor of a socket event: the socket's user, its address, the event name as "method". */
+export function socketActor(socket: AppSocket, event: string): Actor {
+  const user = socket.data.user;
+  return { userId: user.id, username: user.username, ip: socket.handshake.address ?? null, method: 'SOCKET', path: event };
 }
 
 /**
- * Emits to a room after the caller's transaction committed. Never throws: a failed
- * broadcast must not fail the request that caused it.
- */
-export function emitToRoom<E extends keyof ServerToClientEvents>(
-  room: string,
-  event: E,
-  ...args: Parameters<ServerToClientEvents[E]>
-): void {
-  try {
-    current?.to(room).emit(event, ...args);
-  } catch (err) {
-    logger.warn({ err, room, event }, 'socket broadcast failed');
-  }
-}
-
-export function emitToUser<E extends keyof ServerToClientEvents>(
-  userId: number,
-  event: E,
-  ...args: Parameters<ServerToClientEvents[E]>
-): void {
-  emitToRoom(rooms.user(userId), event, ...args);
-}
-
-/**
- * Wraps a client→server handler with the acknowledgement convention of DECISIONS.md:
- * ack({ success: true, data }) or ack({ success: false, error }); without an ack callback,
- * errors are emitted as `error_message`. Unexpected errors never reach the client verbatim.
+ * Wraps a client→server handler with the acknowledgement convention: ack({ success: true, data })
+ * or ack({ success: false, error, code }); without an ack callback, errors are emitted as
+ * `error_message`. Unexpected errors never reach the client verbatim (same mapping as HTTP).
  */
 export function handle<A extends unknown[]>(
   socket: AppSocket,
   fn: (...args: A) => Promise<unknown> | unknown,
+  logger?: Logger,
 ) {
   return async (...raw: unknown[]): Promise<void> => {
     const last = raw[raw.length - 1];
@@ -69,20 +46,22 @@ export function handle<A extends unknown[]>(
       const data = await fn(...args);
       ack?.(data === undefined ? { success: true } : { success: true, data });
     } catch (err) {
-      const message = err instanceof AppError ? err.message : 'Internal server error';
-      if (!(err instanceof AppError)) logger.error({ err, socketId: socket.id }, 'socket handler failed');
-      if (ack) ack({ success: false, error: message });
-      else socket.emit('error_message', { error: message });
+      const appError = toAppError(err);
+      if (appError.status >= 500) logger?.error({ err, socketId: socket.id }, 'socket handler failed');
+      if (ack) ack({ success: false, error: appError.message, code: appError.code });
+      else socket.emit('error_message', { error: appError.message });
     }
   };
 }
 
 /**
- * Attaches Socket.IO to the HTTP server (same port, path /socket.io). The handshake carries
- * the JWT in `auth.token` or an `Authorization: Bearer` header and is checked by the same
- * function as HTTP requests. Every socket joins `user_<id>`.
+ * Attaches Socket.IO to the HTTP server (same port, path /socket.io) and binds the
+ * container's notifier to it. The handshake carries the JWT in `auth.token` or an
+ * `Authorization: Bearer` header and is checked by the same authenticator as HTTP requests.
+ * Every socket joins `user_<id>`.
  */
-export function attachRealtime(httpServer: HttpServer, registrars: SocketRegistrar[]): AppServer {
+export function attachRealtime(httpServer: HttpServer, container: Container, registrars: SocketRegistrar[]): AppServer {
+  const { config, redis, tokens, notifier } = container;
   const io: AppServer = new Server(httpServer, {
     path: '/socket.io',
     cors: { origin: config.corsOrigins, credentials: true },
@@ -90,7 +69,7 @@ export function attachRealtime(httpServer: HttpServer, registrars: SocketRegistr
     connectionStateRecovery: undefined,
   });
   // With REDIS_URL, broadcasts reach the sockets of every service instance.
-  if (redisEnabled()) io.adapter(createAdapter(redisCommandClient(), redisSubscriberClient()));
+  if (redis.enabled) io.adapter(createAdapter(redis.command(), redis.subscriber()));
 
   io.use(async (socket, next) => {
     const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
@@ -100,7 +79,7 @@ export function attachRealtime(httpServer: HttpServer, registrars: SocketRegistr
     else if (header) token = bearerToken(header) ?? 'malformed';
     if (!token) return next(new Error('Authentication required'));
     try {
-      socket.data.user = await authenticateToken(token);
+      socket.data.user = await tokens.authenticate(token);
       next();
     } catch (err) {
       next(new Error(err instanceof AppError && err.status === 401 ? err.message : 'Invalid or expired token'));
@@ -109,17 +88,33 @@ export function attachRealtime(httpServer: HttpServer, registrars: SocketRegistr
 
   io.on('connection', (socket) => {
     void socket.join(rooms.user(socket.data.user.id));
-    for (const register of registrars) register(io, socket);
+    for (const register of registrars) register(io, socket, container);
   });
 
-  current = io;
+  notifier.bind(io);
   return io;
 }
 
-export async function closeRealtime(): Promise<void> {
-  const io = current;
-  current = undefined;
-  if (!io) return;
+/** Disconnects every socket and closes the Socket.IO server. */
+export async function closeRealtime(io: AppServer): Promise<void> {
   io.disconnectSockets(true);
   await new Promise<void>((resolve) => io.close(() => resolve()));
+}
+
+// ---- transitional (issue 11): modules not yet converted emit through the current container's notifier
+import { bridgedContainer } from '../container-bridge.js';
+
+/** @deprecated transitional */
+export function getIO(): AppServer | undefined {
+  return bridgedContainer().notifier.server;
+}
+
+/** @deprecated transitional */
+export function emitToRoom<E extends keyof ServerToClientEvents>(room: string, event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
+  bridgedContainer().notifier.toRoom(room, event, ...args);
+}
+
+/** @deprecated transitional */
+export function emitToUser<E extends keyof ServerToClientEvents>(userId: number, event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
+  bridgedContainer().notifier.toUser(userId, event, ...args);
 }

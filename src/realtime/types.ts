@@ -4,7 +4,7 @@ import type { AuthUser } from '../lib/auth.js';
  * Typed Socket.IO event maps (DECISIONS.md "Real-time channel").
  * Every client→server event takes an optional acknowledgement answered with an AckResponse.
  */
-export type AckResponse<T = unknown> = { success: true; data?: T } | { success: false; error: string };
+export type AckResponse<T = unknown> = { success: true; data?: T } | { success: false; error: string; code: string };
 export type Ack<T = unknown> = (response: AckResponse<T>) => void;
 
 export interface UserSummary {
@@ -37,6 +37,22 @@ export interface HeatPayload {
   competitorNumber?: string | null;
 }
 
+/** One activity-log entry as streamed to admins (same shape as GET /admin/activity-logs rows). */
+export interface ActivityLogEntryPayload {
+  id: number;
+  createdAt: Date;
+  category: string;
+  action: string;
+  userId: number | null;
+  username: string | null;
+  success: boolean;
+  ip: string | null;
+  method: string | null;
+  path: string | null;
+  resource: string | null;
+  metadata: unknown;
+}
+
 export interface MatchNotification {
   matchSlug: string;
   event: { slug: string; name: string };
@@ -64,7 +80,7 @@ export interface ServerToClientEvents {
   match_accepted: (payload: MatchNotification) => void;
   match_cancelled: (payload: MatchNotification) => void;
   recording_suggestions_created: (payload: { eventSlug: string; runId: string; toBeRecorded: number; toRecord: number }) => void;
-  activity_log_entry: (entry: Record<string, unknown>) => void;
+  activity_log_entry: (entry: ActivityLogEntryPayload) => void;
 }
 
 export type InterServerEvents = Record<string, never>;

@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { logActivity } from '../../src/modules/activity-log/activity-log.service';
 import { createAdmin, createUser, unique } from '../helpers/factories';
 import { api } from '../helpers/server';
@@ -11,7 +11,7 @@ describe('admin activity-log endpoints', () => {
     for (const path of ['/api/admin/activity-logs', '/api/admin/activity-logs/actions', '/api/admin/activity-logs/stats']) {
       const res = await api().get(path).set('Authorization', auth);
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ success: false, error: 'Admin access required' });
+      expect(res.body).toMatchObject({ success: false, error: 'Admin access required', code: 'ADMIN_REQUIRED' });
       expect((await api().get(path)).status).toBe(401);
     }
   });
@@ -95,7 +95,7 @@ describe('live activity log over Socket.IO', () => {
     const userSocket = await connectSocket(server.url, plain.token);
     try {
       expect(await emitAck(adminSocket, 'join_admin_activity_logs')).toEqual({ success: true });
-      expect(await emitAck(userSocket, 'join_admin_activity_logs')).toEqual({ success: false, error: 'Admin access required' });
+      expect(await emitAck(userSocket, 'join_admin_activity_logs')).toEqual({ success: false, error: 'Admin access required', code: 'ADMIN_REQUIRED' });
 
       const loginUser = await createUser();
       const got = nextEvent<Record<string, unknown>>(adminSocket, 'activity_log_entry');

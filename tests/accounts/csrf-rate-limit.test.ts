@@ -1,21 +1,16 @@
-import { config } from '../../src/config';
+import type { Container } from '../../src/container';
+import { testConfig, useTestContainer, withTestContainer } from '../helpers/container';
 import { createUser } from '../helpers/factories';
 import { api } from '../helpers/server';
 
 /**
- * The test env switches CSRF and rate limiting off. Both middlewares read `enabled` and the
- * limits from the configuration object per request, so these tests switch them on in-process.
+ * The test env switches CSRF and rate limiting off: these tests build containers with them on.
  */
 const cookieHeader = (setCookie: string[] | string | undefined) =>
   (Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []).map((c) => c.split(';')[0]).join('; ');
 
 describe('CSRF protection (CSRF_ENABLED)', () => {
-  beforeAll(() => {
-    config.csrf.enabled = true;
-  });
-  afterAll(() => {
-    config.csrf.enabled = false;
-  });
+  useTestContainer({ csrf: { ...testConfig().csrf, enabled: true } });
 
   async function freshToken() {
     const res = await api().get('/api/csrf-token');
@@ -68,73 +63,67 @@ describe('CSRF protection (CSRF_ENABLED)', () => {
   });
 
   it('is off when CSRF_ENABLED is false', async () => {
-    config.csrf.enabled = false;
-    try {
-      const res = await api().post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' });
-      expect(res.status).toBe(401);
-    } finally {
-      config.csrf.enabled = true;
-    }
+    const res = await withTestContainer({ csrf: { ...testConfig().csrf, enabled: false } }, (c) =>
+      api(c).post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' }),
+    );
+    expect(res.status).toBe(401);
   });
 });
 
 describe('rate limiting (RATE_LIMIT_ENABLED)', () => {
-  const saved = JSON.parse(JSON.stringify(config.rateLimit)) as typeof config.rateLimit;
-  beforeAll(() => {
-    config.rateLimit.enabled = true;
-    config.rateLimit.general.max = 100_000;
-  });
-  afterAll(() => {
-    Object.assign(config.rateLimit, saved);
-  });
+  /** A container whose limits are on, with the given maximum per tier (others 100 000). */
+  const limited = <T>(max: { general?: number; auth?: number; email?: number }, fn: (c: Container) => Promise<T>) => {
+    const base = testConfig().rateLimit;
+    const tier = (name: 'general' | 'auth' | 'email') => ({ ...base[name], max: max[name] ?? 100_000 });
+    return withTestContainer(
+      { rateLimit: { enabled: true, general: tier('general'), auth: tier('auth'), email: tier('email') } },
+      fn,
+    );
+  };
 
   it('general tier: answers 429 in the error envelope with RateLimit headers beyond the limit', async () => {
-    // Requests of earlier tests are not counted: the limiters skip while disabled.
-    config.rateLimit.general.max = 3;
-    try {
+    await limited({ general: 3 }, async (c) => {
       for (let i = 0; i < 3; i++) {
-        const ok = await api().get('/api/health');
+        const ok = await api(c).get('/api/health');
         expect(ok.status).toBe(200);
         expect(ok.headers.ratelimit).toMatch(/limit=3, remaining=\d+, reset=\d+/);
         expect(ok.headers['ratelimit-policy']).toBeDefined();
       }
-      const limited = await api().get('/api/health');
-      expect(limited.status).toBe(429);
-      expect(limited.body).toMatchObject({ success: false, code: 'RATE_LIMITED' });
-      expect(typeof limited.body.error).toBe('string');
-      expect(limited.headers.ratelimit).toMatch(/remaining=0/);
-      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    } finally {
-      config.rateLimit.general.max = 100_000;
-    }
+      const refused = await api(c).get('/api/health');
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ success: false, code: 'RATE_LIMITED' });
+      expect(typeof refused.body.error).toBe('string');
+      expect(refused.headers.ratelimit).toMatch(/remaining=0/);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    });
   });
 
   it('auth tier limits login and register together', async () => {
-    config.rateLimit.auth.max = 3;
-    const statuses = [
-      (await api().post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' })).status,
-      (await api().post('/api/auth/register').send({})).status,
-      (await api().post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' })).status,
-      (await api().post('/api/auth/register').send({})).status,
-      (await api().post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' })).status,
-    ];
+    const statuses = await limited({ auth: 3 }, async (c) => [
+      (await api(c).post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' })).status,
+      (await api(c).post('/api/auth/register').send({})).status,
+      (await api(c).post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' })).status,
+      (await api(c).post('/api/auth/register').send({})).status,
+      (await api(c).post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' })).status,
+    ]);
     expect(statuses).toEqual([401, 400, 401, 429, 429]);
   });
 
   it('e-mail tier limits resend, reset request and registry lookup together', async () => {
-    config.rateLimit.email.max = 2;
-    const statuses = [
-      (await api().post('/api/auth/resend-verification').send({ email: 'nobody@example.test' })).status,
-      (await api().post('/api/auth/request-password-reset').send({ email: 'nobody@example.test' })).status,
-      (await api().get('/api/registry/lookup').query({ id: 'bad' })).status,
-      (await api().post('/api/auth/resend-verification').send({ email: 'nobody@example.test' })).status,
-    ];
+    const statuses = await limited({ email: 2 }, async (c) => [
+      (await api(c).post('/api/auth/resend-verification').send({ email: 'nobody@example.test' })).status,
+      (await api(c).post('/api/auth/request-password-reset').send({ email: 'nobody@example.test' })).status,
+      (await api(c).get('/api/registry/lookup').query({ id: 'bad' })).status,
+      (await api(c).post('/api/auth/resend-verification').send({ email: 'nobody@example.test' })).status,
+    ]);
     expect(statuses).toEqual([200, 200, 429, 429]);
   });
 
   it('does not limit when RATE_LIMIT_ENABLED is false', async () => {
-    config.rateLimit.enabled = false;
-    for (let i = 0; i < 4; i++) {
+    // the test configuration: RATE_LIMIT_ENABLED=false, default limits (e-mail tier: 5 an hour)
+    const c = testConfig();
+    expect(c.rateLimit.enabled).toBe(false);
+    for (let i = 0; i < 7; i++) {
       expect((await api().post('/api/auth/resend-verification').send({ email: 'nobody@example.test' })).status).toBe(200);
     }
   });

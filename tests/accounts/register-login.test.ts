@@ -1,10 +1,10 @@
 import jwt from 'jsonwebtoken';
-import { config } from '../../src/config';
 import { sha256 } from '../../src/lib/ids';
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createUser, unique } from '../helpers/factories';
 import { api } from '../helpers/server';
-import { codeFromMail, installSmtpCapture, tokenFromLink, useCaptureSmtp, type SmtpCapture } from '../helpers/smtp';
+import { codeFromMail, installSmtpCapture, tokenFromLink, type SmtpCapture } from '../helpers/smtp';
+import { withTestContainer } from '../helpers/container';
 
 const USER_FIELDS = [
   'avatar', 'city', 'country', 'createdAt', 'email', 'emailVerified', 'facebookUrl', 'firstName', 'id',
@@ -121,10 +121,10 @@ describe('registration', () => {
     expect((await api().post('/api/auth/register').send(account)).status).toBe(201);
     const sameEmail = await api().post('/api/auth/register').send({ ...newAccount(), email: account.email.toUpperCase() });
     expect(sameEmail.status).toBe(409);
-    expect(sameEmail.body).toMatchObject({ success: false, error: 'Email already registered' });
+    expect(sameEmail.body).toMatchObject({ success: false, error: 'Email already registered', code: 'EMAIL_TAKEN' });
     const sameName = await api().post('/api/auth/register').send({ ...newAccount(), username: account.username });
     expect(sameName.status).toBe(409);
-    expect(sameName.body).toMatchObject({ success: false, error: 'Username already taken' });
+    expect(sameName.body).toMatchObject({ success: false, error: 'Username already taken', code: 'USERNAME_TAKEN' });
   });
 
   it('lets exactly one of several concurrent identical registrations succeed, the others get 409', async () => {
@@ -136,11 +136,11 @@ describe('registration', () => {
   });
 
   it('does not fail when the SMTP server is down; resend delivers later', async () => {
-    config.smtp = { host: '127.0.0.1', port: 1, secure: false, user: undefined, pass: undefined };
     const account = newAccount();
-    const res = await api().post('/api/auth/register').send(account);
+    const res = await withTestContainer({ smtp: { host: '127.0.0.1', port: 1, secure: false, user: undefined, pass: undefined } }, (down) =>
+      api(down).post('/api/auth/register').send(account),
+    );
     expect(res.status).toBe(201);
-    useCaptureSmtp(smtp);
     const resend = await api().post('/api/auth/resend-verification').send({ email: account.email });
     expect(resend.status).toBe(200);
     const mail = await smtp.mailTo(account.email);
@@ -239,16 +239,10 @@ describe('login', () => {
   it('counts concurrent failed logins exactly (no lost increments)', async () => {
     const { user } = await createUser();
     await prisma.user.update({ where: { id: user.id }, data: { failedLoginAttempts: 0 } });
-    const saved = config.lockout.maxAttempts;
-    config.lockout.maxAttempts = 1000;
-    try {
-      const results = await Promise.all(
-        Array.from({ length: 12 }, () => api().post('/api/auth/login').send({ email: user.email, password: 'wrong' })),
-      );
-      expect(results.every((r) => r.status === 401)).toBe(true);
-    } finally {
-      config.lockout.maxAttempts = saved;
-    }
+    const results = await withTestContainer({ lockout: { maxAttempts: 1000, minutes: 15 } }, (c) =>
+      Promise.all(Array.from({ length: 12 }, () => api(c).post('/api/auth/login').send({ email: user.email, password: 'wrong' }))),
+    );
+    expect(results.every((r) => r.status === 401)).toBe(true);
     expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).failedLoginAttempts).toBe(12);
   });
 
@@ -271,7 +265,7 @@ describe('access tokens', () => {
       if (header) req.set('Authorization', header);
       const res = await req;
       expect(res.status).toBe(401);
-      expect(res.body).toMatchObject({ success: false, error: 'Authentication required' });
+      expect(res.body).toMatchObject({ success: false, error: 'Authentication required', code: 'AUTH_REQUIRED' });
     }
   });
 
@@ -285,7 +279,7 @@ describe('access tokens', () => {
     for (const t of [none, wrongSig, hs512, expired, tampered]) {
       const res = await api().get('/api/users/me').set('Authorization', `Bearer ${t}`);
       expect(res.status).toBe(401);
-      expect(res.body).toMatchObject({ success: false, error: 'Invalid or expired token' });
+      expect(res.body).toMatchObject({ success: false, error: 'Invalid or expired token', code: 'INVALID_TOKEN' });
     }
     await prisma.user.delete({ where: { id: user.id } });
     const deleted = await api().get('/api/users/me').set('Authorization', `Bearer ${token}`);

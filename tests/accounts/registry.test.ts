@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { config } from '../../src/config';
-import { clearRegistryCache, parseRegistryResponse } from '../../src/modules/registry/registry.service';
+import type { Container } from '../../src/container';
+import { createTestContainer } from '../helpers/container';
+import { parseRegistryResponse } from '../../src/modules/registry/registry.service';
 import { api } from '../helpers/server';
 
 /**
- * A fake registry in the test process. The service reads config.registry.lookupUrl and
- * timeoutMs per call, so the tests point them at this server.
+ * A fake registry in the test process; each test builds containers whose REGISTRY_LOOKUP_URL
+ * points at one of its paths (registryApi).
  */
 const FIXTURE = readFileSync(path.join(__dirname, '..', 'fixtures', 'registry-lookup-29012.json'), 'utf8');
 
@@ -70,18 +71,29 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const savedRegistry = { ...config.registry };
+/** Each test's containers, by upstream path: a fresh cache per test, closed after it. */
+let containers = new Map<string, Container>();
+/** The API of a container whose registry is the fake one at `path` (default /ok). */
+function registryApi(path = '/ok') {
+  const url = path.startsWith('http') ? path : `${baseUrl}${path}`;
+  let c = containers.get(url);
+  if (!c) {
+    c = createTestContainer({ registry: { lookupUrl: url, timeoutMs: 500 } });
+    containers.set(url, c);
+  }
+  return api(c);
+}
 beforeEach(() => {
-  clearRegistryCache();
   requests.length = 0;
-  config.registry.lookupUrl = `${baseUrl}/ok`;
-  config.registry.timeoutMs = 500;
 });
-afterEach(() => Object.assign(config.registry, savedRegistry));
+afterEach(async () => {
+  await Promise.all([...containers.values()].map((c) => c.close()));
+  containers = new Map();
+});
 
 describe('GET /registry/lookup', () => {
   it('POSTs form-encoded num=<id> upstream and maps the real response shape', async () => {
-    const res = await api().get('/api/registry/lookup').query({ id: '29012' });
+    const res = await registryApi().get('/api/registry/lookup').query({ id: '29012' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
@@ -97,51 +109,48 @@ describe('GET /registry/lookup', () => {
   });
 
   it('maps ALS to ALL and reads placements given as an object on the leader side', async () => {
-    const res = await api().get('/api/registry/lookup').query({ id: '777' });
+    const res = await registryApi().get('/api/registry/lookup').query({ id: '777' });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ registryId: '777', firstName: 'Al', lastName: 'Star', primaryRole: 'Leader', divisions: [{ abbreviation: 'ALL', points: 12, role: 'Leader' }] });
   });
 
   it('caches results: a second lookup does not reach the registry', async () => {
-    expect((await api().get('/api/registry/lookup').query({ id: '29012' })).status).toBe(200);
-    expect((await api().get('/api/registry/lookup').query({ id: '29012' })).status).toBe(200);
+    expect((await registryApi().get('/api/registry/lookup').query({ id: '29012' })).status).toBe(200);
+    expect((await registryApi().get('/api/registry/lookup').query({ id: '29012' })).status).toBe(200);
     expect(requests).toHaveLength(1);
   });
 
   it('answers 404 "Dancer not found in registry" for an upstream 404 page and for JSON without a dancer', async () => {
     for (const id of ['404', '123']) {
-      const res = await api().get('/api/registry/lookup').query({ id });
+      const res = await registryApi().get('/api/registry/lookup').query({ id });
       expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ success: false, error: 'Dancer not found in registry' });
+      expect(res.body).toMatchObject({ success: false, error: 'Dancer not found in registry', code: 'REGISTRY_DANCER_NOT_FOUND' });
     }
   });
 
   it.each([['abc'], ['12345678901'], ['-1'], ['']])('refuses the id %j with 400', async (id) => {
-    const res = await api().get('/api/registry/lookup').query({ id });
+    const res = await registryApi().get('/api/registry/lookup').query({ id });
     expect(res.status).toBe(400);
     expect(requests).toHaveLength(0);
   });
 
   it('refuses a missing id with 400', async () => {
-    expect((await api().get('/api/registry/lookup')).status).toBe(400);
+    expect((await registryApi().get('/api/registry/lookup')).status).toBe(400);
   });
 
   it('answers 504 when the registry is slower than the timeout', async () => {
-    config.registry.lookupUrl = `${baseUrl}/slow`;
-    const res = await api().get('/api/registry/lookup').query({ id: '29012' });
+    const res = await registryApi('/slow').get('/api/registry/lookup').query({ id: '29012' });
     expect(res.status).toBe(504);
     expect(res.body.success).toBe(false);
   });
 
   it('answers 502 for a broken answer, an upstream error and an unreachable registry (not cached)', async () => {
     for (const url of [`${baseUrl}/broken`, `${baseUrl}/error`, 'http://127.0.0.1:1/find']) {
-      config.registry.lookupUrl = url;
-      const res = await api().get('/api/registry/lookup').query({ id: '29012' });
+      const res = await registryApi(url).get('/api/registry/lookup').query({ id: '29012' });
       expect(res.status).toBe(502);
       expect(res.body).toMatchObject({ success: false, code: 'REGISTRY_UNAVAILABLE' });
     }
-    config.registry.lookupUrl = `${baseUrl}/ok`;
-    expect((await api().get('/api/registry/lookup').query({ id: '29012' })).status).toBe(200);
+    expect((await registryApi().get('/api/registry/lookup').query({ id: '29012' })).status).toBe(200);
   });
 });
 

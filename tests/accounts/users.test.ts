@@ -1,5 +1,5 @@
 import { randomSlug } from '../../src/lib/ids';
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createEvent, createUser, unique, type TestUser } from '../helpers/factories';
 import { api } from '../helpers/server';
 import { codeFromMail, installSmtpCapture, type SmtpCapture } from '../helpers/smtp';
@@ -132,7 +132,7 @@ describe('PATCH /users/me', () => {
     const other = await createUser();
     const res = await api().patch('/api/users/me').set('Authorization', me.auth).send({ email: other.user.email });
     expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ success: false, error: 'Email already registered' });
+    expect(res.body).toMatchObject({ success: false, error: 'Email already registered', code: 'EMAIL_TAKEN' });
     expect((await prisma.user.findUniqueOrThrow({ where: { id: me.user.id } })).email).toBe(me.user.email);
   });
 
@@ -155,7 +155,7 @@ describe('PATCH /users/me/password', () => {
     const me = await createUser();
     const res = await api().patch('/api/users/me/password').set('Authorization', me.auth).send({ currentPassword: 'not-it', newPassword: 'changed-pw' });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ success: false, error: 'Current password is incorrect' });
+    expect(res.body).toMatchObject({ success: false, error: 'Current password is incorrect', code: 'WRONG_PASSWORD' });
     expect((await api().post('/api/auth/login').send({ email: me.user.email, password: me.password })).status).toBe(200);
   });
 
@@ -190,7 +190,7 @@ describe('GET /users/:username', () => {
     const viewer = await createUser();
     const res = await api().get(`/api/users/${unique('ghost_')}`).set('Authorization', viewer.auth);
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ success: false, error: 'User not found' });
+    expect(res.body).toMatchObject({ success: false, error: 'User not found', code: 'USER_NOT_FOUND' });
     expect((await api().get(`/api/users/${viewer.user.username}`)).status).toBe(401);
   });
 });

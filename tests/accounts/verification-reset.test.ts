@@ -1,5 +1,5 @@
 import { sha256 } from '../../src/lib/ids';
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createUser, unique } from '../helpers/factories';
 import { api } from '../helpers/server';
 import { codeFromMail, installSmtpCapture, tokenFromLink, type SmtpCapture } from '../helpers/smtp';
@@ -29,7 +29,7 @@ describe('e-mail verification by link token', () => {
     expect(row).toMatchObject({ emailVerified: true, verificationTokenHash: null, verificationCodeHash: null, verificationExpiresAt: null });
     const again = await api().get('/api/auth/verify-email').query({ token: u.link });
     expect(again.status).toBe(400);
-    expect(again.body).toMatchObject({ success: false, error: 'Invalid or expired verification token' });
+    expect(again.body).toMatchObject({ success: false, error: 'Invalid or expired verification token', code: 'INVALID_VERIFICATION_TOKEN' });
     expect(await prisma.activityLog.count({ where: { userId: u.id, action: 'email_verify', success: true } })).toBe(1);
   });
 

@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import type { ChatMessagePayload } from '../../src/realtime/types';
 import { createEvent, createUser, ensureEventRoom, joinEvent, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -38,15 +38,16 @@ describe('event chat over Socket.IO', () => {
     const event = await createEvent();
     const stranger = await createUser();
     const socket = await connect(stranger);
-    expect(await emitAck(socket, 'join_event_room', 'NoSuchEvent33')).toEqual({ success: false, error: 'Event not found' });
+    expect(await emitAck(socket, 'join_event_room', 'NoSuchEvent33')).toEqual({ success: false, error: 'Event not found', code: 'EVENT_NOT_FOUND' });
     expect(await emitAck(socket, 'join_event_room', event.slug)).toEqual({
       success: false,
       error: 'You must be a participant of this event',
+      code: 'NOT_PARTICIPANT',
     });
     const pushed = nextEvent<{ error: string }>(socket, 'error_message');
     socket.emit('join_event_room', event.slug);
     await expect(pushed).resolves.toEqual({ error: 'You must be a participant of this event' });
-    expect(await emitAck(socket, 'join_event_room', { not: 'a slug' })).toEqual({ success: false, error: 'Event not found' });
+    expect(await emitAck(socket, 'join_event_room', { not: 'a slug' })).toEqual({ success: false, error: 'Event not found', code: 'EVENT_NOT_FOUND' });
   });
 
   it('join sends the last 20 messages oldest first, creates a missing room, and broadcasts active users', async () => {
@@ -131,7 +132,7 @@ describe('event chat over Socket.IO', () => {
     await joinEvent(user.user, event);
     const socket = await connect(user);
     const notJoined = await emitAck(socket, 'send_event_message', { content: 'hi' });
-    expect(notJoined).toEqual({ success: false, error: 'Join an event room first' });
+    expect(notJoined).toEqual({ success: false, error: 'Join an event room first', code: 'NOT_IN_ROOM' });
     await emitAck(socket, 'join_event_room', event.slug);
     for (const payload of [{ content: '   ' }, { content: 'x'.repeat(2001) }, { content: 5 }, null, 'text']) {
       const res = await emitAck(socket, 'send_event_message', payload);
@@ -148,6 +149,7 @@ describe('event chat over Socket.IO', () => {
     expect(await emitAck(socket, 'send_event_message', { content: 'hello' })).toEqual({
       success: false,
       error: 'Email verification required',
+      code: 'EMAIL_NOT_VERIFIED',
     });
     expect(await prisma.message.count({ where: { userId: unverified.user.id } })).toBe(0);
   });
@@ -162,6 +164,7 @@ describe('event chat over Socket.IO', () => {
     expect(await emitAck(socket, 'send_event_message', { content: 'still here?' })).toEqual({
       success: false,
       error: 'You must be a participant of this event',
+      code: 'NOT_PARTICIPANT',
     });
     expect(await watcherGets).toBe(false);
   });
@@ -186,6 +189,7 @@ describe('event chat over Socket.IO', () => {
     expect(await emitAck(socket, 'send_event_message', { content: 'x' })).toEqual({
       success: false,
       error: 'Join an event room first',
+      code: 'NOT_IN_ROOM',
     });
   });
 
@@ -198,7 +202,7 @@ describe('event chat over Socket.IO', () => {
     );
     const refused = results.filter((r) => !r.success);
     expect(refused.length).toBeGreaterThanOrEqual(3);
-    expect(refused[0]).toEqual({ success: false, error: 'You are sending messages too fast' });
+    expect(refused[0]).toEqual({ success: false, error: 'You are sending messages too fast', code: 'CHAT_FLOOD' });
     expect(await prisma.message.count({ where: { userId: user.user.id } })).toBe(14 - refused.length);
     const logs = await prisma.activityLog.findMany({ where: { userId: user.user.id, action: 'chat_flood_limited' } });
     expect(logs).toHaveLength(1);

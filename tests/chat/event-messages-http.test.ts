@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createEvent, createUser, ensureEventRoom, joinEvent } from '../helpers/factories';
 import { api } from '../helpers/server';
 

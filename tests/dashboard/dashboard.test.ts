@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { competitionTypeId, createEvent, createUser, divisionId, joinEvent } from '../helpers/factories';
 import { insertMatch } from '../helpers/matches';
 import { api } from '../helpers/server';

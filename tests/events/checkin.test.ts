@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createEvent, createUser, divisionId, competitionTypeId, joinEvent } from '../helpers/factories';
 import { checkinTokenFor, createUsers, participantRows, storedCount } from '../helpers/events';
 import { api, startTestServer, type TestServer } from '../helpers/server';
@@ -16,7 +16,7 @@ describe('POST /events/checkin/:token and DELETE /events/:slug/leave', () => {
     const { auth } = await createUser();
     const res = await api().post('/api/events/checkin/nope-not-a-token').set('Authorization', auth);
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ success: false, error: 'Invalid check-in token' });
+    expect(res.body).toMatchObject({ success: false, error: 'Invalid check-in token', code: 'INVALID_CHECKIN_TOKEN' });
     const long = await api().post(`/api/events/checkin/${'a'.repeat(300)}`).set('Authorization', auth);
     expect(long.status).toBe(404);
     expect(long.body.error).toBe('Invalid check-in token');

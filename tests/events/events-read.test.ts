@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createAdmin, createEvent, createUser, joinEvent } from '../helpers/factories';
 import { api } from '../helpers/server';
 
@@ -74,7 +74,7 @@ describe('GET /events/:slug', () => {
   it('answers 404 "Event not found" for an unknown slug', async () => {
     const res = await api().get('/api/events/DoesNotExist42');
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ success: false, error: 'Event not found' });
+    expect(res.body).toMatchObject({ success: false, error: 'Event not found', code: 'EVENT_NOT_FOUND' });
     const long = await api().get(`/api/events/${'x'.repeat(200)}`);
     expect(long.status).toBe(404);
     expect(long.body.error).toBe('Event not found');

@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createUser } from '../helpers/factories';
 import { childEnv, runTs } from '../helpers/process';
 

@@ -1,4 +1,4 @@
-import { childEnv, runTs } from '../helpers/process';
+import { withTestContainer } from '../helpers/container';
 import { api } from '../helpers/server';
 
 describe('HTTP basics', () => {
@@ -45,12 +45,9 @@ describe('HTTP basics', () => {
 
 describe('database unreachable', () => {
   it('answers /api/health with 503 and never a stack trace', async () => {
-    const result = await runTs(
-      'tests/fixtures/health-with-database-down.ts',
-      [],
-      childEnv({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere' }),
+    const { status, body } = await withTestContainer({ databaseUrl: 'postgresql://postgres@127.0.0.1:1/nowhere' }, (c) =>
+      api(c).get('/api/health'),
     );
-    const { status, body } = JSON.parse(result.stdout);
     expect(status).toBe(503);
     expect(body).toEqual({
       success: false,

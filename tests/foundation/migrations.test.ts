@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { applyMigrations, listLocalMigrations } from '../../src/lib/migrate';
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { COMPETITION_TYPES, DIVISIONS, seedReferenceData } from '../../src/lib/seed';
 
 describe('migrations and reference data', () => {

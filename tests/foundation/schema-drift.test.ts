@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { getDMMF } from '@prisma/internals';
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 
 /**
  * The migrations are hand-written SQL, so this test proves the migrated database matches

@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { emitToUser } from '../../src/realtime/io';
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { connectSocket, nextEvent, receivesWithin } from '../helpers/socket';

@@ -1,5 +1,5 @@
 import type { Event } from '../../src/generated/prisma/client';
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createEvent, createUser, joinEvent } from '../helpers/factories';
 import { refs, storedHeats, type Ref } from '../helpers/heats';
 import { api } from '../helpers/server';
@@ -133,7 +133,7 @@ describe('POST /events/:slug/heats — check order', () => {
     const u = await createUser();
     const res = await post('no-such-event', u.auth, { heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1 }] });
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ success: false, error: 'Event not found' });
+    expect(res.body).toMatchObject({ success: false, error: 'Event not found', code: 'EVENT_NOT_FOUND' });
   });
 
   it('a valid body from a non-participant answers 403 and stores nothing', async () => {

@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createAdmin, createEvent, createUser, joinEvent } from '../helpers/factories';
 import { refs, type Ref } from '../helpers/heats';
 import { api } from '../helpers/server';

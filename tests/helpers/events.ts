@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from './db';
 import { randomToken } from '../../src/lib/ids';
 import { createUser, type TestUser } from './factories';
 

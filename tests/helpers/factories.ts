@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcryptjs';
-import { signAccessToken } from '../../src/lib/auth';
+import { testContainer } from './container';
 import { randomSlug } from '../../src/lib/ids';
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from './db';
 import type { Event, User } from '../../src/generated/prisma/client';
 
 /**
@@ -54,7 +54,7 @@ export async function createUser(overrides: UserOverrides = {}): Promise<TestUse
       registryId: overrides.registryId ?? null,
     },
   });
-  const token = signAccessToken(user);
+  const token = testContainer().tokens.sign(user);
   return { user, token, password, auth: `Bearer ${token}` };
 }
 

@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from './db';
 import { competitionTypeId, divisionId } from './factories';
 
 export interface Ref {

@@ -1,5 +1,5 @@
 import type { Event } from '../../src/generated/prisma/client';
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from './db';
 import { randomSlug } from '../../src/lib/ids';
 import { createEvent, createUser, joinEvent, type TestUser, type UserOverrides } from './factories';
 

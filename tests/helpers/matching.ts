@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from './db';
 import type { Event } from '../../src/generated/prisma/client';
 import { competitionTypeId, createAdmin, createEvent, createUser, divisionId, joinEvent, type EventOverrides, type TestUser } from './factories';
 import { api } from './server';

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { config } from '../../src/config';
+import { useTestContainer } from './container';
 
 /**
  * A real SMTP server in the test process that captures every mail (decoded with mailparser).
@@ -78,26 +78,26 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
   };
 }
 
-/** Points the service's mailer at the capture server (restore with `config.smtp = undefined`). */
 /**
- * For a whole test file (or describe block): starts a capture server, routes the service's
- * mail to it, and stops it afterwards. `onReady` receives the capture.
+ * For a whole test file (or describe block): starts a capture server before the tests and
+ * rebuilds the shared container with SMTP pointing at it; stops both afterwards.
+ * `onReady` receives the capture.
  */
 export function installSmtpCapture(onReady: (capture: SmtpCapture) => void): void {
   let capture: SmtpCapture;
   beforeAll(async () => {
     capture = await startSmtpCapture();
-    useCaptureSmtp(capture);
     onReady(capture);
   });
+  useTestContainer(() => ({ smtp: captureSmtp(capture) }));
   afterAll(async () => {
-    config.smtp = undefined;
     await capture.close();
   });
 }
 
-export function useCaptureSmtp(capture: SmtpCapture): void {
-  config.smtp = { host: '127.0.0.1', port: capture.port, secure: false, user: undefined, pass: undefined };
+/** SMTP settings that deliver to the capture server. */
+export function captureSmtp(capture: { port: number }) {
+  return { host: '127.0.0.1', port: capture.port, secure: false, user: undefined, pass: undefined };
 }
 
 export function tokenFromLink(text: string, path: string): string {

@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createOrReuseAcceptedMatch } from '../../src/modules/matches/matches.service';
 import { competitionTypeId, divisionId } from '../helpers/factories';
 import { createTrio, insertMatch } from '../helpers/matches';

@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createEvent, createUser, joinEvent } from '../helpers/factories';
 import { createTrio, insertMatch } from '../helpers/matches';
 import { api } from '../helpers/server';

@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { createUser, joinEvent } from '../helpers/factories';
 import { createTrio, insertMatch } from '../helpers/matches';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -70,7 +70,7 @@ describe('match notifications and private chat over Socket.IO', () => {
     expect((await emitAck(b, 'join_private_room', { matchId: m.id })).success).toBe(true);
 
     const carolJoin = await emitAck(c, 'join_private_room', { matchId: m.id });
-    expect(carolJoin).toEqual({ success: false, error: 'Match not found' });
+    expect(carolJoin).toEqual({ success: false, error: 'Match not found', code: 'MATCH_NOT_FOUND' });
 
     const bobGets = nextEvent<{ content: string; matchId: number; userId: number }>(b, 'private_message');
     const aliceGets = nextEvent<{ content: string }>(a, 'private_message');
@@ -82,7 +82,7 @@ describe('match notifications and private chat over Socket.IO', () => {
     expect(await carolGets).toBe(false);
 
     const carolSend = await emitAck(c, 'send_private_message', { matchId: m.id, content: 'intrusion' });
-    expect(carolSend).toEqual({ success: false, error: 'Match not found' });
+    expect(carolSend).toEqual({ success: false, error: 'Match not found', code: 'MATCH_NOT_FOUND' });
     // without an ack callback the error arrives as error_message
     const carolError = nextEvent<{ error: string }>(c, 'error_message');
     c.emit('send_private_message', { matchId: m.id, content: 'again' });
@@ -102,20 +102,21 @@ describe('match notifications and private chat over Socket.IO', () => {
     expect(await emitAck(a, 'join_private_room', { matchId: pending.id })).toEqual({
       success: false,
       error: 'Private chat is available only for accepted matches',
+      code: 'MATCH_NOT_ACCEPTED',
     });
     expect(await emitAck(a, 'send_private_message', { matchId: pending.id, content: 'hi' })).toMatchObject({ success: false });
-    expect(await emitAck(a, 'join_private_room', { matchId: 'x' })).toEqual({ success: false, error: 'matchId must be a positive integer' });
+    expect(await emitAck(a, 'join_private_room', { matchId: 'x' })).toEqual({ success: false, error: 'matchId must be a positive integer', code: 'VALIDATION_ERROR' });
     expect(await emitAck(a, 'join_private_room', null)).toMatchObject({ success: false });
-    expect(await emitAck(a, 'join_private_room', { matchId: 99999999 })).toEqual({ success: false, error: 'Match not found' });
+    expect(await emitAck(a, 'join_private_room', { matchId: 99999999 })).toEqual({ success: false, error: 'Match not found', code: 'MATCH_NOT_FOUND' });
 
     const dave = await createUser({ emailVerified: false });
     await joinEvent(dave.user, event);
     const m = await insertMatch(event, alice.user, dave.user, 'accepted');
-    expect(await emitAck(a, 'send_private_message', { matchId: m.id, content: '   ' })).toMatchObject({ success: false, error: 'Message content must not be empty' });
+    expect(await emitAck(a, 'send_private_message', { matchId: m.id, content: '   ' })).toMatchObject({ success: false, error: 'Message content must not be empty', code: 'VALIDATION_ERROR' });
     expect(await emitAck(a, 'send_private_message', { matchId: m.id, content: 'x'.repeat(2001) })).toMatchObject({ success: false });
     const d = await connect(dave.token);
     expect((await emitAck(d, 'join_private_room', { matchId: m.id })).success).toBe(true);
-    expect(await emitAck(d, 'send_private_message', { matchId: m.id, content: 'hi' })).toEqual({ success: false, error: 'Email verification required' });
+    expect(await emitAck(d, 'send_private_message', { matchId: m.id, content: 'hi' })).toEqual({ success: false, error: 'Email verification required', code: 'EMAIL_NOT_VERIFIED' });
     expect(await prisma.message.count({ where: { roomId: m.chatRoom!.id } })).toBe(0);
   });
 
@@ -126,6 +127,6 @@ describe('match notifications and private chat over Socket.IO', () => {
     await emitAck(a, 'join_private_room', { matchId: m.id });
     await emitAck(b, 'join_private_room', { matchId: m.id });
     await server.request.delete(`/api/matches/${m.slug}`).set('Authorization', bob.auth).expect(200);
-    expect(await emitAck(a, 'send_private_message', { matchId: m.id, content: 'still there?' })).toEqual({ success: false, error: 'Match not found' });
+    expect(await emitAck(a, 'send_private_message', { matchId: m.id, content: 'still there?' })).toEqual({ success: false, error: 'Match not found', code: 'MATCH_NOT_FOUND' });
   });
 });

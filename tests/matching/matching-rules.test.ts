@@ -1,4 +1,4 @@
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { api } from '../helpers/server';
 import { divisionId } from '../helpers/factories';
 import { decide, heat, mySuggestions, person, recorderOf, runMatching, scenario } from '../helpers/matching';

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { prisma } from '../../src/lib/prisma';
+import { prisma } from '../helpers/db';
 import { MATCHING_LOCK_CLASS } from '../../src/modules/matching/matching.lock';
 import { matchingSchedulerTick } from '../../src/modules/matching/matching.scheduler';
 import { createUser, createEvent, joinEvent } from '../helpers/factories';
@@ -122,7 +122,7 @@ describe('matching runs', () => {
       await holder.query('SELECT pg_advisory_lock($1, $2)', [MATCHING_LOCK_CLASS, event.id]);
       const res = await api().post(`/api/events/${event.slug}/run-matching`).set('Authorization', admin.auth);
       expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({ success: false, error: 'A matching run is already in progress for this event' });
+      expect(res.body).toMatchObject({ success: false, error: 'A matching run is already in progress for this event', code: 'MATCHING_RUN_IN_PROGRESS' });
       expect(await prisma.matchingRun.count({ where: { eventId: event.id } })).toBe(0);
     } finally {
       await holder.end();

@@ -1,70 +1,147 @@
 import type { Request } from 'express';
-import type { Prisma } from '../../generated/prisma/client.js';
-import { logger } from '../../lib/logger.js';
-import { prisma } from '../../lib/prisma.js';
-import { emitToRoom } from '../../realtime/io.js';
-import { rooms } from '../../realtime/types.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import type { Actor } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
+import { pagination } from '../../lib/http.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Notifier } from '../../realtime/notifier.js';
+import { rooms, type ActivityLogEntryPayload } from '../../realtime/types.js';
+import { bridgedContainer } from '../../container-bridge.js';
+import { actorOf } from '../../middleware/actor.js';
 
-export type ActivityCategory = 'auth' | 'event' | 'match' | 'admin' | 'chat';
+export const ACTIVITY_PAGE_SIZE = 50;
+export const ACTIVITY_CATEGORIES = ['auth', 'event', 'match', 'admin', 'chat'] as const;
+export type ActivityCategory = (typeof ACTIVITY_CATEGORIES)[number];
 
-export interface ActivityInput {
+/** What happened, recorded with the actor who did it. */
+export interface ActivityRecord {
   category: ActivityCategory;
   /** e.g. "login", "login_failed", "checkin", "match_create" */
   action: string;
   success?: boolean;
-  userId?: number | null;
-  username?: string | null;
   /** e.g. "event:<slug>", "match:<slug>" */
   resource?: string | null;
   metadata?: Prisma.InputJsonValue;
-  /** source of ip, method and path (and of the user when not given) */
-  req?: Request;
-  ip?: string | null;
 }
 
-export interface ActivityLogEntry {
-  id: number;
-  createdAt: Date;
-  category: string;
-  action: string;
-  userId: number | null;
-  username: string | null;
-  success: boolean;
-  ip: string | null;
-  method: string | null;
-  path: string | null;
-  resource: string | null;
-  metadata: unknown;
+export type ActivityLogEntry = ActivityLogEntryPayload;
+
+export interface ActivityLogFilter {
+  page: number;
+  category?: string;
+  action?: string;
+  username?: string;
+  success?: boolean;
+  from?: Date;
+  to?: Date;
 }
 
 const truncate = (value: string | undefined | null, max: number) =>
   value == null ? null : value.length > max ? value.slice(0, max) : value;
 
-/**
- * Records an activity and streams it to admins watching `admin_activity_logs`.
- * Never throws and never fails the request that triggered it: errors are logged.
- */
-export async function logActivity(input: ActivityInput): Promise<ActivityLogEntry | undefined> {
-  try {
-    const user = input.req?.user;
-    const entry = await prisma.activityLog.create({
-      data: {
-        category: input.category,
-        action: truncate(input.action, 100) as string,
-        success: input.success ?? true,
-        userId: input.userId !== undefined ? input.userId : (user?.id ?? null),
-        username: truncate(input.username !== undefined ? input.username : user?.username, 50),
-        ip: truncate(input.ip ?? input.req?.ip, 64),
-        method: truncate(input.req?.method, 10),
-        path: truncate(input.req ? input.req.originalUrl.split('?')[0] : null, 500),
-        resource: truncate(input.resource, 200),
-        metadata: input.metadata,
-      },
-    });
-    emitToRoom(rooms.adminActivityLogs, 'activity_log_entry', entry as unknown as Record<string, unknown>);
-    return entry;
-  } catch (err) {
-    logger.warn({ err, category: input.category, action: input.action }, 'activity log write failed');
-    return undefined;
+/** The admin activity log: services record outcomes; admins read, filter and watch it live. */
+export class ActivityLogService {
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly notifier: Notifier,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Records an activity and streams it to admins watching `admin_activity_logs`.
+   * Never throws and never fails the action that triggered it: errors are logged.
+   */
+  async record(actor: Actor, activity: ActivityRecord): Promise<ActivityLogEntry | undefined> {
+    try {
+      const entry = await this.db.activityLog.create({
+        data: {
+          category: activity.category,
+          action: truncate(activity.action, 100) as string,
+          success: activity.success ?? true,
+          userId: actor.userId,
+          username: truncate(actor.username, 50),
+          ip: truncate(actor.ip, 64),
+          method: truncate(actor.method, 10),
+          path: truncate(actor.path, 500),
+          resource: truncate(activity.resource, 200),
+          metadata: activity.metadata,
+        },
+      });
+      this.notifier.toRoom(rooms.adminActivityLogs, 'activity_log_entry', entry);
+      return entry;
+    } catch (err) {
+      this.logger.warn({ err, category: activity.category, action: activity.action }, 'activity log write failed');
+      return undefined;
+    }
   }
+
+  /** A page of entries (50, newest first) matching the filter; the username matches case-insensitively. */
+  async list(filter: ActivityLogFilter) {
+    const where: Prisma.ActivityLogWhereInput = {
+      category: filter.category,
+      action: filter.action,
+      username: filter.username ? { equals: filter.username, mode: 'insensitive' } : undefined,
+      success: filter.success,
+      createdAt: filter.from || filter.to ? { gte: filter.from, lte: filter.to } : undefined,
+    };
+    const [total, rows] = await Promise.all([
+      this.db.activityLog.count({ where }),
+      this.db.activityLog.findMany({
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        skip: (filter.page - 1) * ACTIVITY_PAGE_SIZE,
+        take: ACTIVITY_PAGE_SIZE,
+      }),
+    ]);
+    return { rows, pagination: pagination(filter.page, ACTIVITY_PAGE_SIZE, total) };
+  }
+
+  async distinctActions(): Promise<string[]> {
+    const groups = await this.db.activityLog.groupBy({ by: ['action'], orderBy: { action: 'asc' } });
+    return groups.map((g) => g.action);
+  }
+
+  /** Totals, the last 24 h, failures, counts by category and the ten most frequent actions. */
+  async stats() {
+    const since = new Date(this.clock.now().getTime() - 24 * 60 * 60 * 1000);
+    const [total, last24h, failures, byCategoryRows, top] = await Promise.all([
+      this.db.activityLog.count(),
+      this.db.activityLog.count({ where: { createdAt: { gte: since } } }),
+      this.db.activityLog.count({ where: { success: false } }),
+      this.db.activityLog.groupBy({ by: ['category'], _count: { _all: true } }),
+      this.db.activityLog.groupBy({
+        by: ['action'],
+        _count: { action: true },
+        orderBy: [{ _count: { action: 'desc' } }, { action: 'asc' }],
+        take: 10,
+      }),
+    ]);
+    const byCategory = Object.fromEntries(ACTIVITY_CATEGORIES.map((c) => [c, 0])) as Record<ActivityCategory, number>;
+    for (const row of byCategoryRows) {
+      if (row.category in byCategory) byCategory[row.category as ActivityCategory] = row._count._all;
+    }
+    return { total, last24h, failures, byCategory, topActions: top.map((t) => ({ action: t.action, count: t._count.action })) };
+  }
+}
+
+/** @deprecated transitional input of logActivity (modules not yet converted). */
+export interface ActivityInput extends ActivityRecord {
+  userId?: number | null;
+  username?: string | null;
+  req?: Request;
+  ip?: string | null;
+}
+
+/** @deprecated transitional: records through the current container with an actor built from `req`. */
+export function logActivity(input: ActivityInput): Promise<ActivityLogEntry | undefined> {
+  const { req, userId, username, ip, ...activity } = input;
+  const base: Actor = req ? actorOf(req) : { userId: null, username: null, ip: null, method: null, path: null };
+  const actor: Actor = {
+    ...base,
+    userId: userId !== undefined ? userId : base.userId,
+    username: username !== undefined ? username : base.username,
+    ip: ip ?? base.ip,
+  };
+  return bridgedContainer().audit.record(actor, activity);
 }

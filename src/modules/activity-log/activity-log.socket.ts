@@ -1,15 +1,19 @@
-import { forbidden, Messages } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { handle, type SocketRegistrar } from '../../realtime/io.js';
 import { rooms } from '../../realtime/types.js';
 
 /** Admins turn live streaming of the activity log on and off. */
-export const registerActivityLogSocket: SocketRegistrar = (_io, socket) => {
+export const registerActivityLogSocket: SocketRegistrar = (_io, socket, { logger }) => {
   socket.on(
     'join_admin_activity_logs',
-    handle(socket, async () => {
-      if (!socket.data.user.isAdmin) throw forbidden(Messages.adminRequired, 'ADMIN_REQUIRED');
-      await socket.join(rooms.adminActivityLogs);
-    }),
+    handle(
+      socket,
+      async () => {
+        if (!socket.data.user.isAdmin) throw new AppError('ADMIN_REQUIRED');
+        await socket.join(rooms.adminActivityLogs);
+      },
+      logger,
+    ),
   );
   socket.on(
     'leave_admin_activity_logs',

@@ -3,7 +3,7 @@ import bcrypt from 'bcryptjs';
 import type { Request } from 'express';
 import { config } from '../../config/index.js';
 import { signAccessToken } from '../../lib/auth.js';
-import { AppError, badRequest, conflict, unauthorized } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { sha256 } from '../../lib/ids.js';
 import { passwordResetMail, sendMailInBackground, verificationMail } from '../../lib/mailer.js';
 import { prisma } from '../../lib/prisma.js';
@@ -22,24 +22,22 @@ export interface RegisterInput {
   registryId?: string | null;
 }
 
-const invalidCredentials = () => unauthorized('Invalid email or password', 'INVALID_CREDENTIALS');
+const invalidCredentials = () => new AppError('INVALID_CREDENTIALS');
 
 /** bcrypt hash of a random string: compared against for unknown e-mails so timing does not tell. */
-const DUMMY_HASH = bcrypt.hashSync('no-such-user-dummy-password', config.bcryptRounds);
+let dummyHash: string | undefined;
+const dummyHashFor = (rounds: number) => (dummyHash ??= bcrypt.hashSync('no-such-user-dummy-password', rounds));
 
 function lockedError(remainingMs: number): AppError {
   // whole milliseconds: lockedUntil is stored with millisecond precision, now() has microseconds
   remainingMs = Math.floor(remainingMs);
   const retryAfter = Math.max(1, Math.ceil(remainingMs / 1000));
   const minutes = Math.max(1, Math.ceil(remainingMs / 60_000));
-  return new AppError(
-    423,
-    `Account is locked. Try again in ${minutes} minute(s).`,
-    'ACCOUNT_LOCKED',
-    undefined,
-    { retryAfter },
-    { 'Retry-After': String(retryAfter) },
-  );
+  return new AppError('ACCOUNT_LOCKED', {
+    message: `Account is locked. Try again in ${minutes} minute(s).`,
+    extra: { retryAfter },
+    headers: { 'Retry-After': String(retryAfter) },
+  });
 }
 
 export async function register(req: Request, input: RegisterInput) {
@@ -63,13 +61,13 @@ export async function register(req: Request, input: RegisterInput) {
     });
   } catch (err) {
     // The unique constraints decide, also for two concurrent registrations.
-    if (isUniqueViolation(err, 'email')) throw conflict('Email already registered', 'EMAIL_TAKEN');
-    if (isUniqueViolation(err, 'username')) throw conflict('Username already taken', 'USERNAME_TAKEN');
+    if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
+    if (isUniqueViolation(err, 'username')) throw new AppError('USERNAME_TAKEN');
     throw err;
   }
   void logActivity({ req, category: 'auth', action: 'register', userId: user.id, username: user.username });
   // Registration never waits for nor fails on the mail server; resend works later.
-  void sendMailInBackground(verificationMail(user.email, user.username, verification.token, verification.code), {
+  void sendMailInBackground(verificationMail(config.frontendUrl, user.email, user.username, verification.token, verification.code), {
     userId: user.id,
   });
   return { token: signAccessToken(user), user };
@@ -112,7 +110,7 @@ export async function login(req: Request, email: string, password: string) {
     select: { ...userObjectSelect, passwordHash: true, lockedUntil: true, failedLoginAttempts: true },
   });
   if (!found) {
-    await bcrypt.compare(password, DUMMY_HASH);
+    await bcrypt.compare(password, dummyHashFor(config.bcryptRounds));
     void logActivity({ req, category: 'auth', action: 'login_failed', success: false, userId: null, username: null, metadata: { reason: 'unknown_email' } });
     throw invalidCredentials();
   }
@@ -141,8 +139,8 @@ export async function login(req: Request, email: string, password: string) {
   return { token: signAccessToken(user), user };
 }
 
-const invalidVerificationToken = () => badRequest('Invalid or expired verification token', 'INVALID_VERIFICATION_TOKEN');
-const invalidVerificationCode = () => badRequest('Invalid or expired verification code', 'INVALID_VERIFICATION_CODE');
+const invalidVerificationToken = () => new AppError('INVALID_VERIFICATION_TOKEN');
+const invalidVerificationCode = () => new AppError('INVALID_VERIFICATION_CODE');
 
 export async function verifyEmailToken(req: Request, token: string) {
   const hash = sha256(token);
@@ -207,7 +205,7 @@ export async function resendVerification(req: Request, email: string): Promise<v
   const verification = newVerification();
   await prisma.user.update({ where: { id: user.id }, data: verification.stored });
   void logActivity({ req, category: 'auth', action: 'verification_resend', userId: user.id, username: user.username });
-  void sendMailInBackground(verificationMail(user.email, user.username, verification.token, verification.code), { userId: user.id });
+  void sendMailInBackground(verificationMail(config.frontendUrl, user.email, user.username, verification.token, verification.code), { userId: user.id });
 }
 
 export async function requestPasswordReset(req: Request, email: string): Promise<void> {
@@ -219,14 +217,14 @@ export async function requestPasswordReset(req: Request, email: string): Promise
   const reset = newResetToken();
   await prisma.user.update({ where: { id: user.id }, data: reset.stored });
   void logActivity({ req, category: 'auth', action: 'password_reset_request', userId: user.id, username: user.username });
-  void sendMailInBackground(passwordResetMail(user.email, user.username, reset.token), { userId: user.id });
+  void sendMailInBackground(passwordResetMail(config.frontendUrl, user.email, user.username, reset.token), { userId: user.id });
 }
 
 /** Single use (conditional update on the token hash); also clears the lock and the counter. */
 export async function resetPassword(req: Request, token: string, newPassword: string): Promise<void> {
   const hash = sha256(token);
   const user = await prisma.user.findUnique({ where: { resetTokenHash: hash }, select: { id: true, username: true, resetExpiresAt: true } });
-  const invalid = () => badRequest('Invalid or expired reset token', 'INVALID_RESET_TOKEN');
+  const invalid = () => new AppError('INVALID_RESET_TOKEN');
   if (!user || !user.resetExpiresAt || user.resetExpiresAt.getTime() <= Date.now()) {
     void logActivity({ req, category: 'auth', action: 'password_reset', success: false, userId: user?.id ?? null, username: user?.username ?? null });
     throw invalid();

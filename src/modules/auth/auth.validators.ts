@@ -1,47 +1,5 @@
 import { body, query, type ValidationChain } from 'express-validator';
-
-/** E-mail: valid address, normalized by trim + lower-case only (DECISIONS.md). */
-export const emailField = (field = 'email'): ValidationChain =>
-  body(field)
-    .exists({ values: 'null' })
-    .withMessage('Email is required')
-    .bail()
-    .isString()
-    .withMessage('Email must be a string')
-    .bail()
-    .trim()
-    .toLowerCase()
-    .isLength({ max: 254 })
-    .withMessage('Email must be at most 254 characters')
-    .bail()
-    .isEmail()
-    .withMessage('Email must be a valid email address');
-
-/** Password policy: at least 6 characters; at most 72 bytes (bcrypt ignores what follows). */
-export const passwordField = (field: string): ValidationChain =>
-  body(field)
-    .exists({ values: 'null' })
-    .withMessage('Password is required')
-    .bail()
-    .isString()
-    .withMessage('Password must be a string')
-    .bail()
-    .isLength({ min: 6 })
-    .withMessage('Password must be at least 6 characters')
-    .bail()
-    .custom((v: string) => Buffer.byteLength(v, 'utf8') <= 72)
-    .withMessage('Password must be at most 72 bytes');
-
-/** An optional string field (null allowed), trimmed, at most `max` characters. */
-export const optionalText = (field: string, label: string, max = 100): ValidationChain =>
-  body(field)
-    .optional({ values: 'null' })
-    .isString()
-    .withMessage(`${label} must be a string`)
-    .bail()
-    .trim()
-    .isLength({ max })
-    .withMessage(`${label} must be at most ${max} characters`);
+import { emailField, optionalText, passwordField } from '../../middleware/validators.js';
 
 export const registryIdField = (): ValidationChain =>
   body('registryId')

@@ -1,4 +1,4 @@
-import { badRequest } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { prisma } from '../../lib/prisma.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
 
@@ -40,11 +40,11 @@ export function toMessagePayload(m: MessageRow): ChatMessagePayload {
  * is exactly what was sent (plain text, never HTML-escaped or trimmed).
  */
 export function validateContent(content: unknown): string {
-  if (typeof content !== 'string') throw badRequest('Message content must be a string', 'VALIDATION_ERROR');
+  if (typeof content !== 'string') throw new AppError('VALIDATION_ERROR', { message: 'Message content must be a string' });
   const trimmed = content.trim();
-  if (trimmed.length === 0) throw badRequest('Message content must not be empty', 'VALIDATION_ERROR');
+  if (trimmed.length === 0) throw new AppError('VALIDATION_ERROR', { message: 'Message content must not be empty' });
   if (content.length > MESSAGE_MAX_LENGTH) {
-    throw badRequest(`Message content must be at most ${MESSAGE_MAX_LENGTH} characters`, 'VALIDATION_ERROR');
+    throw new AppError('VALIDATION_ERROR', { message: `Message content must be at most ${MESSAGE_MAX_LENGTH} characters` });
   }
   return content;
 }

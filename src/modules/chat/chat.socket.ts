@@ -1,7 +1,8 @@
-import { AppError, Messages } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { config } from '../../config/index.js';
 import type { AppServer, AppSocket, SocketRegistrar } from '../../realtime/io.js';
-import { getIO, handle } from '../../realtime/io.js';
+import { handle } from '../../realtime/io.js';
+import { bridgedContainer } from '../../container-bridge.js';
 import { rooms } from '../../realtime/types.js';
 import { logActivity } from '../activity-log/activity-log.service.js';
 import { createMessage, DEFAULT_PAGE_SIZE, listRoomMessages, validateContent } from './chat.service.js';
@@ -96,23 +97,23 @@ export const registerChatSocket: SocketRegistrar = (io, socket) => {
     'send_event_message',
     handle(socket, async (payload: unknown) => {
       const eventId = socket.data.eventId;
-      if (eventId === undefined) throw new AppError(400, ChatSocketMessages.joinFirst, 'NOT_IN_ROOM');
+      if (eventId === undefined) throw new AppError('NOT_IN_ROOM');
       const content = validateContent((payload as { content?: unknown } | null | undefined)?.content);
       const user = socket.data.user;
       if (!floodLimiter.take(user.id)) {
         logFlood(socket, eventId);
-        throw new AppError(429, ChatSocketMessages.tooFast, 'TOO_MANY_REQUESTS');
+        throw new AppError('CHAT_FLOOD');
       }
       const ctx = await senderContext(eventId, user.id);
-      if (!ctx) throw new AppError(401, 'Invalid or expired token', 'INVALID_TOKEN'); // user deleted meanwhile
+      if (!ctx) throw new AppError('INVALID_TOKEN'); // user deleted meanwhile
       if (config.requireEmailVerification && !ctx.emailVerified) {
-        throw new AppError(403, Messages.emailVerificationRequired, 'EMAIL_NOT_VERIFIED');
+        throw new AppError('EMAIL_NOT_VERIFIED');
       }
       if (!ctx.participant) {
         await leaveCurrentRoom(io, socket);
         throw notParticipantError();
       }
-      if (ctx.roomId === null) throw new AppError(404, Messages.chatRoomNotFound, 'CHAT_ROOM_NOT_FOUND');
+      if (ctx.roomId === null) throw new AppError('CHAT_ROOM_NOT_FOUND');
       const message = await createMessage(ctx.roomId, { id: user.id, username: ctx.username, avatar: ctx.avatar }, content);
       io.to(rooms.event(eventId)).emit('event_message', message);
       return message;
@@ -130,12 +131,5 @@ export const registerChatSocket: SocketRegistrar = (io, socket) => {
  * updated. Best effort; sending is refused anyway because participation is re-checked.
  */
 export async function removeUserFromEventRoom(userId: number, eventId: number): Promise<void> {
-  const io = getIO();
-  if (!io) return;
-  try {
-    io.in(rooms.user(userId)).socketsLeave(rooms.event(eventId));
-    await broadcastActiveUsers(io, eventId);
-  } catch {
-    // presence is best effort
-  }
+  await bridgedContainer().notifier.removeUserFromEventRoom(userId, eventId);
 }

@@ -1,9 +1,10 @@
+import { INT32_MAX } from '../../middleware/validators.js';
 import type { Request } from 'express';
 import { query } from 'express-validator';
 import { MAX_PAGE_SIZE } from './chat.service.js';
 
 export const messagesQuery = [
-  query('before').optional().isInt({ min: 1, max: 2_147_483_647 }).withMessage('before must be a positive message id').toInt(),
+  query('before').optional().isInt({ min: 1, max: INT32_MAX }).withMessage('before must be a positive message id').toInt(),
   query('limit')
     .optional()
     .isInt({ min: 1, max: MAX_PAGE_SIZE })

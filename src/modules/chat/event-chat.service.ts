@@ -1,4 +1,4 @@
-import { forbidden, Messages, notFound } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { prisma } from '../../lib/prisma.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import { assertParticipant, getEventBySlug } from '../events/event-access.js';
@@ -31,14 +31,14 @@ export async function listEventMessages(slug: string, userId: number, page: { be
   const event = await getEventBySlug(slug);
   await assertParticipant(event.id, userId);
   const room = await findEventRoom(event.id);
-  if (!room) throw notFound(Messages.chatRoomNotFound, 'CHAT_ROOM_NOT_FOUND');
+  if (!room) throw new AppError('CHAT_ROOM_NOT_FOUND');
   return listRoomMessages(room.id, page);
 }
 
 /** join_event_room: the event and its room (created if missing) for a participant. */
 export async function openEventRoom(slug: unknown, userId: number) {
   if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) {
-    throw notFound(Messages.eventNotFound, 'EVENT_NOT_FOUND');
+    throw new AppError('EVENT_NOT_FOUND');
   }
   const event = await getEventBySlug(slug);
   await assertParticipant(event.id, userId);
@@ -46,7 +46,7 @@ export async function openEventRoom(slug: unknown, userId: number) {
   return { event, room };
 }
 
-export const notParticipantError = () => forbidden(Messages.notParticipantMust, 'NOT_PARTICIPANT');
+export const notParticipantError = () => new AppError('NOT_PARTICIPANT');
 
 export interface SenderContext {
   username: string;

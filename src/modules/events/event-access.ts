@@ -1,5 +1,5 @@
 import type { Prisma } from '../../generated/prisma/client.js';
-import { forbidden, Messages, notFound } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { prisma } from '../../lib/prisma.js';
 
 type Db = Prisma.TransactionClient | typeof prisma;
@@ -7,7 +7,7 @@ type Db = Prisma.TransactionClient | typeof prisma;
 /** The event of a slug, or 404 "Event not found". Shared by every event-scoped route. */
 export async function getEventBySlug(slug: string, db: Db = prisma) {
   const event = await db.event.findUnique({ where: { slug } });
-  if (!event) throw notFound(Messages.eventNotFound, 'EVENT_NOT_FOUND');
+  if (!event) throw new AppError('EVENT_NOT_FOUND');
   return event;
 }
 
@@ -18,6 +18,6 @@ export async function findParticipation(eventId: number, userId: number, db: Db 
 /** 403 "You must be a participant of this event" unless the user participates. */
 export async function assertParticipant(eventId: number, userId: number, db: Db = prisma) {
   const participation = await findParticipation(eventId, userId, db);
-  if (!participation) throw forbidden(Messages.notParticipantMust, 'NOT_PARTICIPANT');
+  if (!participation) throw new AppError('NOT_PARTICIPANT');
   return participation;
 }

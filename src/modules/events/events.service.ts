@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import type { Event } from '../../generated/prisma/client.js';
 import { config } from '../../config/index.js';
-import { AppError, badRequest, forbidden, notFound } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { randomSlug, randomToken } from '../../lib/ids.js';
 import { prisma } from '../../lib/prisma.js';
 import { userSummarySelect } from '../../lib/user-summary.js';
@@ -72,7 +72,7 @@ export async function getPublicEvent(slug: string) {
       _count: { select: { matches: true } },
     },
   });
-  if (!event) throw notFound('Event not found', 'EVENT_NOT_FOUND');
+  if (!event) throw new AppError('EVENT_NOT_FOUND');
   return event;
 }
 
@@ -162,7 +162,7 @@ export type QrFormat = 'png' | 'svg';
 /** The check-in URL as a QR image, for admins and participants (DECISIONS.md "Events"). */
 export async function getCheckinQr(slug: string, user: AuthUser, format: QrFormat) {
   const event = await getEventBySlug(slug);
-  if (!(await canSeeCheckin(event, user))) throw forbidden(EventMessages.qrForbidden, 'FORBIDDEN');
+  if (!(await canSeeCheckin(event, user))) throw new AppError('CHECKIN_QR_FORBIDDEN');
   const url = checkinUrl(await ensureCheckinToken(event.id));
   const options = { errorCorrectionLevel: 'M', margin: 2 } as const;
   if (format === 'svg') {
@@ -187,14 +187,14 @@ export async function checkin(token: string, userId: number) {
     where: { token: token.slice(0, 100) },
     select: { event: { select: checkinEventSelect } },
   });
-  if (!row) throw notFound(EventMessages.invalidCheckinToken, 'INVALID_CHECKIN_TOKEN');
+  if (!row) throw new AppError('INVALID_CHECKIN_TOKEN');
   const { event } = row;
 
-  if (config.isProduction) {
+  if (config.checkin.enforceWindow) {
     const { validFrom, validUntil } = checkinWindow(event);
     const now = Date.now();
     if (now < validFrom.getTime() || now > validUntil.getTime()) {
-      throw badRequest(EventMessages.checkinWindow, 'CHECKIN_NOT_AVAILABLE');
+      throw new AppError('CHECKIN_NOT_AVAILABLE');
     }
   }
 
@@ -223,7 +223,7 @@ export async function leaveEvent(slug: string, userId: number) {
   const event = await getEventBySlug(slug);
   await prisma.$transaction(async (tx) => {
     const { count } = await tx.eventParticipant.deleteMany({ where: { userId, eventId: event.id } });
-    if (count === 0) throw badRequest(EventMessages.notParticipant, 'NOT_PARTICIPANT');
+    if (count === 0) throw new AppError('NOT_JOINED');
     await tx.event.update({ where: { id: event.id }, data: { participantsCount: { decrement: 1 } } });
   }, TX_OPTIONS);
   return event;
@@ -242,7 +242,7 @@ export interface EventFields {
 
 function assertDateOrder(startDate: Date, endDate: Date, message = 'endDate must not be before startDate') {
   if (endDate.getTime() < startDate.getTime()) {
-    throw new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [{ field: 'endDate', message }]);
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'endDate', message }] });
   }
 }
 

@@ -1,5 +1,5 @@
 import { Prisma } from '../../generated/prisma/client.js';
-import { forbidden, Messages } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { prisma } from '../../lib/prisma.js';
 import { getEventBySlug } from '../events/event-access.js';
 import type { ScheduleConfig } from './heats.validators.js';
@@ -10,7 +10,7 @@ import type { ScheduleConfig } from './heats.validators.js';
  * Each answers the updated setting only.
  */
 
-const notParticipant = () => forbidden(Messages.notParticipantMust, 'NOT_PARTICIPANT');
+const notParticipant = () => new AppError('NOT_PARTICIPANT');
 
 /** Updates the caller's participation row; no row (not a participant) → 403. */
 async function updateOwnParticipation(slug: string, userId: number, data: Prisma.EventParticipantUpdateManyMutationInput) {

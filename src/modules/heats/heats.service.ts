@@ -1,5 +1,5 @@
 import type { Prisma } from '../../generated/prisma/client.js';
-import { AppError, forbidden, Messages, notFound } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/prisma-errors.js';
 import { prisma } from '../../lib/prisma.js';
 import { emitToRoom } from '../../realtime/io.js';
@@ -42,7 +42,7 @@ const toHeat = (row: HeatRow): HeatPayload => ({
   role: row.role,
 });
 
-const duplicateHeat = () => new AppError(400, HeatMessages.duplicate, 'DUPLICATE_HEAT');
+const duplicateHeat = () => new AppError('DUPLICATE_HEAT');
 
 export async function listDivisions() {
   return prisma.division.findMany({ select: referenceSelect, orderBy: { id: 'asc' } });
@@ -80,7 +80,7 @@ export async function replaceHeats(
           SELECT "id" FROM "EventParticipant"
           WHERE "userId" = ${user.id} AND "eventId" = ${event.id}
           FOR UPDATE`;
-        if (locked.length === 0) throw forbidden(Messages.notParticipantMust, 'NOT_PARTICIPANT');
+        if (locked.length === 0) throw new AppError('NOT_PARTICIPANT');
         await tx.heat.deleteMany({ where: { eventId: event.id, userId: user.id } });
         await tx.heat.createMany({
           data: heats.map((h) => ({ ...h, eventId: event.id, userId: user.id })),
@@ -92,7 +92,7 @@ export async function replaceHeats(
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateHeat();
     // A division or competition type removed between validation and insert.
-    if (isForeignKeyViolation(err)) throw new AppError(400, 'Unknown division or competition type', 'VALIDATION_ERROR');
+    if (isForeignKeyViolation(err)) throw new AppError('VALIDATION_ERROR', { message: 'Unknown division or competition type' });
     throw err;
   }
   // After the commit; emitToRoom never throws, so a failed broadcast never fails the request.
@@ -155,11 +155,11 @@ export async function deleteHeat(
     heatId === undefined
       ? null
       : await prisma.heat.findFirst({ where: { id: heatId, eventId: event.id }, select: { ...heatSelect, userId: true } });
-  if (!heat) throw notFound(HeatMessages.notFound, 'HEAT_NOT_FOUND');
-  if (heat.userId !== user.id) throw forbidden(HeatMessages.notOwner, 'NOT_HEAT_OWNER');
+  if (!heat) throw new AppError('HEAT_NOT_FOUND');
+  if (heat.userId !== user.id) throw new AppError('NOT_HEAT_OWNER');
   // deleteMany: a concurrent replacement may already have removed it → 404, not a 500.
   const { count } = await prisma.heat.deleteMany({ where: { id: heat.id, userId: user.id } });
-  if (count === 0) throw notFound(HeatMessages.notFound, 'HEAT_NOT_FOUND');
+  if (count === 0) throw new AppError('HEAT_NOT_FOUND');
   const heats = await userHeats(event.id, user.id);
   emitToRoom(rooms.event(event.id), 'heats_updated', { userId: user.id, username: user.username, heats });
   return { eventId: event.id, heats, deleted: toHeat(heat) };

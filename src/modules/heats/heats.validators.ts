@@ -1,3 +1,4 @@
+import { INT32_MAX } from '../../middleware/validators.js';
 import type { NextFunction, Request, Response } from 'express';
 import { body } from 'express-validator';
 import { validationFailed, type ErrorDetail } from '../../lib/errors.js';
@@ -30,7 +31,6 @@ export interface HeatInput {
   role: HeatRole | null;
 }
 
-const MAX_INT4 = 2_147_483_647;
 
 /** A positive 32-bit integer from a JSON number or a string of digits, else undefined. */
 export function toPositiveInt(value: unknown): number | undefined {
@@ -38,7 +38,7 @@ export function toPositiveInt(value: unknown): number | undefined {
   if (typeof value === 'number') n = value;
   else if (typeof value === 'string' && /^\d{1,10}$/.test(value.trim())) n = Number(value.trim());
   else return undefined;
-  return Number.isInteger(n) && n >= 1 && n <= MAX_INT4 ? n : undefined;
+  return Number.isInteger(n) && n >= 1 && n <= INT32_MAX ? n : undefined;
 }
 
 const isMissing = (value: unknown) => value === undefined || value === null || value === '';
@@ -192,7 +192,7 @@ export async function validateScheduleConfigBody(req: Request, _res: Response, n
       !Number.isSafeInteger(slot.order) ||
       !Array.isArray(slot.divisionIds) ||
       slot.divisionIds.length === 0 ||
-      !slot.divisionIds.every((id) => Number.isInteger(id) && (id as number) >= 1 && (id as number) <= MAX_INT4)
+      !slot.divisionIds.every((id) => Number.isInteger(id) && (id as number) >= 1 && (id as number) <= INT32_MAX)
     ) {
       fail(SettingsMessages.slotShape, field);
     }

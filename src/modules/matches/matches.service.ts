@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { AuthUser } from '../../lib/auth.js';
-import { badRequest, conflict, forbidden, Messages, notFound, tooManyRequests } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { randomSlug } from '../../lib/ids.js';
 import { prisma } from '../../lib/prisma.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
@@ -75,7 +75,7 @@ function notification(match: MatchWithRelations, from: UserSummaryRow): MatchNot
   return { matchSlug: match.slug, event: { slug: match.event.slug, name: match.event.name }, from };
 }
 
-const matchNotFound = () => notFound(Messages.matchNotFound, 'MATCH_NOT_FOUND');
+const matchNotFound = () => new AppError('MATCH_NOT_FOUND');
 
 /** The match of a slug if the user is one of its two members; 404 "Match not found" otherwise (no existence leak). */
 async function findMemberMatch(slug: string, userId: number, db: Tx | typeof prisma = prisma) {
@@ -111,9 +111,9 @@ export interface CreateMatchInput {
 export async function createMatch(requester: AuthUser, input: CreateMatchInput, req?: Request): Promise<MatchView> {
   const event = await getEventBySlug(input.eventSlug);
   await assertParticipant(event.id, requester.id);
-  if (input.targetUserId === requester.id) throw badRequest('You cannot create a match with yourself', 'MATCH_SELF');
+  if (input.targetUserId === requester.id) throw new AppError('MATCH_SELF');
   if (!(await findParticipation(event.id, input.targetUserId))) {
-    throw badRequest('Target user is not a participant of this event', 'TARGET_NOT_PARTICIPANT');
+    throw new AppError('TARGET_NOT_PARTICIPANT');
   }
 
   let match: MatchWithRelations;
@@ -122,10 +122,7 @@ export async function createMatch(requester: AuthUser, input: CreateMatchInput, 
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_REQUESTER}::int, ${requester.id}::int)`;
       const pending = await tx.match.count({ where: { user1Id: requester.id, status: 'pending' } });
       if (pending >= MAX_PENDING_OUTGOING) {
-        throw tooManyRequests(
-          `You can have at most ${MAX_PENDING_OUTGOING} pending match requests`,
-          'TOO_MANY_PENDING_MATCHES',
-        );
+        throw new AppError('TOO_MANY_PENDING_MATCHES', { message: `You can have at most ${MAX_PENDING_OUTGOING} pending match requests` });
       }
       await lockPair(tx, event.id, requester.id, input.targetUserId);
       return tx.match.create({
@@ -143,7 +140,7 @@ export async function createMatch(requester: AuthUser, input: CreateMatchInput, 
   } catch (err) {
     if (isUniqueViolation(err) && !isUniqueViolation(err, 'slug')) {
       void logActivity({ category: 'match', action: 'match_create', success: false, req, resource: `event:${event.slug}`, metadata: { reason: 'duplicate', targetUserId: input.targetUserId } });
-      throw conflict('Match already exists', 'MATCH_EXISTS');
+      throw new AppError('MATCH_EXISTS');
     }
     throw err;
   }
@@ -194,13 +191,13 @@ export async function getMatch(slug: string, userId: number): Promise<MatchView>
 export async function acceptMatch(slug: string, user: AuthUser, req?: Request): Promise<MatchView> {
   const match = await prisma.$transaction(async (tx) => {
     const found = await findMemberMatch(slug, user.id, tx);
-    if (found.user1Id === user.id) throw forbidden('Only the invited user can accept this match', 'NOT_MATCH_TARGET');
-    if (found.status !== 'pending') throw badRequest('Match is not pending', 'MATCH_NOT_PENDING');
+    if (found.user1Id === user.id) throw new AppError('NOT_MATCH_TARGET');
+    if (found.status !== 'pending') throw new AppError('MATCH_NOT_PENDING');
     const updated = await tx.match.updateMany({
       where: { id: found.id, status: 'pending' },
       data: { status: 'accepted', respondedAt: new Date() },
     });
-    if (updated.count === 0) throw badRequest('Match is not pending', 'MATCH_NOT_PENDING');
+    if (updated.count === 0) throw new AppError('MATCH_NOT_PENDING');
     await createPrivateRoom(tx, found.id);
     return tx.match.findUniqueOrThrow({ where: { id: found.id }, include: matchInclude });
   }, TX_OPTIONS);
@@ -290,7 +287,7 @@ export async function rateMatch(slug: string, user: AuthUser, input: RateInput, 
       const match = await findMemberMatch(slug, user.id, tx);
       matchSlug = match.slug;
       if (!OPEN_STATUSES.includes(match.status)) {
-        throw badRequest('Only accepted matches can be rated', 'MATCH_NOT_ACCEPTED');
+        throw new AppError('MATCH_NOT_ACCEPTED');
       }
       const created = await tx.rating.create({
         data: {
@@ -314,7 +311,7 @@ export async function rateMatch(slug: string, user: AuthUser, input: RateInput, 
   } catch (err) {
     if (isUniqueViolation(err)) {
       void logActivity({ category: 'match', action: 'match_rate', success: false, req, resource: `match:${matchSlug}`, metadata: { reason: 'duplicate' } });
-      throw conflict('You have already rated this match', 'ALREADY_RATED');
+      throw new AppError('ALREADY_RATED');
     }
     throw err;
   }
@@ -346,7 +343,7 @@ export async function privateRoomFor(matchId: number, userId: number): Promise<{
   });
   if (!match || !isMember(match, userId)) throw matchNotFound();
   if (!OPEN_STATUSES.includes(match.status) || !match.chatRoom) {
-    throw badRequest('Private chat is available only for accepted matches', 'MATCH_NOT_ACCEPTED');
+    throw new AppError('MATCH_NOT_ACCEPTED', { message: 'Private chat is available only for accepted matches' });
   }
   return { matchId: match.id, roomId: match.chatRoom.id };
 }
@@ -373,7 +370,7 @@ export async function createOrReuseAcceptedMatch(
   tx: Tx,
   input: AcceptedMatchInput,
 ): Promise<MatchWithRelations & { becameAccepted: boolean }> {
-  if (input.userAId === input.userBId) throw badRequest('A match needs two different users', 'MATCH_SELF');
+  if (input.userAId === input.userBId) throw new AppError('MATCH_SELF', { message: 'A match needs two different users' });
   await lockPair(tx, input.eventId, input.userAId, input.userBId);
   const existing = await tx.match.findFirst({
     where: {

@@ -1,4 +1,4 @@
-import { badRequest, forbidden, Messages } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { isEmailVerified } from '../../middleware/auth.js';
 import { emitToRoom, handle, type SocketRegistrar } from '../../realtime/io.js';
 import { rooms } from '../../realtime/types.js';
@@ -11,7 +11,7 @@ const JOIN_HISTORY = 20;
 function matchIdOf(payload: unknown): number {
   const matchId = (payload as { matchId?: unknown } | null | undefined)?.matchId;
   if (typeof matchId !== 'number' || !Number.isInteger(matchId) || matchId < 1) {
-    throw badRequest('matchId must be a positive integer', 'VALIDATION_ERROR');
+    throw new AppError('VALIDATION_ERROR', { message: 'matchId must be a positive integer' });
   }
   return matchId;
 }
@@ -39,7 +39,7 @@ export const registerMatchesSocket: SocketRegistrar = (_io, socket) => {
       const content = validateContent((payload as { content?: unknown }).content);
       const userId = socket.data.user.id;
       const { roomId } = await privateRoomFor(matchId, userId);
-      if (!(await isEmailVerified(userId))) throw forbidden(Messages.emailVerificationRequired, 'EMAIL_NOT_VERIFIED');
+      if (!(await isEmailVerified(userId))) throw new AppError('EMAIL_NOT_VERIFIED');
       const message = await createMessage(roomId, socket.data.user, content);
       const outgoing = { ...message, matchId };
       emitToRoom(rooms.match(matchId), 'private_message', outgoing);

@@ -1,14 +1,14 @@
+import { INT32_MAX } from '../../middleware/validators.js';
 import { body, query } from 'express-validator';
 import { MATCH_STATUSES } from './matches.service.js';
 
-const INT_MAX = 2_147_483_647;
 
 export const createMatchRules = [
   body('targetUserId')
     .exists({ values: 'null' })
     .withMessage('targetUserId is required')
     .bail()
-    .isInt({ min: 1, max: INT_MAX })
+    .isInt({ min: 1, max: INT32_MAX })
     .withMessage('targetUserId must be a positive integer')
     .toInt(),
   body('eventSlug')

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { config } from '../../config/index.js';
-import { databaseKind } from '../../lib/prisma.js';
+import { bridgedDatabaseKind } from '../../container-bridge.js';
 
 /**
  * One lock per event serialises every matching run of that event (manual, CLI and
@@ -18,7 +18,7 @@ const embeddedHeld = new Set<number>();
 
 /** The release function when the lock was free, undefined when another run holds it. */
 export async function tryLockEvent(eventId: number): Promise<ReleaseLock | undefined> {
-  if (databaseKind === 'embedded') {
+  if (bridgedDatabaseKind() === 'embedded') {
     if (embeddedHeld.has(eventId)) return undefined;
     embeddedHeld.add(eventId);
     return async () => {

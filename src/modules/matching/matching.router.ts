@@ -1,5 +1,6 @@
+import { INT32_MAX } from '../../middleware/validators.js';
 import { Router, type Request } from 'express';
-import { notFound } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { sendData, sendList } from '../../lib/http.js';
 import { currentUser, requireAdmin, requireAuth } from '../../middleware/auth.js';
 import { validate } from '../../middleware/validate.js';
@@ -29,7 +30,7 @@ matchingRouter.get('/events/:slug/match-suggestions', requireAuth, async (req, r
 matchingRouter.put('/events/:slug/match-suggestions/:id/status', requireAuth, validate(decisionBody), async (req, res) => {
   const event = await getEventBySlug(param(req, 'slug'));
   const id = /^[1-9]\d{0,9}$/.test(param(req, 'id')) ? Number(param(req, 'id')) : NaN;
-  if (!Number.isSafeInteger(id) || id > 2_147_483_647) throw notFound(MatchingMessages.suggestionNotFound, 'SUGGESTION_NOT_FOUND');
+  if (!Number.isSafeInteger(id) || id > INT32_MAX) throw new AppError('SUGGESTION_NOT_FOUND');
   sendData(res, await decideSuggestion(event, id, currentUser(req).id, req.body.status, req));
 });
 

@@ -1,8 +1,9 @@
 import type { Request } from 'express';
 import type { Event, Prisma } from '../../generated/prisma/client.js';
-import { conflict, forbidden, notFound } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { logger } from '../../lib/logger.js';
-import { prisma, databaseKind } from '../../lib/prisma.js';
+import { prisma } from '../../lib/prisma.js';
+import { bridgedDatabaseKind } from '../../container-bridge.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import { userSummarySelect } from '../../lib/user-summary.js';
 import { emitToUser } from '../../realtime/io.js';
@@ -71,7 +72,7 @@ export async function runMatchingNow(
   timings?: RunTimings,
 ): Promise<MatchingRunView> {
   const release = await tryLockEvent(event.id);
-  if (!release) throw conflict(MatchingMessages.runInProgress, 'MATCHING_RUN_IN_PROGRESS');
+  if (!release) throw new AppError('MATCHING_RUN_IN_PROGRESS');
   try {
     return await executeLockedRun(event, trigger, actor, timings);
   } finally {
@@ -225,7 +226,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The suggestions a run created that still exist (a later run replaces its pending ones). */
 export async function listRunSuggestions(event: Event, runId: string): Promise<SuggestionView[]> {
   const run = UUID.test(runId) ? await prisma.matchingRun.findFirst({ where: { id: runId, eventId: event.id }, select: { id: true } }) : null;
-  if (!run) throw notFound(MatchingMessages.runNotFound, 'MATCHING_RUN_NOT_FOUND');
+  if (!run) throw new AppError('MATCHING_RUN_NOT_FOUND');
   return prisma.recordingSuggestion.findMany({ where: { originRunId: run.id }, select: suggestionSelect, orderBy: suggestionOrder });
 }
 
@@ -257,19 +258,19 @@ export async function decideSuggestion(event: Event, suggestionId: number, userI
 
 async function decideOnce(event: Event, suggestionId: number, userId: number, status: Decision, req?: Request) {
   const outcome = await prisma.$transaction(async (tx) => {
-    if (databaseKind === 'postgres') {
+    if (bridgedDatabaseKind() === 'postgres') {
       await tx.$queryRaw`SELECT pg_advisory_xact_lock_shared(${MATCHING_LOCK_CLASS}::int, ${event.id}::int)::text AS locked`;
     }
     const suggestion = await tx.recordingSuggestion.findFirst({ where: { id: suggestionId, eventId: event.id } });
-    if (!suggestion) throw notFound(MatchingMessages.suggestionNotFound, 'SUGGESTION_NOT_FOUND');
-    if (suggestion.recorderId !== userId) throw forbidden(MatchingMessages.onlyRecorder, 'NOT_RECORDER');
+    if (!suggestion) throw new AppError('SUGGESTION_NOT_FOUND');
+    if (suggestion.recorderId !== userId) throw new AppError('NOT_RECORDER');
     if (suggestion.status === status) return { changed: false, match: null };
-    if (suggestion.status !== 'pending') throw conflict(MatchingMessages.notPending, 'SUGGESTION_NOT_PENDING');
+    if (suggestion.status !== 'pending') throw new AppError('SUGGESTION_NOT_PENDING');
     const updated = await tx.recordingSuggestion.updateMany({
       where: { id: suggestion.id, status: 'pending' },
       data: { status, respondedAt: new Date() },
     });
-    if (updated.count === 0) throw conflict(MatchingMessages.notPending, 'SUGGESTION_NOT_PENDING');
+    if (updated.count === 0) throw new AppError('SUGGESTION_NOT_PENDING');
     if (status === 'rejected') return { changed: true, match: null };
     const linked = await createOrReuseAcceptedMatch(tx, {
       eventId: event.id,

@@ -1,5 +1,5 @@
 import type { Prisma } from '../../generated/prisma/client.js';
-import { databaseKind } from '../../lib/prisma.js';
+import { bridgedDatabaseKind } from '../../container-bridge.js';
 import type { EngineHeat, EngineResult } from './matching.engine.js';
 
 type Db = Prisma.TransactionClient;
@@ -58,7 +58,7 @@ export async function writeRunResult(
  * second building its statement (benchmark). The embedded database uses createMany.
  */
 async function insertSuggestions(tx: Db, rows: Prisma.RecordingSuggestionCreateManyInput[]): Promise<void> {
-  if (databaseKind !== 'postgres') {
+  if (bridgedDatabaseKind() !== 'postgres') {
     await tx.recordingSuggestion.createMany({ data: rows });
     return;
   }

@@ -1,18 +1,14 @@
 import { Router } from 'express';
-import { query } from 'express-validator';
+import type { Container } from '../../container.js';
 import { sendData } from '../../lib/http.js';
-import { emailLimiter } from '../../middleware/rate-limit.js';
-import { validate } from '../../middleware/validate.js';
-import { lookupDancer } from './registry.service.js';
-
-export const registryRouter = Router();
+import { input, validate } from '../../middleware/validate.js';
+import { lookupQuery, type LookupQuery } from './registry.schemas.js';
 
 /** No token (prefills the registration form); rate limited with the e-mail tier. */
-registryRouter.get(
-  '/registry/lookup',
-  emailLimiter,
-  validate(query('id').exists().withMessage('id is required').bail().custom((v) => typeof v === 'string').withMessage('id must be 1-10 digits').bail().trim().matches(/^\d{1,10}$/).withMessage('id must be 1-10 digits')),
-  async (req, res) => {
-    sendData(res, await lookupDancer(String(req.query.id).trim()));
-  },
-);
+export function createRegistryRouter({ limiters, registry }: Pick<Container, 'limiters' | 'registry'>): Router {
+  const router = Router();
+  router.get('/registry/lookup', limiters.email, validate(...lookupQuery), async (_req, res) => {
+    sendData(res, await registry.lookupDancer(input<LookupQuery>(res).id));
+  });
+  return router;
+}

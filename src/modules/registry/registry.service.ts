@@ -1,11 +1,11 @@
-import { config } from '../../config/index.js';
-import { AppError, notFound } from '../../lib/errors.js';
-import { logger } from '../../lib/logger.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/logger.js';
 
 /**
  * Lookup of a dancer in the external competitor registry (DECISIONS.md "Registry lookup").
- * Upstream: form-encoded POST `num=<id>` to config.registry.lookupUrl (read per call), JSON
- * answer shaped like ../shared/fixtures/registry-lookup-29012.json. Results (found and not
+ * Upstream: form-encoded POST `num=<id>` to REGISTRY_LOOKUP_URL, JSON answer shaped like
+ * tests/fixtures/registry-lookup-29012.json. Results (found and not
  * found) are cached in memory, bounded, with a TTL; upstream failures are not cached.
  */
 export interface RegistryDivision {
@@ -27,32 +27,9 @@ const NOT_FOUND_TTL_MS = 10 * 60 * 1000;
 const CACHE_MAX_ENTRIES = 1000;
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-const cache = new Map<string, { value: RegistryDancer | null; expiresAt: number }>();
-
-export function clearRegistryCache(): void {
-  cache.clear();
-}
-
-function cacheGet(id: string): RegistryDancer | null | undefined {
-  const hit = cache.get(id);
-  if (!hit) return undefined;
-  if (hit.expiresAt <= Date.now()) {
-    cache.delete(id);
-    return undefined;
-  }
-  return hit.value;
-}
-
-function cacheSet(id: string, value: RegistryDancer | null): void {
-  cache.delete(id);
-  // Map keeps insertion order: evict the oldest entries beyond the bound.
-  while (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-  cache.set(id, { value, expiresAt: Date.now() + (value ? FOUND_TTL_MS : NOT_FOUND_TTL_MS) });
-}
-
-const dancerNotFound = () => notFound('Dancer not found in registry', 'REGISTRY_DANCER_NOT_FOUND');
-const upstreamFailed = () => new AppError(502, 'Registry is unavailable, please try again later', 'REGISTRY_UNAVAILABLE');
-const upstreamTimeout = () => new AppError(504, 'Registry did not answer in time, please try again later', 'REGISTRY_TIMEOUT');
+const dancerNotFound = () => new AppError('REGISTRY_DANCER_NOT_FOUND');
+const upstreamFailed = () => new AppError('REGISTRY_UNAVAILABLE');
+const upstreamTimeout = () => new AppError('REGISTRY_TIMEOUT');
 
 /** The registry spells All-Stars `ALS`; our division is `ALL`. */
 const DIVISION_ALIASES: Record<string, string> = { ALS: 'ALL' };
@@ -108,55 +85,93 @@ export function parseRegistryResponse(json: unknown, requestedId: string): Regis
   };
 }
 
-async function fetchUpstream(id: string): Promise<RegistryDancer | null> {
-  let response: Response;
-  try {
-    response = await fetch(config.registry.lookupUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({ num: id }).toString(),
-      signal: AbortSignal.timeout(config.registry.timeoutMs),
-      redirect: 'follow',
-    });
-  } catch (err) {
-    const name = (err as Error)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') throw upstreamTimeout();
-    logger.warn({ err, id }, 'registry lookup failed');
-    throw upstreamFailed();
-  }
-  if (response.status === 404) {
-    await response.body?.cancel().catch(() => undefined);
-    return null;
-  }
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (err) {
-    const name = (err as Error)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') throw upstreamTimeout();
-    throw upstreamFailed();
-  }
-  if (!response.ok) {
-    logger.warn({ id, status: response.status }, 'registry lookup answered an error status');
-    throw upstreamFailed();
-  }
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw upstreamFailed();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    logger.warn({ id, status: response.status }, 'registry lookup answered something that is not JSON');
-    throw upstreamFailed();
-  }
-  return parseRegistryResponse(json, id);
+export interface RegistrySettings {
+  lookupUrl: string;
+  timeoutMs: number;
 }
 
-export async function lookupDancer(id: string): Promise<RegistryDancer> {
-  let dancer = cacheGet(id);
-  if (dancer === undefined) {
-    dancer = await fetchUpstream(id);
-    cacheSet(id, dancer);
+/** Dancer lookups with a bounded in-memory cache (found: 1 h, not found: 10 min; failures are not cached). */
+export class RegistryService {
+  private readonly cache = new Map<string, { value: RegistryDancer | null; expiresAt: number }>();
+
+  constructor(
+    private readonly settings: RegistrySettings,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+  ) {}
+
+  private async fetchUpstream(id: string): Promise<RegistryDancer | null> {
+    let response: Response;
+    try {
+      response = await fetch(this.settings.lookupUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({ num: id }).toString(),
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+        redirect: 'follow',
+      });
+    } catch (err) {
+      const name = (err as Error)?.name;
+      if (name === 'TimeoutError' || name === 'AbortError') throw upstreamTimeout();
+      this.logger.warn({ err, id }, 'registry lookup failed');
+      throw upstreamFailed();
+    }
+    if (response.status === 404) {
+      await response.body?.cancel().catch(() => undefined);
+      return null;
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (err) {
+      const name = (err as Error)?.name;
+      if (name === 'TimeoutError' || name === 'AbortError') throw upstreamTimeout();
+      throw upstreamFailed();
+    }
+    if (!response.ok) {
+      this.logger.warn({ id, status: response.status }, 'registry lookup answered an error status');
+      throw upstreamFailed();
+    }
+    if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw upstreamFailed();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      this.logger.warn({ id, status: response.status }, 'registry lookup answered something that is not JSON');
+      throw upstreamFailed();
+    }
+    return parseRegistryResponse(json, id);
   }
-  if (!dancer) throw dancerNotFound();
-  return dancer;
+
+  /** The dancer with this registry id; 404 when the registry does not know them. */
+  async lookupDancer(id: string): Promise<RegistryDancer> {
+    let dancer = this.cacheGet(id);
+    if (dancer === undefined) {
+      dancer = await this.fetchUpstream(id);
+      this.cacheSet(id, dancer);
+    }
+    if (!dancer) throw dancerNotFound();
+    return dancer;
+  }
+
+  clearCache(): void {
+    this.cache.clear();
+  }
+
+  private cacheGet(id: string): RegistryDancer | null | undefined {
+    const hit = this.cache.get(id);
+    if (!hit) return undefined;
+    if (hit.expiresAt <= this.clock.now().getTime()) {
+      this.cache.delete(id);
+      return undefined;
+    }
+    return hit.value;
+  }
+
+  private cacheSet(id: string, value: RegistryDancer | null): void {
+    this.cache.delete(id);
+    // Map keeps insertion order: evict the oldest entries beyond the bound.
+    while (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(id, { value, expiresAt: this.clock.now().getTime() + (value ? FOUND_TTL_MS : NOT_FOUND_TTL_MS) });
+  }
 }

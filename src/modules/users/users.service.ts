@@ -2,7 +2,7 @@ import bcrypt from 'bcryptjs';
 import type { Request } from 'express';
 import { config } from '../../config/index.js';
 import { signAccessToken } from '../../lib/auth.js';
-import { badRequest, conflict, notFound, Messages } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { sendMailInBackground, verificationMail } from '../../lib/mailer.js';
 import { prisma } from '../../lib/prisma.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
@@ -80,13 +80,13 @@ export async function getMe(userId: number) {
     prisma.user.findUnique({ where: { id: userId }, select: userObjectSelect }),
     userStats(userId),
   ]);
-  if (!user) throw notFound(Messages.userNotFound, 'USER_NOT_FOUND');
+  if (!user) throw new AppError('USER_NOT_FOUND');
   return { ...user, stats };
 }
 
 export async function getPublicProfile(username: string) {
   const user = await prisma.user.findUnique({ where: { username }, select: publicProfileSelect });
-  if (!user) throw notFound(Messages.userNotFound, 'USER_NOT_FOUND');
+  if (!user) throw new AppError('USER_NOT_FOUND');
   return { ...user, stats: await userStats(user.id, { includePending: false }) };
 }
 
@@ -94,7 +94,7 @@ export const RATINGS_LIMIT = 50;
 
 export async function getUserRatings(username: string) {
   const user = await prisma.user.findUnique({ where: { username }, select: { id: true } });
-  if (!user) throw notFound(Messages.userNotFound, 'USER_NOT_FOUND');
+  if (!user) throw new AppError('USER_NOT_FOUND');
   const [summary, ratings] = await Promise.all([
     prisma.rating.aggregate({ where: { ratedId: user.id }, _count: { _all: true }, _avg: { score: true } }),
     prisma.rating.findMany({
@@ -142,7 +142,7 @@ export async function updateProfile(req: Request, userId: number, body: Record<s
     data[field] = value === null || value === '' ? null : value;
   }
   const current = await prisma.user.findUnique({ where: { id: userId }, select: { email: true, username: true } });
-  if (!current) throw notFound(Messages.userNotFound, 'USER_NOT_FOUND');
+  if (!current) throw new AppError('USER_NOT_FOUND');
 
   const newEmail = typeof body.email === 'string' ? body.email : undefined;
   const emailChanged = newEmail !== undefined && newEmail !== current.email;
@@ -156,7 +156,7 @@ export async function updateProfile(req: Request, userId: number, body: Record<s
   try {
     user = await prisma.user.update({ where: { id: userId }, data, select: userObjectSelect });
   } catch (err) {
-    if (isUniqueViolation(err, 'email')) throw conflict('Email already registered', 'EMAIL_TAKEN');
+    if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
     throw err;
   }
 
@@ -167,7 +167,7 @@ export async function updateProfile(req: Request, userId: number, body: Record<s
     metadata: { fields: Object.keys(data).filter((k) => !k.startsWith('verification') && k !== 'emailVerified') },
   });
   if (emailChanged && verification) {
-    void sendMailInBackground(verificationMail(user.email, user.username, verification.token, verification.code), {
+    void sendMailInBackground(verificationMail(config.frontendUrl, user.email, user.username, verification.token, verification.code), {
       userId,
     });
     return { ...user, token: signAccessToken(user) };
@@ -177,10 +177,10 @@ export async function updateProfile(req: Request, userId: number, body: Record<s
 
 export async function changePassword(req: Request, userId: number, currentPassword: string, newPassword: string) {
   const user = await prisma.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
-  if (!user) throw notFound(Messages.userNotFound, 'USER_NOT_FOUND');
+  if (!user) throw new AppError('USER_NOT_FOUND');
   if (!(await bcrypt.compare(currentPassword, user.passwordHash))) {
     void logActivity({ req, category: 'auth', action: 'password_change', success: false, metadata: { reason: 'wrong_current_password' } });
-    throw badRequest('Current password is incorrect', 'WRONG_PASSWORD');
+    throw new AppError('WRONG_PASSWORD');
   }
   const passwordHash = await bcrypt.hash(newPassword, config.bcryptRounds);
   // A pending reset link is void once the password was changed.

@@ -1,5 +1,5 @@
 import { body, param, type ValidationChain } from 'express-validator';
-import { emailField, optionalText, passwordField } from '../auth/auth.validators.js';
+import { emailField, optionalText, passwordField } from '../../middleware/validators.js';
 
 /** Social links: https URLs only (or null / "" to clear). */
 const httpsUrl = (field: string): ValidationChain =>

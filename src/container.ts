@@ -1,0 +1,72 @@
+import type { Config } from './config/index.js';
+import { releaseBridgedContainer, setBridgedContainer } from './container-bridge.js';
+import { TokenAuthenticator } from './lib/auth.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createLogger, type Logger } from './lib/logger.js';
+import { Mailer } from './lib/mailer.js';
+import { Database } from './lib/prisma.js';
+import { RedisConnections } from './lib/redis.js';
+import { createAuthGuards, type AuthGuards } from './middleware/auth.js';
+import { createCsrf, type Csrf } from './middleware/csrf.js';
+import { createRateLimiters, type RateLimiters } from './middleware/rate-limit.js';
+import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
+import { RegistryService } from './modules/registry/registry.service.js';
+import { Notifier } from './realtime/notifier.js';
+
+/** What a container may be given instead of building it (tests, benchmarks). */
+export interface ContainerOverrides {
+  logger?: Logger;
+  clock?: Clock;
+  mailer?: Mailer;
+  database?: Database;
+}
+
+/**
+ * The composition root: builds every service from explicit dependencies. The app
+ * (src/app.ts), the real-time layer (src/realtime/io.ts), the scheduler and the CLI receive
+ * it. Only src/server.ts, src/cli.ts, benchmarks and tests create one. Creating it connects
+ * to nothing: the database pool and Redis open on first use.
+ */
+export function createContainer(config: Config, overrides: ContainerOverrides = {}) {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const clock = overrides.clock ?? systemClock;
+  const database = overrides.database ?? new Database(config, logger);
+  const prisma = database.prisma;
+  const notifier = new Notifier(logger);
+  const mailer = overrides.mailer ?? new Mailer(config, logger);
+  const redis = new RedisConnections(config.redisUrl, logger);
+  const tokens = new TokenAuthenticator(prisma, config.jwt);
+
+  const audit = new ActivityLogService(prisma, notifier, logger, clock);
+  const registry = new RegistryService(config.registry, logger, clock);
+
+  const container = {
+    config,
+    logger,
+    clock,
+    database,
+    prisma,
+    notifier,
+    mailer,
+    redis,
+    tokens,
+    audit,
+    registry,
+    // HTTP edge pieces built from the same configuration
+    guards: createAuthGuards(tokens, config) as AuthGuards,
+    limiters: createRateLimiters(config, redis, logger) as RateLimiters,
+    csrf: createCsrf(config) as Csrf,
+    /** Releases what the container opened (pool, Redis, SMTP transport). */
+    async close(): Promise<void> {
+      releaseBridgedContainer(container);
+      notifier.unbind();
+      mailer.close();
+      await redis.close();
+      await database.close();
+    },
+  };
+  setBridgedContainer(container);
+  return container;
+}
+
+export type Container = ReturnType<typeof createContainer>;

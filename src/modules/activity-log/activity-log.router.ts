@@ -1,0 +1,26 @@
+import { Router } from 'express';
+import type { Container } from '../../container.js';
+import { sendData, sendList } from '../../lib/http.js';
+import { input, validate } from '../../middleware/validate.js';
+import { activityLogQuery, type ActivityLogQuery } from './activity-log.schemas.js';
+
+/** The admin activity log: list with filters, distinct actions, statistics (admins only). */
+export function createActivityLogRouter({ guards, audit }: Pick<Container, 'guards' | 'audit'>): Router {
+  const router = Router();
+  const admin = [guards.requireAuth, guards.requireAdmin];
+
+  router.get('/admin/activity-logs', ...admin, validate(...activityLogQuery), async (_req, res) => {
+    const q = input<ActivityLogQuery>(res);
+    const { rows, pagination } = await audit.list({ ...q, page: q.page ?? 1 });
+    sendList(res, rows, { pagination });
+  });
+
+  router.get('/admin/activity-logs/actions', ...admin, async (_req, res) => {
+    sendList(res, await audit.distinctActions());
+  });
+
+  router.get('/admin/activity-logs/stats', ...admin, async (_req, res) => {
+    sendData(res, await audit.stats());
+  });
+  return router;
+}

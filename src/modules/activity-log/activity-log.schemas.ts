@@ -1,0 +1,26 @@
+import { query } from 'express-validator';
+import { ACTIVITY_CATEGORIES } from './activity-log.service.js';
+
+/** One value per query parameter (a repeated parameter arrives as an array). */
+const single = (field: string) =>
+  query(field).optional().custom((v) => typeof v === 'string').withMessage(`${field} must be given once`).bail();
+
+export const activityLogQuery = [
+  single('page').isInt({ min: 1, max: 100_000 }).withMessage('page must be a positive whole number').toInt(),
+  single('category').isIn(ACTIVITY_CATEGORIES).withMessage(`category must be one of ${ACTIVITY_CATEGORIES.join(', ')}`),
+  single('action').isString().isLength({ min: 1, max: 100 }).withMessage('action must be 1-100 characters'),
+  single('username').isString().isLength({ min: 1, max: 50 }).withMessage('username must be 1-50 characters'),
+  single('success').isIn(['true', 'false']).withMessage('success must be true or false').toBoolean(true),
+  single('from').isISO8601().withMessage('from must be an ISO 8601 date').toDate(),
+  single('to').isISO8601().withMessage('to must be an ISO 8601 date').toDate(),
+];
+
+export interface ActivityLogQuery {
+  page?: number;
+  category?: string;
+  action?: string;
+  username?: string;
+  success?: boolean;
+  from?: Date;
+  to?: Date;
+}
