@@ -7,7 +7,7 @@
  *         recorder capacity, so opt-out recorders are needed), 5% accepted, 5% rejected.
  */
 import { runMatchingEngine } from '../src/modules/matching/matching.engine.js';
-import { maxCoverage } from '../src/modules/matching/maxflow.js';
+import { maxCoverage } from '../tests/matching/support/maxflow.js';
 import { generateEvent, type GenerateOptions } from './lib/generate-event.js';
 
 const SIZES = [50, 200, 1000, 2000, 5000, 10000];

@@ -9,7 +9,7 @@ import {
   type EngineResult,
   type ScheduleSlot,
 } from '../../src/modules/matching/matching.engine.js';
-import { maxCoverage } from '../../src/modules/matching/maxflow.js';
+import { maxCoverage } from './support/maxflow.js';
 
 // ---------------------------------------------------------------------------------------
 // Helpers
