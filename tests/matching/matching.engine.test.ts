@@ -492,6 +492,8 @@ describe('rules', () => {
       assignments: [],
       unassigned: [],
       stats: { heats: 0, covered: 0, optOutUses: 0, sameCity: 0, sameCountry: 0, maxLoad: 0 },
+      unfilled: [],
+      reuse: { valid: 0, kept: 0, added: 0, dropped: [], invalid: [] },
     });
     const h = heat(1, 1, 1);
     expect(runMatchingEngine(input({ participants: [person(1)], heats: [h] })).unassigned).toEqual([h.id]);
