@@ -50,24 +50,33 @@ export interface UnfilledContext {
   cap: number;
 }
 
+/** Free participants at one time key, summarised once for every heat at that key. */
+interface FreeAtKey {
+  count: number;
+  /** Free participants who did not opt out. */
+  willing: number;
+  /** Free participants below the cap (empty next to an open heat unless they rejected it). */
+  withRoom: EngineParticipant[];
+}
+
 /** Reasons for the given unassigned heats, in the same order. */
 export function explainUnfilled(heats: EngineHeat[], ctx: UnfilledContext): { heatId: number; reason: UnfilledReason }[] {
-  const isParticipant = new Set(ctx.participants.map((p) => p.userId));
+  const byId = new Map(ctx.participants.map((p) => [p.userId, p]));
   const busyCount = new Map<string, number>();
   const countBusy = (sets: Map<string, Set<number>>, key: string) => {
     const cacheKey = `${sets === ctx.busy ? 's' : 'd'}${key}`;
     let n = busyCount.get(cacheKey);
     if (n === undefined) {
       n = 0;
-      for (const u of sets.get(key) ?? []) if (isParticipant.has(u)) n++;
+      for (const u of sets.get(key) ?? []) if (byId.has(u)) n++;
       busyCount.set(cacheKey, n);
     }
     return n;
   };
-  const freeAt = new Map<string, EngineParticipant[]>();
+  const freeAt = new Map<string, FreeAtKey>();
   return heats.map((h) => {
-    const self = isParticipant.has(h.userId) ? 1 : 0; // the dancer is busy at his/her own heat
-    const others = isParticipant.size - self;
+    const self = byId.has(h.userId) ? 1 : 0; // the dancer is busy at his/her own heat
+    const others = byId.size - self;
     const key = ctx.timeKeyOf(h);
     if (others === 0) return { heatId: h.id, reason: 'NO_OTHER_PARTICIPANT' };
     if (countBusy(ctx.busy, key) - self === others) {
@@ -75,19 +84,35 @@ export function explainUnfilled(heats: EngineHeat[], ctx: UnfilledContext): { he
       return { heatId: h.id, reason: direct === others ? 'ALL_CANDIDATES_DANCING' : 'SLOT_CONFLICT' };
     }
     let free = freeAt.get(key);
-    if (!free) {
-      const busy = ctx.busy.get(key);
-      freeAt.set(key, (free = ctx.participants.filter((p) => !busy?.has(p.userId))));
-    }
-    return { heatId: h.id, reason: reasonAmongFree(h, free, ctx) };
+    if (!free) freeAt.set(key, (free = summariseFree(ctx, ctx.busy.get(key))));
+    return { heatId: h.id, reason: reasonAmongFree(h, free, byId, ctx) };
   });
 }
 
-function reasonAmongFree(h: EngineHeat, free: EngineParticipant[], ctx: UnfilledContext): UnfilledReason {
-  const rejected = ctx.forbiddenOf.get(h.id);
-  const candidates = rejected ? free.filter((p) => !rejected.has(p.userId)) : free;
-  if (candidates.length === 0) return 'ALL_CANDIDATES_REJECTED';
-  const withRoom = candidates.find((p) => (ctx.load.get(p.userId) ?? 0) < ctx.cap);
+function summariseFree(ctx: UnfilledContext, busy: Set<number> | undefined): FreeAtKey {
+  const out: FreeAtKey = { count: 0, willing: 0, withRoom: [] };
+  for (const p of ctx.participants) {
+    if (busy?.has(p.userId)) continue;
+    out.count++;
+    if (!p.optOut) out.willing++;
+    if ((ctx.load.get(p.userId) ?? 0) < ctx.cap) out.withRoom.push(p);
+  }
+  return out;
+}
+
+function reasonAmongFree(h: EngineHeat, free: FreeAtKey, byId: Map<number, EngineParticipant>, ctx: UnfilledContext): UnfilledReason {
+  const rejected = ctx.forbiddenOf.get(h.id) ?? new Set<number>();
+  const busy = ctx.busy.get(ctx.timeKeyOf(h));
+  let rejectedFree = 0;
+  let rejectedWilling = 0;
+  for (const u of rejected) {
+    const p = byId.get(u);
+    if (!p || u === h.userId || busy?.has(u)) continue;
+    rejectedFree++;
+    if (!p.optOut) rejectedWilling++;
+  }
+  if (rejectedFree === free.count) return 'ALL_CANDIDATES_REJECTED';
+  const withRoom = free.withRoom.find((p) => !rejected.has(p.userId));
   if (withRoom) throw new Error(`heat ${h.id} left open although recorder ${withRoom.userId} has room (coverage is not maximal)`);
-  return candidates.every((p) => p.optOut) ? 'ONLY_OPTED_OUT_AT_CAP' : 'ALL_CANDIDATES_AT_CAP';
+  return free.willing === rejectedWilling ? 'ONLY_OPTED_OUT_AT_CAP' : 'ALL_CANDIDATES_AT_CAP';
 }
