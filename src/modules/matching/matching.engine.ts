@@ -422,7 +422,7 @@ interface HubChoice {
   cls: 0 | 1 | 2;
 }
 
-export interface HeatNode {
+interface HeatNode {
   node: number;
   sourceEdge: number;
   heats: EngineHeat[]; // sorted by id
