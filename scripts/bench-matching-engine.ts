@@ -6,8 +6,8 @@
  * --worst adds the heaviest case: every participant declares 4 heats (more heats than
  *         recorder capacity, so opt-out recorders are needed), 5% accepted, 5% rejected.
  */
-import { runMatchingEngine } from '../src/modules/matching/matching.engine.js';
-import { maxCoverage } from '../src/modules/matching/maxflow.js';
+import { runMatchingEngine, UNFILLED_REASONS } from '../src/modules/matching/matching.engine.js';
+import { maxCoverage } from '../tests/matching/support/maxflow.js';
 import { generateEvent, type GenerateOptions } from './lib/generate-event.js';
 
 const SIZES = [50, 200, 1000, 2000, 5000, 10000];
@@ -23,6 +23,7 @@ function table(title: string, options: GenerateOptions): boolean {
   console.log(header.join(' | '));
   console.log(header.map(() => '---').join(' | '));
   let ok = true;
+  const explained: string[] = [];
   for (const size of SIZES) {
     const input = generateEvent(SEED + size, size, options);
     const t0 = process.hrtime.bigint();
@@ -34,12 +35,16 @@ function table(title: string, options: GenerateOptions): boolean {
     const optOut = new Set(input.participants.filter((p) => p.optOut).map((p) => p.userId));
     const optOutMin = optimum - maxCoverage(input, { recorderFilter: (u) => !optOut.has(u) });
     const optOutOk = optOutMin === result.stats.optOutUses;
-    ok &&= equal && optOutOk;
+    const reasons = result.unfilled.filter((u) => (UNFILLED_REASONS as readonly string[]).includes(u.reason)).map((u) => u.heatId);
+    const allExplained = reasons.join() === result.unassigned.join();
+    explained.push(`${size}: ${reasons.length}/${result.unassigned.length}`);
+    ok &&= equal && optOutOk && allExplained;
     const s = result.stats;
     console.log(
       [size, s.heats, s.covered, optimum, equal ? 'yes' : 'no', pct(s.sameCity, s.covered), pct(s.sameCountry, s.covered), s.optOutUses, s.maxLoad, ms.toFixed(0), optOutOk ? 'yes' : `no (${optOutMin})`].join(' | '),
     );
   }
+  console.log(`unfilled heats with a reason (participants: explained/unfilled): ${explained.join(', ')}`);
   return ok;
 }
 

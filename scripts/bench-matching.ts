@@ -2,7 +2,10 @@
  * Matching benchmark: `npm run bench:matching`
  *  1. the engine table (scripts/bench-matching-engine.ts: seeded random events of growing
  *     size, coverage against an independent max flow);
- *  2. one full run through the database at 2 000 participants with up to 4 heats each:
+ *  2. the scenarios (scripts/bench-matching-scenarios.ts): churn between two runs (share of
+ *     still-valid pairs kept), hard event families with the old greedy pass beside the
+ *     engine, and a reason for every unfilled heat;
+ *  3. one full run through the database at 2 000 participants with up to 4 heats each:
  *     a throw-away PostgreSQL database (TEST_DATABASE_ADMIN_URL, default
  *     postgresql://postgres@127.0.0.1:5432/postgres) is created and migrated, users,
  *     participants and heats are bulk-inserted, the run service does a manual run (lock,
@@ -26,6 +29,11 @@ async function engineTable(): Promise<void> {
   }
   // Prints its own table when imported (and sets process.exitCode when coverage differs).
   await import(engineBench);
+}
+
+async function scenarioTables(): Promise<void> {
+  // Prints its own tables when imported (and sets process.exitCode when a check fails).
+  await import(path.join(__dirname, 'bench-matching-scenarios.ts'));
 }
 
 async function databaseRun(): Promise<boolean> {
@@ -129,6 +137,7 @@ async function databaseRun(): Promise<boolean> {
 
 async function main() {
   await engineTable();
+  await scenarioTables();
   const ok = await databaseRun();
   if (!ok) process.exitCode = 1;
 }

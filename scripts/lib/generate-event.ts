@@ -46,6 +46,14 @@ export interface GenerateOptions {
   fixedShare?: number;
   /** Share of heats with 1-2 rejected recorders from an earlier run (0). */
   forbiddenShare?: number;
+  /** Share of participants who opted out of recording (0.1). */
+  optOutShare?: number;
+  /** Heat numbers per division and type: 1..heatNumbers (9). Fewer = denser clusters. */
+  heatNumbers?: number;
+  /** Share of participants placed in the first city, the rest as usual (unset: Zipf only). */
+  mainCityShare?: number;
+  /** Schedule slots (DEFAULT_SLOTS). */
+  slots?: ScheduleSlot[];
 }
 
 export function generateEvent(seed: number, participants: number, options: GenerateOptions = {}): EngineInput {
@@ -62,13 +70,13 @@ export function generateEvent(seed: number, participants: number, options: Gener
 
   const people: EngineParticipant[] = [];
   for (let i = 0; i < participants; i++) {
-    const c = pickCity();
+    const c = options.mainCityShare !== undefined && rnd() < options.mainCityShare ? CITIES[0] : pickCity();
     const roll = rnd();
     // 4% no location at all, 6% country only, otherwise city + country (with cosmetic
     // case/space noise that the engine must normalise).
     const city = roll < 0.1 ? null : rnd() < 0.1 ? ` ${c.city.toUpperCase()} ` : c.city;
     const country = roll < 0.04 ? null : c.country;
-    people.push({ userId: 1000 + i, city, country, optOut: rnd() < 0.1 });
+    people.push({ userId: 1000 + i, city, country, optOut: rnd() < (options.optOutShare ?? 0.1) });
   }
 
   const heats: EngineHeat[] = [];
@@ -85,7 +93,7 @@ export function generateEvent(seed: number, participants: number, options: Gener
       const k = `${divisionId}/${competitionTypeId}/${role}`;
       if (used.has(k)) continue;
       used.add(k);
-      heats.push({ id: heatId++, userId: p.userId, divisionId, competitionTypeId, heatNumber: 1 + int(9), role });
+      heats.push({ id: heatId++, userId: p.userId, divisionId, competitionTypeId, heatNumber: 1 + int(options.heatNumbers ?? 9), role });
     }
   }
 
@@ -112,5 +120,5 @@ export function generateEvent(seed: number, participants: number, options: Gener
     }
   }
 
-  return { participants: people, heats, slots: DEFAULT_SLOTS.map((s) => ({ ...s, divisionIds: [...s.divisionIds] })), fixed, forbidden, maxRecordingsPerPerson: 3 };
+  return { participants: people, heats, slots: (options.slots ?? DEFAULT_SLOTS).map((s) => ({ ...s, divisionIds: [...s.divisionIds] })), fixed, forbidden, maxRecordingsPerPerson: 3 };
 }

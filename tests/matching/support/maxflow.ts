@@ -8,7 +8,7 @@
  * of open heats that can get a recorder under rules 1, 2, 4 and the rejected pairs.
  */
 
-import type { EngineHeat, EngineInput } from './matching.engine.js';
+import type { EngineHeat, EngineInput } from '../../../src/modules/matching/matching.engine.js';
 
 /** Plain Dinic max flow (adjacency lists, BFS levels, DFS with current-arc pointers). */
 export class Dinic {
