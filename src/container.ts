@@ -11,6 +11,7 @@ import { createCsrf, type Csrf } from './middleware/csrf.js';
 import { createRateLimiters, type RateLimiters } from './middleware/rate-limit.js';
 import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
 import { RegistryService } from './modules/registry/registry.service.js';
+import { EventAccess } from './modules/events/event-access.js';
 import { Notifier } from './realtime/notifier.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
@@ -39,6 +40,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
 
   const audit = new ActivityLogService(prisma, notifier, logger, clock);
   const registry = new RegistryService(config.registry, logger, clock);
+  const eventAccess = new EventAccess(prisma);
 
   const container = {
     config,
@@ -52,6 +54,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     tokens,
     audit,
     registry,
+    eventAccess,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

@@ -1,23 +1,41 @@
-import type { Prisma } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { AppError } from '../../lib/errors.js';
-import { prisma } from '../../lib/prisma.js';
+import { bridgedContainer } from '../../container-bridge.js';
 
-type Db = Prisma.TransactionClient | typeof prisma;
+type Db = Prisma.TransactionClient | PrismaClient;
 
-/** The event of a slug, or 404 "Event not found". Shared by every event-scoped route. */
-export async function getEventBySlug(slug: string, db: Db = prisma) {
-  const event = await db.event.findUnique({ where: { slug } });
-  if (!event) throw new AppError('EVENT_NOT_FOUND');
-  return event;
+/**
+ * Event lookups and the participation rule shared by every event-scoped feature (events, chat,
+ * heats, settings, matches, matching). Each method takes an optional transaction client.
+ */
+export class EventAccess {
+  constructor(private readonly db: PrismaClient) {}
+
+  /** The event of a slug, or 404 "Event not found". */
+  async getBySlug(slug: string, db: Db = this.db) {
+    const event = await db.event.findUnique({ where: { slug } });
+    if (!event) throw new AppError('EVENT_NOT_FOUND');
+    return event;
+  }
+
+  findParticipation(eventId: number, userId: number, db: Db = this.db) {
+    return db.eventParticipant.findUnique({ where: { userId_eventId: { userId, eventId } } });
+  }
+
+  /** 403 "You must be a participant of this event" unless the user participates. */
+  async assertParticipant(eventId: number, userId: number, db: Db = this.db) {
+    const participation = await this.findParticipation(eventId, userId, db);
+    if (!participation) throw new AppError('NOT_PARTICIPANT');
+    return participation;
+  }
 }
 
-export async function findParticipation(eventId: number, userId: number, db: Db = prisma) {
-  return db.eventParticipant.findUnique({ where: { userId_eventId: { userId, eventId } } });
-}
-
-/** 403 "You must be a participant of this event" unless the user participates. */
-export async function assertParticipant(eventId: number, userId: number, db: Db = prisma) {
-  const participation = await findParticipation(eventId, userId, db);
-  if (!participation) throw new AppError('NOT_PARTICIPANT');
-  return participation;
-}
+// ---- transitional (issue 11): free functions over the current container's EventAccess
+/** @deprecated transitional */
+export const getEventBySlug = (slug: string, db?: Db) => bridgedContainer().eventAccess.getBySlug(slug, db);
+/** @deprecated transitional */
+export const findParticipation = (eventId: number, userId: number, db?: Db) =>
+  bridgedContainer().eventAccess.findParticipation(eventId, userId, db);
+/** @deprecated transitional */
+export const assertParticipant = (eventId: number, userId: number, db?: Db) =>
+  bridgedContainer().eventAccess.assertParticipant(eventId, userId, db);
