@@ -12,6 +12,7 @@ import { createRateLimiters, type RateLimiters } from './middleware/rate-limit.j
 import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
 import { RegistryService } from './modules/registry/registry.service.js';
 import { EventAccess } from './modules/events/event-access.js';
+import { TokenBucketLimiter } from './modules/chat/flood-limit.js';
 import { Notifier } from './realtime/notifier.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
@@ -41,6 +42,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const audit = new ActivityLogService(prisma, notifier, logger, clock);
   const registry = new RegistryService(config.registry, logger, clock);
   const eventAccess = new EventAccess(prisma);
+  /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
+  const chatFlood = new TokenBucketLimiter(5, 10, () => clock.now().getTime());
 
   const container = {
     config,
@@ -55,6 +58,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     audit,
     registry,
     eventAccess,
+    chatFlood,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,
