@@ -10,6 +10,7 @@ import { matchesRouter } from './modules/matches/matches.router.js';
 import { matchingRouter } from './modules/matching/matching.router.js';
 import { registryRouter } from './modules/registry/registry.router.js';
 import { usersRouter } from './modules/users/users.router.js';
+import { webrtcRouter } from './modules/webrtc/webrtc.wiring.js';
 import { docsRouter } from './docs/docs.router.js';
 
 /** Every feature router, mounted at /api. Each router holds its full paths. */
@@ -26,4 +27,5 @@ export const moduleRouters: Router[] = [
   matchingRouter,
   adminRouter,
   dashboardRouter,
+  webrtcRouter,
 ];

@@ -4,7 +4,7 @@ import type { AuthUser } from '../lib/auth.js';
  * Typed Socket.IO event maps (DECISIONS.md "Real-time channel").
  * Every client→server event takes an optional acknowledgement answered with an AckResponse.
  */
-export type AckResponse<T = unknown> = { success: true; data?: T } | { success: false; error: string };
+export type AckResponse<T = unknown> = { success: true; data?: T } | { success: false; error: string; code?: string };
 export type Ack<T = unknown> = (response: AckResponse<T>) => void;
 
 export interface UserSummary {
@@ -43,6 +43,35 @@ export interface MatchNotification {
   from: UserSummary;
 }
 
+export type WebrtcSignalKind = 'offer' | 'answer' | 'ice-candidate' | 'hangup';
+
+/** `webrtc_signal` c→s: offer/answer data `{ type, sdp }`, ice-candidate data an RTCIceCandidateInit, hangup data optional. */
+export interface WebrtcSignalInput {
+  matchSlug: string;
+  kind: WebrtcSignalKind;
+  data: unknown;
+}
+
+/** `webrtc_signal` s→c (`user_<id>` of the other member). */
+export interface WebrtcSignalRelay extends WebrtcSignalInput {
+  from: UserSummary;
+}
+
+/** A video hand-off record (GET /matches/:slug/transfers item; `transfer_updated` payload). */
+export interface TransferPayload {
+  id: number;
+  matchSlug: string;
+  sender: UserSummary;
+  receiver: UserSummary;
+  fileName: string;
+  size: number;
+  sha256: string;
+  status: 'offered' | 'completed' | 'failed' | 'cancelled';
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  finishedAt: Date | string | null;
+}
+
 export interface ClientToServerEvents {
   join_event_room: (slug: string, ack?: Ack) => void;
   leave_event_room: (ack?: Ack) => void;
@@ -51,6 +80,7 @@ export interface ClientToServerEvents {
   send_private_message: (payload: { matchId: number; content: string }, ack?: Ack) => void;
   join_admin_activity_logs: (ack?: Ack) => void;
   leave_admin_activity_logs: (ack?: Ack) => void;
+  webrtc_signal: (payload: WebrtcSignalInput, ack?: Ack) => void;
 }
 
 export interface ServerToClientEvents {
@@ -65,6 +95,8 @@ export interface ServerToClientEvents {
   match_cancelled: (payload: MatchNotification) => void;
   recording_suggestions_created: (payload: { eventSlug: string; runId: string; toBeRecorded: number; toRecord: number }) => void;
   activity_log_entry: (entry: Record<string, unknown>) => void;
+  webrtc_signal: (payload: WebrtcSignalRelay) => void;
+  transfer_updated: (payload: TransferPayload) => void;
 }
 
 export type InterServerEvents = Record<string, never>;
