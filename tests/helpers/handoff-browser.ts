@@ -128,3 +128,17 @@ export const signalErrors = (page: Page) => page.evaluate(() => (globalThis as u
 /** One raw `webrtc_signal` from the page, answered with the service's ack. */
 export const trySignal = (page: Page, kind: string, data: unknown) =>
   page.evaluate((args) => (globalThis as unknown as { trySignal(k: string, d: unknown): Promise<unknown> }).trySignal(args.kind, args.data), { kind, data });
+
+/** How many `webrtc_signal` events the page sent. */
+export const signalsSent = (page: Page) => page.evaluate(() => (globalThis as unknown as { signalsSent(): number }).signalsSent());
+
+/**
+ * Benchmark reference: the two pages signal each other through the test driver instead of the
+ * service (same pages, same transfer; only the signaling path differs).
+ */
+export async function linkDirectSignaling(a: Page, b: Page): Promise<void> {
+  const deliver = (to: Page) => (msg: unknown) => to.evaluate((m) => (globalThis as unknown as { deliverSignal(m: unknown): void }).deliverSignal(m), msg);
+  await a.exposeFunction('directSignal', deliver(b));
+  await b.exposeFunction('directSignal', deliver(a));
+  for (const page of [a, b]) await page.evaluate(() => (globalThis as unknown as { useDirectSignaling(): void }).useDirectSignaling());
+}

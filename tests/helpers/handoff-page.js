@@ -25,12 +25,33 @@
   }
 
   function signal(kind, data) {
+    state.signalsSent = (state.signalsSent || 0) + 1;
+    if (state.direct) return window.directSignal({ matchSlug: state.matchSlug, kind, data }).then(() => ({ success: true }));
     return new Promise((resolve) =>
       state.socket.emit('webrtc_signal', { matchSlug: state.matchSlug, kind, data }, (ack) => {
         if (!ack.success) state.signalErrors.push(ack);
         resolve(ack);
       }),
     );
+  }
+
+  function randomFile(size) {
+    const file = new Uint8Array(size);
+    for (let i = 0; i < size; i += 65536) crypto.getRandomValues(file.subarray(i, Math.min(size, i + 65536)));
+    return file;
+  }
+
+  /** Sends the file in 64 KB chunks, pausing above 4 MB buffered until the buffer drains to 1 MB. */
+  async function pump(channel, file) {
+    let maxBuffered = 0;
+    for (let offset = 0; offset < file.length; offset += CHUNK) {
+      if (channel.bufferedAmount > HIGH_WATER) {
+        await new Promise((resolve) => channel.addEventListener('bufferedamountlow', resolve, { once: true }));
+      }
+      channel.send(file.subarray(offset, Math.min(file.length, offset + CHUNK)));
+      maxBuffered = Math.max(maxBuffered, channel.bufferedAmount);
+    }
+    return maxBuffered;
   }
 
   const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
@@ -110,9 +131,7 @@
       state.transfers.push(t);
       for (const w of state.waiters.filter((w) => w.id === t.id && w.status === t.status)) w.resolve(t);
     });
-    state.socket.on('webrtc_signal', (msg) => {
-      state.chain = state.chain.then(() => onSignal(msg)).catch((err) => state.signalErrors.push({ local: String(err) }));
-    });
+    state.socket.on('webrtc_signal', (msg) => window.deliverSignal(msg));
     const { iceServers } = await api('GET', '/api/webrtc/ice-servers');
     state.pc = new RTCPeerConnection({ iceServers });
     state.pc.onicecandidate = (e) => {
@@ -124,8 +143,7 @@
 
   /** Sender: generates `size` random bytes, records the transfer, offers, sends with backpressure. */
   window.sendFile = async ({ size, fileName }) => {
-    const file = new Uint8Array(size);
-    for (let i = 0; i < size; i += 65536) crypto.getRandomValues(file.subarray(i, Math.min(size, i + 65536)));
+    const file = randomFile(size);
     const digest = await sha256(file);
     const transfer = await api('POST', '/api/matches/' + state.matchSlug + '/transfers', { fileName, size, sha256: digest });
     const completed = transferReaches(transfer.id, 'completed');
@@ -140,15 +158,8 @@
     await open;
 
     const startedAt = performance.now();
-    let maxBuffered = 0;
     channel.send(JSON.stringify({ transferId: transfer.id, size, fileName }));
-    for (let offset = 0; offset < size; offset += CHUNK) {
-      if (channel.bufferedAmount > HIGH_WATER) {
-        await new Promise((resolve) => channel.addEventListener('bufferedamountlow', resolve, { once: true }));
-      }
-      channel.send(file.subarray(offset, Math.min(size, offset + CHUNK)));
-      maxBuffered = Math.max(maxBuffered, channel.bufferedAmount);
-    }
+    const maxBuffered = await pump(channel, file);
     const record = await completed;
     return { sha256: digest, transferId: transfer.id, status: record.status, ms: performance.now() - startedAt, maxBuffered };
   };
@@ -160,4 +171,16 @@
   window.trySignal = (kind, data) => signal(kind, data);
 
   window.signalErrors = () => state.signalErrors;
+  window.signalsSent = () => state.signalsSent || 0;
+
+  /**
+   * Benchmark reference: signals go page to page through the test driver (window.directSignal,
+   * set by playwright) instead of the service. Transfer records still use the service.
+   */
+  window.useDirectSignaling = () => {
+    state.direct = true;
+  };
+  window.deliverSignal = (msg) => {
+    state.chain = state.chain.then(() => onSignal(msg)).catch((err) => state.signalErrors.push({ local: String(err) }));
+  };
 })();
