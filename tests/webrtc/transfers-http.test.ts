@@ -8,7 +8,7 @@ import { WebrtcService } from '../../src/modules/webrtc/webrtc.service';
 import type { TransferPayload } from '../../src/realtime/types';
 import { createTrio, insertMatch } from '../helpers/matches';
 import { hmacSha1, toBase64, utf8 } from '../helpers/hmac-sha1';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { api, startTestServer, type TestServer } from '../helpers/server';
 import { connectSocket, nextEvent, type ClientSocket } from '../helpers/socket';
 
 const SHA = 'ab'.repeat(32);
@@ -203,5 +203,15 @@ describe('GET /webrtc/ice-servers', () => {
       ],
       ttlSeconds: 600,
     });
+  });
+});
+
+describe('API reference', () => {
+  it('documents the ICE servers, the transfer routes and videosReceived', async () => {
+    const doc = (await api().get('/api/docs/openapi.json').expect(200)).body;
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/webrtc/ice-servers', '/matches/{slug}/transfers', '/matches/{slug}/transfers/{id}']));
+    expect(JSON.stringify(doc.paths['/matches/{slug}'])).toContain('videosReceived');
+    expect(JSON.stringify(doc.paths['/dashboard'])).toContain('videosReceived');
+    expect(doc.paths['/webrtc/ice-servers'].get.description).toContain('webrtc_signal');
   });
 });

@@ -1,3 +1,5 @@
+import { loadConfig } from '../../src/config';
+import { ConfigError } from '../../src/config/config-error';
 import fc from 'fast-check';
 import { iceServersFor, turnCredentials } from '../../src/modules/webrtc/ice-servers';
 import { hmacSha1, toBase64, toHex, utf8 } from '../helpers/hmac-sha1';
@@ -52,5 +54,31 @@ describe('TURN REST credentials (coturn use-auth-secret)', () => {
       { urls: config.stunUrls },
       { urls: config.turnUrls, username, credential: toBase64(hmacSha1(utf8('north-sea-secret'), utf8(username))) },
     ]);
+  });
+});
+
+describe('ICE configuration', () => {
+  it('defaults to no STUN, no TURN and a 3600 s credential lifetime', () => {
+    expect(loadConfig({}).webrtc).toEqual({ stunUrls: [], turnUrls: [], turnSecret: undefined, turnTtlSeconds: 3600 });
+  });
+
+  it('splits comma-separated STUN and TURN URLs', () => {
+    const c = loadConfig({ STUN_URLS: 'stun:a.test:3478, stuns:b.test', TURN_URLS: 'turn:a.test:3478?transport=udp,turns:a.test:5349', TURN_SECRET: 's3cret', TURN_TTL_SECONDS: '600' });
+    expect(c.webrtc).toEqual({
+      stunUrls: ['stun:a.test:3478', 'stuns:b.test'],
+      turnUrls: ['turn:a.test:3478?transport=udp', 'turns:a.test:5349'],
+      turnSecret: 's3cret',
+      turnTtlSeconds: 600,
+    });
+  });
+
+  it.each([
+    [{ STUN_URLS: 'http://stun.test' }, 'STUN_URLS'],
+    [{ TURN_URLS: 'stun:a.test', TURN_SECRET: 's' }, 'TURN_URLS'],
+    [{ TURN_URLS: 'turn:a.test' }, 'TURN_SECRET'],
+    [{ TURN_TTL_SECONDS: '10' }, 'TURN_TTL_SECONDS'],
+  ])('refuses %j naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(variable));
   });
 });
