@@ -11,6 +11,7 @@ import { matchesRouter } from './modules/matches/matches.router.js';
 import { matchingRouter } from './modules/matching/matching.router.js';
 import { createRegistryRouter } from './modules/registry/registry.router.js';
 import { usersRouter } from './modules/users/users.router.js';
+import { createWebrtcRouter } from './modules/webrtc/webrtc.router.js';
 import { docsRouter } from './docs/docs.router.js';
 
 /** Every feature router, mounted at /api. Each router holds its full paths. */
@@ -27,4 +28,5 @@ export const createRouters = (c: Container): Router[] => [
   matchingRouter,
   createActivityLogRouter(c),
   dashboardRouter,
+  createWebrtcRouter(c),
 ];

@@ -58,6 +58,21 @@ const url = (defaultValue?: string) =>
       return value.replace(/\/+$/, '');
     });
 
+/** Comma-separated ICE server URLs (RFC 7064/7065 schemes); unset or empty = none. */
+const iceUrls = (schemes: string[]) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const urls = (v ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+      const bad = urls.find((u) => !schemes.some((s) => u.startsWith(s)) || /\s/.test(u));
+      if (bad !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `must be comma-separated ${schemes.join(' or ')} URLs` });
+        return z.NEVER;
+      }
+      return urls;
+    });
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }).default('development'),
   PORT: int(3000, 1, 65535),
@@ -98,6 +113,10 @@ const schema = z.object({
     .optional(),
   MATCHING_SCHEDULER_ENABLED: bool(true),
   MATCHING_SCHEDULER_INTERVAL_SECONDS: int(30, 1, 3600),
+  STUN_URLS: iceUrls(['stun:', 'stuns:']),
+  TURN_URLS: iceUrls(['turn:', 'turns:']),
+  TURN_SECRET: optionalString,
+  TURN_TTL_SECONDS: int(3600, 60, 7 * 24 * 60 * 60),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -122,6 +141,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   if (isProduction && e.CSRF_ENABLED && (!e.CSRF_SECRET || e.CSRF_SECRET.length < 32)) {
     throw new ConfigError('Invalid configuration:\n  CSRF_SECRET: is required with CSRF_ENABLED in production and must be at least 32 characters');
+  }
+
+  if (e.TURN_URLS.length > 0 && !e.TURN_SECRET) {
+    throw new ConfigError('Invalid configuration:\n  TURN_SECRET: is required when TURN_URLS is set');
   }
 
   const corsOrigins = (e.CORS_ORIGINS ?? e.FRONTEND_URL ?? '')
@@ -183,6 +206,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     matchingScheduler: {
       enabled: e.MATCHING_SCHEDULER_ENABLED,
       intervalMs: e.MATCHING_SCHEDULER_INTERVAL_SECONDS * 1000,
+    },
+    /** ICE servers handed to WebRTC clients (GET /webrtc/ice-servers); TURN needs TURN_SECRET. */
+    webrtc: {
+      stunUrls: e.STUN_URLS,
+      turnUrls: e.TURN_URLS,
+      turnSecret: e.TURN_SECRET,
+      turnTtlSeconds: e.TURN_TTL_SECONDS,
     },
   };
 }

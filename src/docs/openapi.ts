@@ -9,6 +9,7 @@ import { matchesOpenApi } from '../modules/matches/matches.openapi.js';
 import { matchingOpenApi } from '../modules/matching/matching.openapi.js';
 import { registryOpenApi } from '../modules/registry/registry.openapi.js';
 import { usersOpenApi } from '../modules/users/users.openapi.js';
+import { webrtcOpenApi } from '../modules/webrtc/webrtc.openapi.js';
 
 /**
  * The API reference: SPEC.md + DECISIONS.md + the choices made where both are silent.
@@ -27,6 +28,7 @@ export function buildOpenApiDocument() {
     matchingOpenApi,
     adminOpenApi,
     dashboardOpenApi,
+    webrtcOpenApi,
   ];
   const paths: Record<string, Record<string, unknown>> = {};
   for (const part of parts) {

@@ -63,6 +63,14 @@ export const ErrorCatalogue = {
   MATCH_NOT_PENDING: { status: 400, message: 'Match is not pending' },
   MATCH_NOT_ACCEPTED: { status: 400, message: 'Only accepted matches can be rated' },
   ALREADY_RATED: { status: 409, message: 'You have already rated this match' },
+  // video hand-off
+  INVALID_SIGNAL: { status: 400, message: 'Invalid signal' },
+  UNKNOWN_SIGNAL_KIND: { status: 400, message: 'kind must be one of offer, answer, ice-candidate, hangup' },
+  SIGNAL_TOO_LARGE: { status: 413, message: 'Signal too large' },
+  SIGNAL_RATE_LIMITED: { status: 429, message: 'Too many signals, slow down' },
+  TRANSFER_NOT_FOUND: { status: 404, message: 'Transfer not found' },
+  NOT_TRANSFER_RECEIVER: { status: 403, message: 'Only the receiver can complete a transfer' },
+  TRANSFER_NOT_OFFERED: { status: 400, message: 'Transfer is not offered' },
   // matching
   MATCHING_RUN_NOT_FOUND: { status: 404, message: 'Matching run not found' },
   MATCHING_RUN_IN_PROGRESS: { status: 409, message: 'A matching run is already in progress for this event' },

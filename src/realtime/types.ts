@@ -59,6 +59,35 @@ export interface MatchNotification {
   from: UserSummary;
 }
 
+export type WebrtcSignalKind = 'offer' | 'answer' | 'ice-candidate' | 'hangup';
+
+/** `webrtc_signal` c→s: offer/answer data `{ type, sdp }`, ice-candidate data an RTCIceCandidateInit, hangup data optional. */
+export interface WebrtcSignalInput {
+  matchSlug: string;
+  kind: WebrtcSignalKind;
+  data: unknown;
+}
+
+/** `webrtc_signal` s→c (`user_<id>` of the other member). */
+export interface WebrtcSignalRelay extends WebrtcSignalInput {
+  from: UserSummary;
+}
+
+/** A video hand-off record (GET /matches/:slug/transfers item; `transfer_updated` payload). */
+export interface TransferPayload {
+  id: number;
+  matchSlug: string;
+  sender: UserSummary;
+  receiver: UserSummary;
+  fileName: string;
+  size: number;
+  sha256: string;
+  status: 'offered' | 'completed' | 'failed' | 'cancelled';
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  finishedAt: Date | string | null;
+}
+
 export interface ClientToServerEvents {
   join_event_room: (slug: string, ack?: Ack) => void;
   leave_event_room: (ack?: Ack) => void;
@@ -67,6 +96,7 @@ export interface ClientToServerEvents {
   send_private_message: (payload: { matchId: number; content: string }, ack?: Ack) => void;
   join_admin_activity_logs: (ack?: Ack) => void;
   leave_admin_activity_logs: (ack?: Ack) => void;
+  webrtc_signal: (payload: WebrtcSignalInput, ack?: Ack) => void;
 }
 
 export interface ServerToClientEvents {
@@ -81,6 +111,8 @@ export interface ServerToClientEvents {
   match_cancelled: (payload: MatchNotification) => void;
   recording_suggestions_created: (payload: { eventSlug: string; runId: string; toBeRecorded: number; toRecord: number }) => void;
   activity_log_entry: (entry: ActivityLogEntryPayload) => void;
+  webrtc_signal: (payload: WebrtcSignalRelay) => void;
+  transfer_updated: (payload: TransferPayload) => void;
 }
 
 export type InterServerEvents = Record<string, never>;

@@ -1,5 +1,6 @@
 import { prisma } from '../../lib/prisma.js';
 import { matchInclude, toMatchView, type MatchView } from '../matches/matches.service.js';
+import { bridgedContainer } from '../../container-bridge.js';
 
 export interface DashboardEvent {
   id: number;
@@ -15,6 +16,8 @@ export interface DashboardEvent {
   recordingSuggestions: { toBeRecorded: number; toRecord: number };
   /** the caller's accepted (not yet completed) matches at this event */
   activeMatches: number;
+  /** completed video hand-offs the caller received in matches of this event */
+  videosReceived: number;
 }
 
 export interface Dashboard {
@@ -25,7 +28,7 @@ export interface Dashboard {
 const LIVE_SUGGESTION = ['pending', 'accepted'];
 
 /**
- * GET /dashboard in a fixed number of queries (six), whatever the number of events:
+ * GET /dashboard in a fixed number of queries (seven), whatever the number of events:
  * participations, then one grouped count per figure over all the caller's events, then
  * the incoming pending requests.
  */
@@ -40,7 +43,7 @@ export async function getDashboard(userId: number): Promise<Dashboard> {
   });
   const eventIds = participations.map((p) => p.event.id);
 
-  const [heats, asDancer, asRecorder, active, incoming] = await Promise.all([
+  const [heats, asDancer, asRecorder, active, incoming, received] = await Promise.all([
     prisma.heat.groupBy({ by: ['eventId'], where: { userId, eventId: { in: eventIds } }, _count: { _all: true } }),
     prisma.recordingSuggestion.groupBy({
       by: ['eventId'],
@@ -62,6 +65,7 @@ export async function getDashboard(userId: number): Promise<Dashboard> {
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       include: matchInclude,
     }),
+    bridgedContainer().transfers.receivedCountsByEvent(userId, eventIds),
   ]);
 
   const byEvent = (rows: { eventId: number; _count: { _all: number } }[]) =>
@@ -81,6 +85,7 @@ export async function getDashboard(userId: number): Promise<Dashboard> {
         toRecord: recorderCounts.get(event.id) ?? 0,
       },
       activeMatches: activeCounts.get(event.id) ?? 0,
+      videosReceived: received.get(event.id) ?? 0,
     })),
     incomingRequests: incoming.map((m) => toMatchView(m, userId)),
   };

@@ -31,6 +31,10 @@ const match = {
     partner: userSummary,
     isInitiator: { type: 'boolean' },
     roomId: { type: ['integer', 'null'], description: 'private chat room; null while pending' },
+    videosReceived: {
+      type: 'integer',
+      description: 'Decision: completed video hand-offs in this match whose receiver is the caller (see /matches/{slug}/transfers)',
+    },
   },
 };
 

@@ -11,6 +11,7 @@ import { rooms, type ChatMessagePayload, type MatchNotification } from '../../re
 import { logActivity } from '../activity-log/activity-log.service.js';
 import { listRoomMessages } from '../chat/chat.service.js';
 import { findParticipation, getEventBySlug, assertParticipant } from '../events/event-access.js';
+import { completedTransfersInclude, videosReceivedBy } from '../webrtc/transfers.service.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -33,6 +34,7 @@ export const matchInclude = {
   user1: { select: userSummarySelect },
   user2: { select: userSummarySelect },
   chatRoom: { select: { id: true } },
+  transfers: completedTransfersInclude,
 } as const;
 
 export type MatchWithRelations = Prisma.MatchGetPayload<{ include: typeof matchInclude }>;
@@ -48,6 +50,8 @@ export interface MatchView {
   partner: UserSummaryRow;
   isInitiator: boolean;
   roomId: number | null;
+  /** completed video hand-offs in this match received by the viewer */
+  videosReceived: number;
   hasRated?: boolean;
 }
 
@@ -68,6 +72,7 @@ export function toMatchView(match: MatchWithRelations, viewerId: number): MatchV
     partner: isInitiator ? match.user2 : match.user1,
     isInitiator,
     roomId: match.chatRoom?.id ?? null,
+    videosReceived: videosReceivedBy(match.transfers, viewerId),
   };
 }
 

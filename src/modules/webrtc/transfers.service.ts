@@ -1,0 +1,127 @@
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import { userSummarySelect } from '../../lib/user-summary.js';
+import type { TransferPayload } from '../../realtime/types.js';
+import { findHandoffMatch, findMemberMatch } from './match-access.js';
+import { webrtcErrors } from './webrtc.errors.js';
+import type { CreateTransferInput, UpdateTransferInput } from './webrtc.schemas.js';
+import type { Actor, Notify } from './webrtc.service.js';
+
+/** GET /matches/:slug/transfers answers the newest records only. */
+export const TRANSFER_LIST_LIMIT = 100;
+
+const transferInclude = {
+  match: { select: { slug: true } },
+  sender: { select: userSummarySelect },
+  receiver: { select: userSummarySelect },
+} as const;
+
+type TransferRow = Prisma.VideoTransferGetPayload<{ include: typeof transferInclude }>;
+
+function toTransfer(row: TransferRow): TransferPayload {
+  return {
+    id: row.id,
+    matchSlug: row.match.slug,
+    sender: row.sender,
+    receiver: row.receiver,
+    fileName: row.fileName,
+    size: Number(row.size),
+    sha256: row.sha256,
+    status: row.status as TransferPayload['status'],
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    finishedAt: row.finishedAt,
+  };
+}
+
+/**
+ * Include for a match view: its completed hand-offs' receivers, so the view counts the videos
+ * its viewer received (`videosReceived`) without another query.
+ */
+export const completedTransfersInclude = { where: { status: 'completed' }, select: { receiverId: true } } as const;
+
+export const videosReceivedBy = (transfers: { receiverId: number }[], viewerId: number) =>
+  transfers.filter((t) => t.receiverId === viewerId).length;
+
+export interface TransfersServiceDeps {
+  prisma: PrismaClient;
+  clock: () => Date;
+  notify: Notify;
+}
+
+/** Records of browser-to-browser video hand-offs. Nothing of the file reaches the service. */
+export class TransfersService {
+  constructor(private readonly deps: TransfersServiceDeps) {}
+
+  /**
+   * POST /matches/:slug/transfers: the caller offers a file to the other member. Check order:
+   * membership (404 "Match not found"), match accepted or completed (400). Both members get
+   * `transfer_updated` after the insert.
+   */
+  async create(actor: Actor, slug: string, input: CreateTransferInput): Promise<TransferPayload> {
+    const match = await findHandoffMatch(this.deps.prisma, slug, actor.id);
+    const row = await this.deps.prisma.videoTransfer.create({
+      data: {
+        matchId: match.id,
+        senderId: actor.id,
+        receiverId: match.other.id,
+        fileName: input.fileName,
+        size: BigInt(input.size),
+        sha256: input.sha256,
+        createdAt: this.deps.clock(),
+      },
+      include: transferInclude,
+    });
+    return this.notifyBoth(toTransfer(row));
+  }
+
+  /**
+   * PATCH /matches/:slug/transfers/:id: offered → completed (the receiver only) | failed |
+   * cancelled (either member). Check order: membership (404 "Match not found"), transfer of
+   * this match (404 "Transfer not found"), completer is the receiver (403), still offered
+   * (400). The change is conditional (status = 'offered'), so of two racing updates one wins.
+   */
+  async update(actor: Actor, slug: string, id: number, input: UpdateTransferInput): Promise<TransferPayload> {
+    const match = await findMemberMatch(this.deps.prisma, slug, actor.id);
+    const db = this.deps.prisma;
+    const found = await db.videoTransfer.findFirst({ where: { id, matchId: match.id }, select: { receiverId: true, status: true } });
+    if (!found) throw webrtcErrors.transferNotFound();
+    if (input.status === 'completed' && found.receiverId !== actor.id) throw webrtcErrors.notTransferReceiver();
+    const now = this.deps.clock();
+    const updated = await db.videoTransfer.updateMany({
+      where: { id, status: 'offered' },
+      data: { status: input.status, finishedAt: now, updatedAt: now },
+    });
+    if (updated.count === 0) throw webrtcErrors.transferNotOffered();
+    const row = await db.videoTransfer.findUniqueOrThrow({ where: { id }, include: transferInclude });
+    return this.notifyBoth(toTransfer(row));
+  }
+
+  /** GET /matches/:slug/transfers: members only (404 otherwise), newest first, at most 100. */
+  async list(actor: Actor, slug: string): Promise<TransferPayload[]> {
+    const match = await findMemberMatch(this.deps.prisma, slug, actor.id);
+    const rows = await this.deps.prisma.videoTransfer.findMany({
+      where: { matchId: match.id },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: TRANSFER_LIST_LIMIT,
+      include: transferInclude,
+    });
+    return rows.map(toTransfer);
+  }
+
+  /** Completed transfers received by the user, per event (events without any are absent). */
+  async receivedCountsByEvent(userId: number, eventIds: number[]): Promise<Map<number, number>> {
+    if (eventIds.length === 0) return new Map();
+    const rows = await this.deps.prisma.$queryRaw<{ eventId: number; count: number }[]>`
+      SELECT m."eventId" AS "eventId", count(*)::int AS count
+      FROM "VideoTransfer" t JOIN "Match" m ON m.id = t."matchId"
+      WHERE t."receiverId" = ${userId} AND t.status = 'completed' AND m."eventId" = ANY(${eventIds}::int[])
+      GROUP BY m."eventId"`;
+    return new Map(rows.map((r) => [r.eventId, r.count]));
+  }
+
+  private notifyBoth(transfer: TransferPayload): TransferPayload {
+    this.deps.notify(transfer.sender.id, 'transfer_updated', transfer);
+    this.deps.notify(transfer.receiver.id, 'transfer_updated', transfer);
+    return transfer;
+  }
+}

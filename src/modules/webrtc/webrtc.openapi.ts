@@ -1,0 +1,165 @@
+/**
+ * OpenAPI paths of the video hand-off (merged by src/docs/openapi.ts). The real-time half
+ * (`webrtc_signal`, `transfer_updated`) is described in the /webrtc/ice-servers description
+ * and in the README "Video hand-off". Choices made where the contract is silent are marked "Decision:".
+ */
+const err = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const ok = (description: string, data: unknown) => ({
+  description,
+  content: { 'application/json': { schema: { type: 'object', properties: { success: { const: true }, data } } } },
+});
+const slugParam = { name: 'slug', in: 'path', required: true, schema: { type: 'string' }, description: 'random match slug' };
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 }, description: 'transfer id' };
+const notFound = '"Match not found": unknown slug, or the caller is not one of the two members (no existence leak)';
+
+const userSummary = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    username: { type: 'string' },
+    avatar: { type: 'string' },
+    firstName: { type: ['string', 'null'] },
+    lastName: { type: ['string', 'null'] },
+  },
+};
+
+const iceServer = {
+  type: 'object',
+  description: 'An RTCIceServer, ready for `new RTCPeerConnection({ iceServers })`',
+  required: ['urls'],
+  properties: {
+    urls: { type: 'array', items: { type: 'string' }, examples: [['turn:turn.example.com:3478?transport=udp']] },
+    username: { type: 'string', description: 'TURN only: `<unix expiry>:<userId>`' },
+    credential: { type: 'string', description: 'TURN only: base64(HMAC-SHA1(TURN_SECRET, username))' },
+  },
+};
+
+const transfer = {
+  type: 'object',
+  description: 'A video hand-off record. Only what the sender reports is stored; the file never reaches the service.',
+  properties: {
+    id: { type: 'integer' },
+    matchSlug: { type: 'string' },
+    sender: userSummary,
+    receiver: { ...userSummary, description: 'the other member of the match' },
+    fileName: { type: 'string', maxLength: 255 },
+    size: { type: 'integer', minimum: 1, description: 'bytes' },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'as reported by the sender, lower-case hex' },
+    status: { enum: ['offered', 'completed', 'failed', 'cancelled'] },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+    finishedAt: { type: ['string', 'null'], format: 'date-time', description: 'when the record left `offered`' },
+  },
+};
+
+const realtime = [
+  '**Signaling (Socket.IO, same connection as every other event).** Client → service `webrtc_signal`',
+  '`{ matchSlug, kind, data }`: `offer` / `answer` with data `{ type, sdp }` (type equal to kind, sdp ≤ 16 KB of UTF-8);',
+  '`ice-candidate` with data an RTCIceCandidateInit `{ candidate, sdpMid?, sdpMLineIndex?, usernameFragment? }`',
+  '(≤ 2 KB serialized; only these four fields are relayed); `hangup` with optional object data (≤ 2 KB; relayed as null when absent).',
+  'Relayed to every socket of the other member (`user_<id>`) as `webrtc_signal` `{ matchSlug, from: <user summary>, kind, data }`.',
+  'Ack `{ success: true }` or `{ success: false, error, code }`: "Match not found" MATCH_NOT_FOUND (unknown slug or not a member),',
+  '"Match is not accepted" MATCH_NOT_ACCEPTED (pending), UNKNOWN_SIGNAL_KIND, SIGNAL_TOO_LARGE ("SDP larger than 16 KB",',
+  '"ICE candidate larger than 2 KB"), INVALID_SIGNAL (wrong shape), "Too many signals, slow down" SIGNAL_RATE_LIMITED.',
+  'Decision: the flood limit is per user (all the user\'s sockets together), a token bucket of 100 refilled at 50 per second;',
+  'it is checked before any database work. Nothing is stored; a partner without a connected socket receives nothing (the ack is still success).',
+  '`transfer_updated` (service → both members) carries the transfer object after every create and status change.',
+].join(' ');
+
+export const webrtcOpenApi: Record<string, unknown> = {
+  '/webrtc/ice-servers': {
+    get: {
+      tags: ['video hand-off'],
+      summary: 'ICE servers for a browser-to-browser video hand-off (STUN, TURN with time-limited credentials)',
+      description: [
+        '`data: { iceServers: RTCIceServer[], ttlSeconds }`. STUN_URLS give one entry without credentials; TURN_URLS with',
+        'TURN_SECRET give one entry with credentials of the TURN REST API scheme implemented by coturn `use-auth-secret`:',
+        'username `<unix expiry>:<userId>` with expiry = now + TURN_TTL_SECONDS (default 3600), credential',
+        'base64(HMAC-SHA1(TURN_SECRET, username)). Without TURN configuration STUN only; without either an empty list',
+        '(LAN-only deployment: host candidates only). Decision: answered with `Cache-Control: no-store`; fetch it again',
+        'before `ttlSeconds` run out. Any authenticated user may ask (no match needed).',
+        realtime,
+      ].join(' '),
+      responses: {
+        '200': ok('The ICE servers', {
+          type: 'object',
+          properties: { iceServers: { type: 'array', items: iceServer }, ttlSeconds: { type: 'integer' } },
+        }),
+        '401': err('"Authentication required" / "Invalid or expired token"'),
+      },
+    },
+  },
+  '/matches/{slug}/transfers': {
+    post: {
+      tags: ['video hand-off'],
+      summary: 'Record a video hand-off offered to the other member',
+      description: [
+        'The caller is the sender, the other member the receiver; members of an accepted or completed match only.',
+        'Both members receive `transfer_updated`. Decision: no verified e-mail needed (the match already required one);',
+        '`sha256` is stored lower-case.',
+      ].join(' '),
+      parameters: [slugParam],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['fileName', 'size', 'sha256'],
+              properties: {
+                fileName: { type: 'string', minLength: 1, maxLength: 255, description: 'trimmed' },
+                size: { type: 'integer', minimum: 1, maximum: 9007199254740991, description: 'bytes (a JSON number, not a string)' },
+                sha256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '201': ok('The record, status offered', transfer),
+        '400': err('"Validation failed" + details; "Match is not accepted" (MATCH_NOT_ACCEPTED) for a pending match'),
+        '401': err('"Authentication required"'),
+        '404': err(notFound),
+      },
+    },
+    get: {
+      tags: ['video hand-off'],
+      summary: "The match's hand-off records, newest first",
+      description: 'Members only. Decision: at most the 100 newest records, not paged; a pending match has an empty list.',
+      parameters: [slugParam],
+      responses: {
+        '200': { description: '`{ success, count, data: [transfer] }`' },
+        '401': err('"Authentication required"'),
+        '404': err(notFound),
+      },
+    },
+  },
+  '/matches/{slug}/transfers/{id}': {
+    patch: {
+      tags: ['video hand-off'],
+      summary: 'Finish a hand-off: completed (the receiver), failed or cancelled (either member)',
+      description: [
+        'Only from `offered`; the change is conditional, so of two racing updates exactly one wins. Check order:',
+        'membership (404 "Match not found"), transfer of this match (404 "Transfer not found"), completer is the receiver',
+        '(403), still offered (400). Both members receive `transfer_updated`. Completed transfers count as "videos received"',
+        'for the receiver (`videosReceived` on the match object and on each dashboard event).',
+      ].join(' '),
+      parameters: [slugParam, idParam],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { type: 'object', required: ['status'], properties: { status: { enum: ['completed', 'failed', 'cancelled'] } } },
+          },
+        },
+      },
+      responses: {
+        '200': ok('The updated record', transfer),
+        '400': err('"Validation failed"; "Transfer is not offered" (TRANSFER_NOT_OFFERED)'),
+        '401': err('"Authentication required"'),
+        '403': err('"Only the receiver can complete a transfer" (NOT_TRANSFER_RECEIVER)'),
+        '404': err(`${notFound}; "Transfer not found" (TRANSFER_NOT_FOUND) for an id of another match`),
+      },
+    },
+  },
+};

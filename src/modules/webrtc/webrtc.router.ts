@@ -1,0 +1,42 @@
+import { Router } from 'express';
+import type { Container } from '../../container.js';
+import { sendData, sendList } from '../../lib/http.js';
+import { currentUser } from '../../middleware/auth.js';
+import { input, validate } from '../../middleware/validate.js';
+import {
+  createTransferSchema,
+  matchSlugSchema,
+  transferIdSchema,
+  updateTransferSchema,
+  type CreateTransferInput,
+  type UpdateTransferInput,
+} from './webrtc.schemas.js';
+
+/** ICE servers and transfer records of the video hand-off. */
+export function createWebrtcRouter({ guards, webrtc, transfers }: Pick<Container, 'guards' | 'webrtc' | 'transfers'>): Router {
+  const router = Router();
+  const { requireAuth } = guards;
+
+  router.get('/webrtc/ice-servers', requireAuth, (req, res) => {
+    // TURN credentials are per user and time-limited: never cached by a proxy.
+    res.set('Cache-Control', 'no-store');
+    sendData(res, webrtc.iceServers(currentUser(req).id));
+  });
+
+  router.post('/matches/:slug/transfers', requireAuth, validate(...createTransferSchema), async (req, res) => {
+    const { slug, ...body } = input<CreateTransferInput & { slug: string }>(res);
+    sendData(res, await transfers.create(currentUser(req), slug, body), 201);
+  });
+
+  router.patch('/matches/:slug/transfers/:id', requireAuth, validate(...transferIdSchema, ...updateTransferSchema), async (req, res) => {
+    const { slug, id, status } = input<UpdateTransferInput & { slug: string; id: number }>(res);
+    sendData(res, await transfers.update(currentUser(req), slug, id, { status }));
+  });
+
+  router.get('/matches/:slug/transfers', requireAuth, validate(...matchSlugSchema), async (req, res) => {
+    const { slug } = input<{ slug: string }>(res);
+    sendList(res, await transfers.list(currentUser(req), slug));
+  });
+
+  return router;
+}

@@ -1,0 +1,65 @@
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { ServerToClientEvents, WebrtcSignalInput } from '../../realtime/types.js';
+import { TokenBucketLimiter } from '../chat/flood-limit.js';
+import { iceServersFor, type IceConfig, type IceServersView } from './ice-servers.js';
+import { findHandoffMatch } from './match-access.js';
+import { webrtcErrors } from './webrtc.errors.js';
+
+/** Sends one event to every socket of a user (`user_<id>`); never throws. */
+export type Notify = <E extends keyof ServerToClientEvents>(
+  userId: number,
+  event: E,
+  ...args: Parameters<ServerToClientEvents[E]>
+) => void;
+
+export interface Actor {
+  id: number;
+}
+
+/**
+ * Signal flood limit per user (all of the user's sockets share it): a token bucket of 100
+ * refilled at 50 per second. Trickle ICE is bursty (an offer, an answer and 5-30 candidates
+ * within a second, more on an ICE restart), so the burst is generous; the steady rate is far
+ * above any real hand-off and bounds what one misbehaving client can push through the relay.
+ */
+export const SIGNAL_LIMIT = { perSecond: 50, burst: 100 } as const;
+
+export interface WebrtcServiceDeps {
+  prisma: PrismaClient;
+  config: IceConfig;
+  clock: () => Date;
+  notify: Notify;
+  signalLimit?: { perSecond: number; burst: number };
+}
+
+/** WebRTC signaling relay and ICE servers. The service never parses or stores SDP. */
+export class WebrtcService {
+  private readonly limiter: TokenBucketLimiter;
+
+  constructor(private readonly deps: WebrtcServiceDeps) {
+    const limit = deps.signalLimit ?? SIGNAL_LIMIT;
+    this.limiter = new TokenBucketLimiter(limit.perSecond, limit.burst, () => deps.clock().getTime());
+  }
+
+  /** GET /webrtc/ice-servers: STUN URLs, then TURN with credentials valid for `turnTtlSeconds`. */
+  iceServers(userId: number): IceServersView {
+    return iceServersFor(this.deps.config, userId, this.deps.clock());
+  }
+
+  /**
+   * Relays a parsed signal (see parseSignal) to the other member's sockets as `webrtc_signal`
+   * `{ matchSlug, from, kind, data }`. Check order: flood limit (429, before any database
+   * work), membership (404 "Match not found"), match accepted or completed (400).
+   * Nothing is stored; a partner without a connected socket simply receives nothing.
+   */
+  async relaySignal(actor: Actor, signal: WebrtcSignalInput): Promise<void> {
+    if (!this.limiter.take(actor.id)) throw webrtcErrors.signalRateLimited();
+    const match = await findHandoffMatch(this.deps.prisma, signal.matchSlug, actor.id);
+    this.deps.notify(match.other.id, 'webrtc_signal', {
+      matchSlug: match.slug,
+      from: match.me,
+      kind: signal.kind,
+      data: signal.data,
+    });
+  }
+}
