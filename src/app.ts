@@ -7,17 +7,36 @@ import { csrfProtection } from './middleware/csrf.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { generalLimiter } from './middleware/rate-limit.js';
 import { requestLogger } from './middleware/request-logger.js';
-import { moduleRouters } from './routes.js';
+import { httpMetricsMiddleware, Metrics, metricsRouter } from './lib/metrics.js';
+import { databasePoolStats } from './lib/prisma.js';
+import { API_MOUNT_PATH, moduleRouters } from './routes.js';
 
 export const BODY_LIMIT = '100kb';
 
+// --- Operations (issue 17): until src/container.ts builds Metrics, one per process, made on first use.
+let processMetrics: Metrics | undefined;
+function metricsOfProcess(): Metrics {
+  processMetrics ??= new Metrics({ databasePool: databasePoolStats });
+  return processMetrics;
+}
+
+export interface AppOptions {
+  metrics?: Metrics;
+  /** Bearer token of GET /api/metrics; defaults to METRICS_TOKEN (unset → no such route). */
+  metricsToken?: string;
+}
+// --- end Operations
+
 /** Builds the Express application without listening (src/server.ts listens). */
-export function buildApp(): Express {
+export function buildApp(options: AppOptions = {}): Express {
+  const metrics = options.metrics ?? metricsOfProcess();
+  const metricsToken = 'metricsToken' in options ? options.metricsToken : config.metrics.token;
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
 
+  app.use(httpMetricsMiddleware(metrics, API_MOUNT_PATH));
   app.use(requestLogger);
   app.use(helmet());
   app.use(cors({ origin: config.corsOrigins, credentials: true }));
@@ -29,8 +48,10 @@ export function buildApp(): Express {
   });
   app.use(cookieParser());
 
-  app.use('/api', generalLimiter, csrfProtection);
-  for (const router of moduleRouters) app.use('/api', router);
+  // Scrapes skip the per-IP API limit; the token guards the route.
+  app.use(API_MOUNT_PATH, metricsRouter(metrics, metricsToken));
+  app.use(API_MOUNT_PATH, generalLimiter, csrfProtection);
+  for (const router of moduleRouters) app.use(API_MOUNT_PATH, router);
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

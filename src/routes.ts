@@ -12,7 +12,10 @@ import { registryRouter } from './modules/registry/registry.router.js';
 import { usersRouter } from './modules/users/users.router.js';
 import { docsRouter } from './docs/docs.router.js';
 
-/** Every feature router, mounted at /api. Each router holds its full paths. */
+/** Where every feature router is mounted (the metrics' route templates start with it). */
+export const API_MOUNT_PATH = '/api';
+
+/** Every feature router, mounted at API_MOUNT_PATH. Each router holds its full paths. */
 export const moduleRouters: Router[] = [
   healthRouter,
   docsRouter,

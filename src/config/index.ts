@@ -97,6 +97,8 @@ const schema = z.object({
     .optional(),
   MATCHING_SCHEDULER_ENABLED: bool(true),
   MATCHING_SCHEDULER_INTERVAL_SECONDS: int(30, 1, 3600),
+  // Operations (issue 17): GET /api/metrics exists only with a token.
+  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -181,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       enabled: e.MATCHING_SCHEDULER_ENABLED,
       intervalMs: e.MATCHING_SCHEDULER_INTERVAL_SECONDS * 1000,
     },
+    // Operations (issue 17): bearer token of GET /api/metrics; unset → the route does not exist.
+    metrics: { token: e.METRICS_TOKEN },
   };
 }
 

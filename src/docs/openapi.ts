@@ -1,3 +1,4 @@
+import { metricsOpenApi } from '../lib/metrics.openapi.js';
 import { adminOpenApi } from '../modules/admin/admin.openapi.js';
 import { authOpenApi } from '../modules/auth/auth.openapi.js';
 import { chatOpenApi } from '../modules/chat/chat.openapi.js';
@@ -27,6 +28,7 @@ export function buildOpenApiDocument() {
     matchingOpenApi,
     adminOpenApi,
     dashboardOpenApi,
+    metricsOpenApi,
   ];
   const paths: Record<string, Record<string, unknown>> = {};
   for (const part of parts) {
@@ -46,7 +48,10 @@ export function buildOpenApiDocument() {
     },
     servers: [{ url: '/api' }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics only)' },
+      },
       schemas: {
         Error: {
           type: 'object',

@@ -1,12 +1,13 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { Client } from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { config } from '../config/index.js';
+import { createPgAdapter } from './database-pool.js';
 import { logger } from './logger.js';
+import type { DatabasePoolStats } from './metrics.js';
 import { applyMigrations, type MigrationResult, type SqlExecutor } from './migrate.js';
 import { seedReferenceData } from './seed.js';
 
@@ -56,10 +57,18 @@ function isAlive(pid: number): boolean {
   }
 }
 
+let readPoolStats: (() => DatabasePoolStats) | undefined;
+
+/** The pg pool's counters (PostgreSQL only; undefined with the embedded database). */
+export function databasePoolStats(): DatabasePoolStats | undefined {
+  return readPoolStats?.();
+}
+
 function createClient(): PrismaClient {
   if (config.databaseUrl) {
-    const adapter = new PrismaPg({ connectionString: config.databaseUrl, connectionTimeoutMillis: 5000 });
-    return new PrismaClient({ adapter });
+    const pg = createPgAdapter(config.databaseUrl);
+    readPoolStats = pg.stats;
+    return new PrismaClient({ adapter: pg.adapter });
   }
   const dir = path.resolve(config.embeddedDbDir);
   mkdirSync(dir, { recursive: true });
