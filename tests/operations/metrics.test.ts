@@ -1,5 +1,7 @@
 import supertest from 'supertest';
 import { buildApp } from '../../src/app';
+import { ConfigError } from '../../src/config/config-error';
+import { loadConfig } from '../../src/config/index';
 import { Metrics } from '../../src/lib/metrics';
 import { databasePoolStats } from '../../src/lib/prisma';
 
@@ -129,5 +131,17 @@ describe('OpenAPI document', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.paths['/metrics'].get.responses)).toEqual(['200', '401', '404']);
     expect(res.body.components.securitySchemes.metricsToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+});
+
+describe('METRICS_TOKEN', () => {
+  it('is refused when shorter than 16 characters', () => {
+    expect(() => loadConfig({ METRICS_TOKEN: 'short-token' })).toThrow(ConfigError);
+    expect(() => loadConfig({ METRICS_TOKEN: 'short-token' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+  });
+
+  it('is read into config.metrics.token, and an empty value means unset', () => {
+    expect(loadConfig({ METRICS_TOKEN: 'a-token-of-sixteen+' }).metrics.token).toBe('a-token-of-sixteen+');
+    expect(loadConfig({ METRICS_TOKEN: '' }).metrics.token).toBeUndefined();
   });
 });
