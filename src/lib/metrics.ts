@@ -65,15 +65,12 @@ export class Metrics {
       buckets: HTTP_BUCKETS,
       registers,
     });
+    const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+      new Counter<L>({ name, help, labelNames, registers });
     this.socketsConnected = new Gauge({ name: 'socketio_connected_sockets', help: 'Socket.IO sockets connected to this instance', registers });
-    this.socketJoins = new Counter({ name: 'socketio_joins_total', help: 'Socket.IO room joins by event name', labelNames: ['event'], registers });
-    this.socketMessages = new Counter({
-      name: 'socketio_messages_total',
-      help: 'Socket.IO messages received by event name',
-      labelNames: ['event'],
-      registers,
-    });
-    this.chatMessages = new Counter({ name: 'chat_messages_stored_total', help: 'Chat messages stored, event or private chat', labelNames: ['kind'], registers });
+    this.socketJoins = counter('socketio_joins_total', 'Socket.IO room joins by event name', ['event']);
+    this.socketMessages = counter('socketio_messages_total', 'Socket.IO messages received by event name', ['event']);
+    this.chatMessages = counter('chat_messages_stored_total', 'Chat messages stored, event or private chat', ['kind']);
     this.matchingDuration = new Histogram({
       name: 'matching_run_duration_seconds',
       help: 'Recording-partner matching run duration by outcome (its count is the number of runs)',
@@ -81,12 +78,12 @@ export class Metrics {
       buckets: MATCHING_BUCKETS,
       registers,
     });
-    this.matchingHeatsCovered = new Counter({ name: 'matching_heats_covered_total', help: 'Heats given a recording partner by matching runs', registers });
-    this.matchingHeatsUnfilled = new Counter({ name: 'matching_heats_unfilled_total', help: 'Heats left without a recording partner by matching runs', registers });
-    this.mailsSent = new Counter({ name: 'mails_sent_total', help: 'Mails handed to the SMTP server', labelNames: ['kind'], registers });
-    this.mailsFailed = new Counter({ name: 'mails_failed_total', help: 'Mails the SMTP server did not accept', labelNames: ['kind'], registers });
-    this.loginFailures = new Counter({ name: 'login_failures_total', help: 'Failed logins (wrong e-mail or password, or locked account)', registers });
-    this.lockouts = new Counter({ name: 'account_lockouts_total', help: 'Accounts locked after too many failed logins', registers });
+    this.matchingHeatsCovered = counter('matching_heats_covered_total', 'Heats given a recording partner by matching runs');
+    this.matchingHeatsUnfilled = counter('matching_heats_unfilled_total', 'Heats left without a recording partner by matching runs');
+    this.mailsSent = counter('mails_sent_total', 'Mails handed to the SMTP server', ['kind']);
+    this.mailsFailed = counter('mails_failed_total', 'Mails the SMTP server did not accept', ['kind']);
+    this.loginFailures = counter('login_failures_total', 'Failed logins (wrong e-mail or password, or locked account)');
+    this.lockouts = counter('account_lockouts_total', 'Accounts locked after too many failed logins');
 
     const readPool = options.databasePool;
     new Gauge({
