@@ -5,7 +5,9 @@ COPY package.json package-lock.json ./
 COPY scripts/prisma-generate.cjs scripts/prisma-generate.cjs
 COPY prisma prisma
 COPY prisma.config.ts ./
-RUN npm ci --no-audit --no-fund
+# No dependency install scripts, whatever npm the image has (npm 10 ignores package.json's
+# allowScripts): the ones we allow only check things, and @prisma/engines' would download engines.
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm run prisma:generate
 
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./

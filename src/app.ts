@@ -5,18 +5,20 @@ import helmet from 'helmet';
 import type { Container } from './container.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { createRequestLogger } from './middleware/request-logger.js';
-import { createRouters } from './routes.js';
+import { httpMetricsMiddleware, metricsRouter } from './lib/metrics.js';
+import { API_MOUNT_PATH, createRouters } from './routes.js';
 
 export const BODY_LIMIT = '100kb';
 
 /** Builds the Express application of a container without listening (src/server.ts listens). */
 export function buildApp(container: Container): Express {
-  const { config } = container;
+  const { config, metrics } = container;
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
 
+  app.use(httpMetricsMiddleware(metrics, API_MOUNT_PATH));
   app.use(createRequestLogger(container.logger));
   app.use(helmet());
   app.use(cors({ origin: config.corsOrigins, credentials: true }));
@@ -28,8 +30,10 @@ export function buildApp(container: Container): Express {
   });
   app.use(cookieParser());
 
-  app.use('/api', container.limiters.general, container.csrf.protection);
-  for (const router of createRouters(container)) app.use('/api', router);
+  // Scrapes skip the per-IP API limit; the token guards the route.
+  app.use(API_MOUNT_PATH, metricsRouter(metrics, config.metrics.token));
+  app.use(API_MOUNT_PATH, container.limiters.general, container.csrf.protection);
+  for (const router of createRouters(container)) app.use(API_MOUNT_PATH, router);
   app.use(notFoundHandler);
   app.use(errorHandler(container.logger));
   return app;

@@ -2,7 +2,8 @@ import type { Config } from './config/index.js';
 import { releaseBridgedContainer, setBridgedContainer } from './container-bridge.js';
 import { TokenAuthenticator } from './lib/auth.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { createLogger, type Logger } from './lib/logger.js';
+import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
+import { Metrics } from './lib/metrics.js';
 import { Mailer } from './lib/mailer.js';
 import { Database } from './lib/prisma.js';
 import { RedisConnections } from './lib/redis.js';
@@ -20,6 +21,7 @@ import { Notifier } from './realtime/notifier.js';
 /** What a container may be given instead of building it (tests, benchmarks). */
 export interface ContainerOverrides {
   logger?: Logger;
+  metrics?: Metrics;
   clock?: Clock;
   mailer?: Mailer;
   database?: Database;
@@ -32,10 +34,11 @@ export interface ContainerOverrides {
  * to nothing: the database pool and Redis open on first use.
  */
 export function createContainer(config: Config, overrides: ContainerOverrides = {}) {
-  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const logger = overrides.logger ?? createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
   const clock = overrides.clock ?? systemClock;
   const database = overrides.database ?? new Database(config, logger);
   const prisma = database.prisma;
+  const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger);
   const redis = new RedisConnections(config.redisUrl, logger);
@@ -56,6 +59,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     clock,
     database,
     prisma,
+    metrics,
     notifier,
     mailer,
     redis,

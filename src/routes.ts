@@ -14,7 +14,10 @@ import { usersRouter } from './modules/users/users.router.js';
 import { createWebrtcRouter } from './modules/webrtc/webrtc.router.js';
 import { docsRouter } from './docs/docs.router.js';
 
-/** Every feature router, mounted at /api. Each router holds its full paths. */
+/** Where every feature router is mounted (the metrics' route templates start with it). */
+export const API_MOUNT_PATH = '/api';
+
+/** Every feature router, mounted at API_MOUNT_PATH. Each router holds its full paths. */
 export const createRouters = (c: Container): Router[] => [
   createHealthRouter(c),
   docsRouter,

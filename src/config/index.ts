@@ -117,6 +117,8 @@ const schema = z.object({
   TURN_URLS: iceUrls(['turn:', 'turns:']),
   TURN_SECRET: optionalString,
   TURN_TTL_SECONDS: int(3600, 60, 7 * 24 * 60 * 60),
+  // Operations (issue 17): GET /api/metrics exists only with a token.
+  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -214,6 +216,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       turnSecret: e.TURN_SECRET,
       turnTtlSeconds: e.TURN_TTL_SECONDS,
     },
+    // Operations (issue 17): bearer token of GET /api/metrics; unset → the route does not exist.
+    metrics: { token: e.METRICS_TOKEN },
   };
 }
 

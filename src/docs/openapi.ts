@@ -1,4 +1,5 @@
 import { adminOpenApi } from '../modules/activity-log/activity-log.openapi.js';
+import { metricsOpenApi } from '../lib/metrics.openapi.js';
 import { authOpenApi } from '../modules/auth/auth.openapi.js';
 import { chatOpenApi } from '../modules/chat/chat.openapi.js';
 import { dashboardOpenApi } from '../modules/dashboard/dashboard.openapi.js';
@@ -29,6 +30,7 @@ export function buildOpenApiDocument() {
     adminOpenApi,
     dashboardOpenApi,
     webrtcOpenApi,
+    metricsOpenApi,
   ];
   const paths: Record<string, Record<string, unknown>> = {};
   for (const part of parts) {
@@ -48,7 +50,10 @@ export function buildOpenApiDocument() {
     },
     servers: [{ url: '/api' }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics only)' },
+      },
       schemas: {
         Error: {
           type: 'object',

@@ -27,6 +27,7 @@ export const ErrorCatalogue = {
   CSRF_INVALID: { status: 403, message: 'Invalid CSRF token' },
   FORBIDDEN: { status: 403, message: 'Forbidden' },
   ACCOUNT_LOCKED: { status: 423, message: 'Account is locked' },
+  METRICS_TOKEN_REQUIRED: { status: 401, message: 'A valid metrics token is required' },
   // accounts
   EMAIL_TAKEN: { status: 409, message: 'Email already registered' },
   USERNAME_TAKEN: { status: 409, message: 'Username already taken' },

@@ -1,13 +1,28 @@
-import pino, { type Logger } from 'pino';
+import pino, { type Logger, type TransportSingleOptions } from 'pino';
+import type { Config } from '../config/index.js';
 import { bridgedContainer } from '../container-bridge.js';
 
 export type { Logger };
 
-/** Structured JSON logs; secrets in request headers and bodies are redacted. */
-export function createLogger(level: string): Logger {
+/**
+ * Human-readable lines (pino-pretty, in a worker thread) only for a developer watching a
+ * terminal: development and stdout is a TTY. Everything else, production, tests, a pipe or a
+ * file, gets one JSON object per line for the log collector.
+ */
+export function prettyTransport(env: Config['env'], stdoutIsTTY: boolean): TransportSingleOptions | undefined {
+  if (env !== 'development' || !stdoutIsTTY) return undefined;
+  return {
+    target: 'pino-pretty',
+    options: { colorize: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' },
+  };
+}
+
+/** Structured logs; secrets in request headers and bodies are redacted. */
+export function createLogger(level: string, transport?: TransportSingleOptions): Logger {
   return pino({
     level,
     base: { service: 'wcs-partner-service' },
+    transport,
     redact: {
       paths: [
         'req.headers.authorization',

@@ -1,6 +1,5 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { Client } from 'pg';
@@ -9,6 +8,8 @@ import type { Config } from '../config/index.js';
 import type { Logger } from './logger.js';
 import { applyMigrations, type MigrationResult, type SqlExecutor } from './migrate.js';
 import { seedReferenceData } from './seed.js';
+import { createPgAdapter } from './database-pool.js';
+import type { DatabasePoolStats } from './metrics.js';
 import { bridgedPrisma } from '../container-bridge.js';
 
 /**
@@ -29,6 +30,7 @@ export class Database {
   readonly kind: DatabaseKind;
   private pglite: PGlite | undefined;
   private lockFile: string | undefined;
+  private readPoolStats: (() => DatabasePoolStats) | undefined;
 
   constructor(
     private readonly config: Pick<Config, 'databaseUrl' | 'embeddedDbDir'>,
@@ -40,8 +42,9 @@ export class Database {
 
   private createClient(): PrismaClient {
     if (this.config.databaseUrl) {
-      const adapter = new PrismaPg({ connectionString: this.config.databaseUrl, connectionTimeoutMillis: 5000 });
-      return new PrismaClient({ adapter });
+      const pg = createPgAdapter(this.config.databaseUrl);
+      this.readPoolStats = pg.stats;
+      return new PrismaClient({ adapter: pg.adapter });
     }
     const dir = path.resolve(this.config.embeddedDbDir);
     mkdirSync(dir, { recursive: true });
@@ -106,6 +109,11 @@ export class Database {
       result.applied.length ? `applied ${result.applied.length} migration(s)` : 'database schema is up to date',
     );
     return result;
+  }
+
+  /** The pg pool's counters (PostgreSQL only; undefined with the embedded database). */
+  poolStats(): DatabasePoolStats | undefined {
+    return this.readPoolStats?.();
   }
 
   /** true when a trivial query succeeds */

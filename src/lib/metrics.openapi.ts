@@ -1,0 +1,26 @@
+/** OpenAPI path of GET /api/metrics (src/lib/metrics.ts; merged by src/docs/openapi.ts). */
+export const metricsOpenApi: Record<string, unknown> = {
+  '/metrics': {
+    get: {
+      tags: ['operations'],
+      summary: 'Prometheus metrics of this instance (text exposition format 0.0.4)',
+      security: [{ metricsToken: [] }],
+      description:
+        'Exists only when `METRICS_TOKEN` is set (at least 16 characters); the request must carry `Authorization: Bearer <METRICS_TOKEN>` ' +
+        '(not a user JWT). Not under the per-IP API rate limit. Series: `http_request_duration_seconds{method,route,status}` ' +
+        '(route is the template, e.g. `/api/events/:slug`, or `unmatched`), `socketio_connected_sockets`, `socketio_joins_total{event}`, ' +
+        '`socketio_messages_total{event}`, `chat_messages_stored_total{kind}`, `matching_run_duration_seconds{outcome}`, ' +
+        '`matching_heats_covered_total`, `matching_heats_unfilled_total`, `mails_sent_total{kind}`, `mails_failed_total{kind}`, ' +
+        '`login_failures_total`, `account_lockouts_total`, `db_pool_connections{state="in_use|idle"}`, `db_pool_waiting_requests`, ' +
+        "and prom-client's process defaults (`process_*`, `nodejs_*`, including `nodejs_eventloop_lag_seconds`).",
+      responses: {
+        '200': { description: '`text/plain; version=0.0.4` Prometheus text' },
+        '401': {
+          description:
+            '"A valid metrics token is required" (METRICS_TOKEN_REQUIRED), with `WWW-Authenticate: Bearer realm="metrics"`: the header is missing or the token differs (error envelope)',
+        },
+        '404': { description: '"Not found": METRICS_TOKEN is not set, so the route does not exist (error envelope)' },
+      },
+    },
+  },
+};

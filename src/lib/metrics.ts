@@ -1,0 +1,219 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Router, type Request, type RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AppError } from './errors.js';
+
+/**
+ * Prometheus metrics of one service instance (served at GET /api/metrics, see the README
+ * "Operations" section). Each Metrics owns its Registry, never prom-client's global one, so a
+ * test can build several. Label values are always from a closed set (a route template, an
+ * event name the service registered, a kind below): never a raw URL, id or user input.
+ */
+
+/** Counters of the PostgreSQL connection pool, as pg.Pool reports them. */
+export interface DatabasePoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface MetricsOptions {
+  /** Reads the pool at scrape time; without it the pool gauges stay empty. */
+  databasePool?: () => DatabasePoolStats | undefined;
+  /** Process metrics of prom-client (CPU, memory, GC, event-loop lag, handles). Default true. */
+  defaultMetrics?: boolean;
+}
+
+export type ChatMessageKind = 'event' | 'private';
+export type MailKind = 'verification' | 'password_reset';
+export type MatchingRunOutcome = 'completed' | 'failed';
+
+export interface MatchingRunObservation {
+  outcome: MatchingRunOutcome;
+  durationSeconds: number;
+  heatsCovered: number;
+  heatsUnfilled: number;
+}
+
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const MATCHING_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  private readonly socketsConnected: Gauge;
+  private readonly socketJoins: Counter<'event'>;
+  private readonly socketMessages: Counter<'event'>;
+  private readonly chatMessages: Counter<'kind'>;
+  private readonly matchingDuration: Histogram<'outcome'>;
+  private readonly matchingHeatsCovered: Counter;
+  private readonly matchingHeatsUnfilled: Counter;
+  private readonly mailsSent: Counter<'kind'>;
+  private readonly mailsFailed: Counter<'kind'>;
+  private readonly loginFailures: Counter;
+  private readonly lockouts: Counter;
+
+  constructor(options: MetricsOptions = {}) {
+    const registers = [this.registry];
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: HTTP_BUCKETS,
+      registers,
+    });
+    const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+      new Counter<L>({ name, help, labelNames, registers });
+    this.socketsConnected = new Gauge({ name: 'socketio_connected_sockets', help: 'Socket.IO sockets connected to this instance', registers });
+    this.socketJoins = counter('socketio_joins_total', 'Socket.IO room joins by event name', ['event']);
+    this.socketMessages = counter('socketio_messages_total', 'Socket.IO messages received by event name', ['event']);
+    this.chatMessages = counter('chat_messages_stored_total', 'Chat messages stored, event or private chat', ['kind']);
+    this.matchingDuration = new Histogram({
+      name: 'matching_run_duration_seconds',
+      help: 'Recording-partner matching run duration by outcome (its count is the number of runs)',
+      labelNames: ['outcome'],
+      buckets: MATCHING_BUCKETS,
+      registers,
+    });
+    this.matchingHeatsCovered = counter('matching_heats_covered_total', 'Heats given a recording partner by matching runs');
+    this.matchingHeatsUnfilled = counter('matching_heats_unfilled_total', 'Heats left without a recording partner by matching runs');
+    this.mailsSent = counter('mails_sent_total', 'Mails handed to the SMTP server', ['kind']);
+    this.mailsFailed = counter('mails_failed_total', 'Mails the SMTP server did not accept', ['kind']);
+    this.loginFailures = counter('login_failures_total', 'Failed logins (wrong e-mail or password, or locked account)');
+    this.lockouts = counter('account_lockouts_total', 'Accounts locked after too many failed logins');
+
+    const readPool = options.databasePool;
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'PostgreSQL pool connections by state (in_use, idle)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const stats = readPool?.();
+        if (!stats) return;
+        this.set({ state: 'in_use' }, stats.total - stats.idle);
+        this.set({ state: 'idle' }, stats.idle);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_waiting_requests',
+      help: 'Queries waiting for a free PostgreSQL pool connection',
+      registers,
+      collect() {
+        const stats = readPool?.();
+        if (stats) this.set(stats.waiting);
+      },
+    });
+  }
+
+  /** One finished HTTP request; `route` is a template like `/api/events/:slug`, or `unmatched`. */
+  httpRequestFinished(method: string, route: string, status: number, durationSeconds: number): void {
+    this.httpDuration.observe({ method, route, status: String(status) }, durationSeconds);
+  }
+
+  socketConnected(): void {
+    this.socketsConnected.inc();
+  }
+
+  socketDisconnected(): void {
+    this.socketsConnected.dec();
+  }
+
+  /** A socket joined a room through `eventName` (e.g. `join_event_chat`); only registered event names. */
+  socketJoined(eventName: string): void {
+    this.socketJoins.inc({ event: eventName });
+  }
+
+  /** A socket sent `eventName`; only registered event names, never a client-chosen string. */
+  socketMessageReceived(eventName: string): void {
+    this.socketMessages.inc({ event: eventName });
+  }
+
+  chatMessageStored(kind: ChatMessageKind): void {
+    this.chatMessages.inc({ kind });
+  }
+
+  matchingRunFinished(run: MatchingRunObservation): void {
+    this.matchingDuration.observe({ outcome: run.outcome }, run.durationSeconds);
+    this.matchingHeatsCovered.inc(run.heatsCovered);
+    this.matchingHeatsUnfilled.inc(run.heatsUnfilled);
+  }
+
+  mailSent(kind: MailKind): void {
+    this.mailsSent.inc({ kind });
+  }
+
+  mailFailed(kind: MailKind): void {
+    this.mailsFailed.inc({ kind });
+  }
+
+  loginFailed(): void {
+    this.loginFailures.inc();
+  }
+
+  accountLockedOut(): void {
+    this.lockouts.inc();
+  }
+
+  /** The Prometheus text exposition of every series. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/**
+ * The route template of a finished request: the mount path plus the matched route's path
+ * (`/api` + `/events/:slug`), or `unmatched` when no route matched (404s, requests refused
+ * before routing). Never the URL itself, whose ids and slugs would make one series per value.
+ */
+export function routeTemplate(req: Request, mountPath: string): string {
+  const path: unknown = req.route?.path;
+  if (typeof path !== 'string') return 'unmatched';
+  return `${mountPath}${path}`;
+}
+
+/**
+ * Times every request into `http_request_duration_seconds`. Install it first. `mountPath` is
+ * where the feature routers are mounted (they all hold their full paths under it).
+ */
+export function httpMetricsMiddleware(metrics: Metrics, mountPath: string): RequestHandler {
+  return (req, res, next) => {
+    const start = process.hrtime.bigint();
+    res.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      metrics.httpRequestFinished(req.method, routeTemplate(req, mountPath), res.statusCode, seconds);
+    });
+    next();
+  };
+}
+
+const metricsTokenRequired = () =>
+  new AppError('METRICS_TOKEN_REQUIRED', { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } });
+
+function sameSecret(given: string, expected: string): boolean {
+  // Equal-length digests: the comparison time says nothing about the token.
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/**
+ * `GET /metrics` in the Prometheus text format. Without a token the route does not exist
+ * (404 like any unknown path); with one, a request without `Authorization: Bearer <token>`
+ * answers 401.
+ */
+export function metricsRouter(metrics: Metrics, token: string | undefined): Router {
+  const router = Router();
+  if (token === undefined) return router;
+  router.get('/metrics', async (req, res) => {
+    const header = req.get('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match || !sameSecret(match[1], token)) throw metricsTokenRequired();
+    const { contentType, body } = await metrics.scrape();
+    res.type(contentType).send(body);
+  });
+  return router;
+}
