@@ -11,6 +11,8 @@ import { createCsrf, type Csrf } from './middleware/csrf.js';
 import { createRateLimiters, type RateLimiters } from './middleware/rate-limit.js';
 import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
 import { RegistryService } from './modules/registry/registry.service.js';
+import { AuthService } from './modules/auth/auth.service.js';
+import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { TokenBucketLimiter } from './modules/chat/flood-limit.js';
 import { Notifier } from './realtime/notifier.js';
@@ -42,6 +44,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const audit = new ActivityLogService(prisma, notifier, logger, clock);
   const registry = new RegistryService(config.registry, logger, clock);
   const eventAccess = new EventAccess(prisma);
+  const accountSettings = { bcryptRounds: config.bcryptRounds, frontendUrl: config.frontendUrl };
+  const auth = new AuthService(prisma, audit, tokens, mailer, clock, { ...accountSettings, lockout: config.lockout });
+  const users = new UsersService(prisma, audit, tokens, mailer, clock, accountSettings);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
   const chatFlood = new TokenBucketLimiter(5, 10, () => clock.now().getTime());
 
@@ -58,6 +63,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     audit,
     registry,
     eventAccess,
+    auth,
+    users,
     chatFlood,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
