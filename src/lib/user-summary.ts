@@ -28,7 +28,7 @@ export const userRefSelect = {
 } as const;
 
 /**
- * The user object of register, login and GET /users/me (OpenAPI document, "users"): the
+ * The user object of register, login and GET /users/me (OpenAPI document, /auth/register): the
  * account's own data. Never hashes, tokens or lock data.
  */
 export const userObjectSelect = {
