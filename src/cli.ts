@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from './config/config-error.js';
 
 /**
- * Operator commands (DECISIONS.md "Command line"): `npm run cli -- <command> ...`
+ * Operator commands (README, "Command line"): `npm run cli -- <command> ...`
  *   user:promote <email>
  *   event:create --name N --location L --start ISO --end ISO [--registry-id R] [--description D]
  *   matching:run <slug>
@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
       case 'user:promote': {
         const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
         if (positionals.length !== 1) throw new UsageError('user:promote takes exactly one e-mail address');
-        const user = await commands.promoteUser(positionals[0]);
+        const user = await commands.promoteUser(container, positionals[0]);
         console.log(`${user.username} <${user.email}> is now an admin`);
         return 0;
       }

@@ -12,6 +12,8 @@ import { createCsrf, type Csrf } from './middleware/csrf.js';
 import { createRateLimiters, type RateLimiters } from './middleware/rate-limit.js';
 import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
 import { RegistryService } from './modules/registry/registry.service.js';
+import { AuthService } from './modules/auth/auth.service.js';
+import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { TokenBucketLimiter } from './modules/chat/flood-limit.js';
 import { TransfersService } from './modules/webrtc/transfers.service.js';
@@ -47,6 +49,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const audit = new ActivityLogService(prisma, notifier, logger, clock);
   const registry = new RegistryService(config.registry, logger, clock);
   const eventAccess = new EventAccess(prisma);
+  const accountSettings = { bcryptRounds: config.bcryptRounds, frontendUrl: config.frontendUrl };
+  const auth = new AuthService(prisma, audit, tokens, mailer, clock, { ...accountSettings, lockout: config.lockout });
+  const users = new UsersService(prisma, audit, tokens, mailer, clock, accountSettings);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
   const chatFlood = new TokenBucketLimiter(5, 10, () => clock.now().getTime());
   const notify = notifier.toUser.bind(notifier);
@@ -67,6 +72,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     audit,
     registry,
     eventAccess,
+    auth,
+    users,
     chatFlood,
     webrtc,
     transfers,

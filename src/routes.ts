@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { Container } from './container.js';
 import { createActivityLogRouter } from './modules/activity-log/activity-log.router.js';
-import { authRouter } from './modules/auth/auth.router.js';
+import { createAuthRouter } from './modules/auth/auth.router.js';
 import { chatRouter } from './modules/chat/chat.router.js';
 import { dashboardRouter } from './modules/dashboard/dashboard.router.js';
 import { eventsRouter } from './modules/events/events.router.js';
@@ -10,7 +10,7 @@ import { heatsRouter } from './modules/heats/heats.router.js';
 import { matchesRouter } from './modules/matches/matches.router.js';
 import { matchingRouter } from './modules/matching/matching.router.js';
 import { createRegistryRouter } from './modules/registry/registry.router.js';
-import { usersRouter } from './modules/users/users.router.js';
+import { createUsersRouter } from './modules/users/users.router.js';
 import { createWebrtcRouter } from './modules/webrtc/webrtc.router.js';
 import { docsRouter } from './docs/docs.router.js';
 
@@ -21,8 +21,8 @@ export const API_MOUNT_PATH = '/api';
 export const createRouters = (c: Container): Router[] => [
   createHealthRouter(c),
   docsRouter,
-  authRouter,
-  usersRouter,
+  createAuthRouter(c),
+  createUsersRouter(c),
   createRegistryRouter(c),
   eventsRouter,
   chatRouter,

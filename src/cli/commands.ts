@@ -1,11 +1,11 @@
+import type { Container } from '../container.js';
 import { AppError } from '../lib/errors.js';
 import { prisma } from '../lib/prisma.js';
 import { createEvent as createEventRecord } from '../modules/events/events.service.js';
 
-export async function promoteUser(email: string) {
-  const user = await prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
-  if (!user) throw new AppError('USER_NOT_FOUND', { message: `No user with e-mail ${email}` });
-  return prisma.user.update({ where: { id: user.id }, data: { isAdmin: true } });
+/** `user:promote <email>`: makes the user of that address an admin. */
+export function promoteUser({ users }: Pick<Container, 'users'>, email: string) {
+  return users.promoteToAdmin(email);
 }
 
 export interface CreateEventInput {

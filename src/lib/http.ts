@@ -28,3 +28,8 @@ export function sendMessage(res: Response, message: string, status = 200): void 
 export function pagination(page: number, limit: number, total: number): Pagination {
   return { page, limit, total, totalPages: Math.max(1, Math.ceil(total / limit)) };
 }
+
+/** A confirmation: the text both as `message` and in `data` (clients read either), with extra data fields. */
+export function sendConfirmation(res: Response, message: string, extra: Record<string, unknown> = {}, status = 200): void {
+  res.status(status).json({ success: true, message, data: { message, ...extra } });
+}

@@ -19,3 +19,33 @@ export interface UserSummaryRow {
 export function avatarUrlFor(username: string): string {
   return `https://api.dicebear.com/9.x/avataaars/svg?seed=${encodeURIComponent(username)}`;
 }
+
+/** The smallest reference to a user: id, username and avatar (e.g. a rater). */
+export const userRefSelect = {
+  id: true,
+  username: true,
+  avatar: true,
+} as const;
+
+/**
+ * The user object of register, login and GET /users/me (OpenAPI document, /auth/register): the
+ * account's own data. Never hashes, tokens or lock data.
+ */
+export const userObjectSelect = {
+  id: true,
+  username: true,
+  email: true,
+  firstName: true,
+  lastName: true,
+  registryId: true,
+  avatar: true,
+  city: true,
+  country: true,
+  instagramUrl: true,
+  facebookUrl: true,
+  youtubeUrl: true,
+  tiktokUrl: true,
+  emailVerified: true,
+  isAdmin: true,
+  createdAt: true,
+} as const;

@@ -1,9 +1,14 @@
+import { systemActor } from '../../src/lib/actor';
+import type { ActivityRecord } from '../../src/modules/activity-log/activity-log.service';
+import { testContainer } from '../helpers/container';
 import { prisma } from '../helpers/db';
-import { logActivity } from '../../src/modules/activity-log/activity-log.service';
 import { createAdmin, createUser, unique } from '../helpers/factories';
-import { api } from '../helpers/server';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { api, useTestServer } from '../helpers/server';
 import { connectSocket, emitAck, nextEvent, receivesWithin } from '../helpers/socket';
+
+/** An entry recorded by the service, as a caller without a user but with a username. */
+const record = (activity: ActivityRecord, username: string | null = null) =>
+  testContainer().audit.record({ ...systemActor('test'), method: null, username }, activity);
 
 describe('admin activity-log endpoints', () => {
   it('refuses non-admins with 403 "Admin access required" and anonymous callers with 401', async () => {
@@ -21,7 +26,7 @@ describe('admin activity-log endpoints', () => {
     const username = unique('logged_');
     const action = unique('test_action_');
     for (let i = 0; i < 55; i++) {
-      await logActivity({ category: 'event', action, username, success: i % 5 !== 0, metadata: { i } });
+      await record({ category: 'event', action, success: i % 5 !== 0, metadata: { i } }, username);
     }
     const page1 = await api().get('/api/admin/activity-logs').query({ action }).set('Authorization', admin.auth);
     expect(page1.status).toBe(200);
@@ -57,8 +62,8 @@ describe('admin activity-log endpoints', () => {
   it('lists distinct actions and answers statistics', async () => {
     const admin = await createAdmin();
     const action = unique('stat_action_');
-    await logActivity({ category: 'chat', action, success: false });
-    await logActivity({ category: 'chat', action });
+    await record({ category: 'chat', action, success: false });
+    await record({ category: 'chat', action });
     const actions = await api().get('/api/admin/activity-logs/actions').set('Authorization', admin.auth);
     expect(actions.status).toBe(200);
     expect(actions.body.data).toContain(action);
@@ -80,13 +85,7 @@ describe('admin activity-log endpoints', () => {
 });
 
 describe('live activity log over Socket.IO', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = useTestServer();
 
   it('streams a login to an admin who joined admin_activity_logs, and refuses a non-admin join', async () => {
     const admin = await createAdmin();

@@ -1,59 +1,68 @@
 import { Router } from 'express';
-import type { Response } from 'express';
-import { sendData } from '../../lib/http.js';
-import { issueCsrfToken } from '../../middleware/csrf.js';
-import { authLimiter, emailLimiter } from '../../middleware/rate-limit.js';
-import { validate } from '../../middleware/validate.js';
-import * as auth from './auth.service.js';
+import type { Container } from '../../container.js';
+import { sendConfirmation, sendData } from '../../lib/http.js';
+import { actorOf } from '../../middleware/actor.js';
+import { input, validate } from '../../middleware/validate.js';
 import {
-  emailOnlyRules,
-  loginRules,
-  registerRules,
-  resetPasswordRules,
-  verifyCodeRules,
-  verifyEmailRules,
-} from './auth.validators.js';
+  emailBody,
+  loginBody,
+  registerBody,
+  resetPasswordBody,
+  verifyCodeBody,
+  verifyEmailQuery,
+  type EmailInput,
+  type LoginInput,
+  type RegisterInput,
+  type ResetPasswordInput,
+  type VerifyCodeInput,
+  type VerifyEmailQuery,
+} from './auth.schemas.js';
+import { RESEND_MESSAGE, RESET_REQUEST_MESSAGE } from './auth.service.js';
 
-export const authRouter = Router();
+/**
+ * Anonymous account routes: the CSRF token, register and login (authentication rate tier),
+ * e-mail verification, and the mail-sending requests (e-mail rate tier).
+ */
+export function createAuthRouter({ auth, csrf, limiters }: Pick<Container, 'auth' | 'csrf' | 'limiters'>): Router {
+  const router = Router();
 
-/** Message answers carry the text both as `message` and in `data` (clients read either). */
-function sendDone(res: Response, message: string, extra: Record<string, unknown> = {}): void {
-  res.status(200).json({ success: true, message, data: { message, ...extra } });
+  router.get('/csrf-token', (req, res) => {
+    sendData(res, { csrfToken: csrf.issueToken(req, res) });
+  });
+
+  router.post('/auth/register', limiters.auth, validate(...registerBody), async (req, res) => {
+    sendData(res, await auth.register(actorOf(req), input<RegisterInput>(res)), 201);
+  });
+
+  router.post('/auth/login', limiters.auth, validate(...loginBody), async (req, res) => {
+    sendData(res, await auth.login(actorOf(req), input<LoginInput>(res)));
+  });
+
+  router.get('/auth/verify-email', validate(...verifyEmailQuery), async (req, res) => {
+    await auth.verifyEmailToken(actorOf(req), input<VerifyEmailQuery>(res).token);
+    sendConfirmation(res, 'Email verified', { emailVerified: true });
+  });
+
+  router.post('/auth/verify-code', validate(...verifyCodeBody), async (req, res) => {
+    const { email, code } = input<VerifyCodeInput>(res);
+    await auth.verifyEmailCode(actorOf(req), email, code);
+    sendConfirmation(res, 'Email verified', { emailVerified: true });
+  });
+
+  router.post('/auth/resend-verification', limiters.email, validate(...emailBody), async (req, res) => {
+    await auth.resendVerification(actorOf(req), input<EmailInput>(res).email);
+    sendConfirmation(res, RESEND_MESSAGE);
+  });
+
+  router.post('/auth/request-password-reset', limiters.email, validate(...emailBody), async (req, res) => {
+    await auth.requestPasswordReset(actorOf(req), input<EmailInput>(res).email);
+    sendConfirmation(res, RESET_REQUEST_MESSAGE);
+  });
+
+  router.post('/auth/reset-password', validate(...resetPasswordBody), async (req, res) => {
+    const { token, newPassword } = input<ResetPasswordInput>(res);
+    await auth.resetPassword(actorOf(req), token, newPassword);
+    sendConfirmation(res, 'Password has been reset');
+  });
+  return router;
 }
-
-authRouter.get('/csrf-token', (req, res) => {
-  sendData(res, { csrfToken: issueCsrfToken(req, res) });
-});
-
-authRouter.post('/auth/register', authLimiter, validate(...registerRules), async (req, res) => {
-  sendData(res, await auth.register(req, req.body), 201);
-});
-
-authRouter.post('/auth/login', authLimiter, validate(...loginRules), async (req, res) => {
-  sendData(res, await auth.login(req, req.body.email, req.body.password));
-});
-
-authRouter.get('/auth/verify-email', validate(...verifyEmailRules), async (req, res) => {
-  await auth.verifyEmailToken(req, String(req.query.token));
-  sendDone(res, 'Email verified', { emailVerified: true });
-});
-
-authRouter.post('/auth/verify-code', validate(...verifyCodeRules), async (req, res) => {
-  await auth.verifyEmailCode(req, req.body.email, req.body.code);
-  sendDone(res, 'Email verified', { emailVerified: true });
-});
-
-authRouter.post('/auth/resend-verification', emailLimiter, validate(...emailOnlyRules), async (req, res) => {
-  await auth.resendVerification(req, req.body.email);
-  sendDone(res, auth.RESEND_MESSAGE);
-});
-
-authRouter.post('/auth/request-password-reset', emailLimiter, validate(...emailOnlyRules), async (req, res) => {
-  await auth.requestPasswordReset(req, req.body.email);
-  sendDone(res, auth.RESET_REQUEST_MESSAGE);
-});
-
-authRouter.post('/auth/reset-password', validate(...resetPasswordRules), async (req, res) => {
-  await auth.resetPassword(req, req.body.token, req.body.newPassword);
-  sendDone(res, 'Password has been reset');
-});

@@ -1,32 +1,41 @@
 import { timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
-import type { Request } from 'express';
-import { config } from '../../config/index.js';
-import { signAccessToken } from '../../lib/auth.js';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Actor } from '../../lib/actor.js';
+import type { TokenAuthenticator } from '../../lib/auth.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { sha256 } from '../../lib/ids.js';
-import { passwordResetMail, sendMailInBackground, verificationMail } from '../../lib/mailer.js';
-import { prisma } from '../../lib/prisma.js';
+import { passwordResetMail, verificationMail, type Mailer } from '../../lib/mailer.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
-import { avatarUrlFor } from '../../lib/user-summary.js';
-import { logActivity } from '../activity-log/activity-log.service.js';
-import { userObjectSelect } from '../users/users.service.js';
+import { avatarUrlFor, userObjectSelect } from '../../lib/user-summary.js';
+import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { LoginInput, RegisterInput } from './auth.schemas.js';
 import { clearedVerification, MAX_CODE_ATTEMPTS, newResetToken, newVerification } from './auth.tokens.js';
 
-export interface RegisterInput {
-  username: string;
-  email: string;
-  password: string;
-  firstName?: string | null;
-  lastName?: string | null;
-  registryId?: string | null;
+export interface AuthSettings {
+  bcryptRounds: number;
+  /** failed logins in a row that lock the account, and for how long */
+  lockout: { maxAttempts: number; minutes: number };
+  /** base of the links in verification and reset mails */
+  frontendUrl: string;
 }
 
-const invalidCredentials = () => new AppError('INVALID_CREDENTIALS');
+export const RESEND_MESSAGE = 'If an unverified account exists for this email, a new verification email has been sent';
+export const RESET_REQUEST_MESSAGE = 'If an account exists for this email, a password reset link has been sent';
 
-/** bcrypt hash of a random string: compared against for unknown e-mails so timing does not tell. */
-let dummyHash: string | undefined;
-const dummyHashFor = (rounds: number) => (dummyHash ??= bcrypt.hashSync('no-such-user-dummy-password', rounds));
+interface FailedLoginRow {
+  failedLoginAttempts: number;
+  lockedUntil: Date | null;
+  remainingMs: number | null;
+}
+
+/** The actor of an anonymous request, named after the account it concerns (null when none). */
+const actingAs = (actor: Actor, user: { id: number; username: string } | null | undefined): Actor => ({
+  ...actor,
+  userId: user?.id ?? null,
+  username: user?.username ?? null,
+});
 
 function lockedError(remainingMs: number): AppError {
   // whole milliseconds: lockedUntil is stored with millisecond precision, now() has microseconds
@@ -40,127 +49,6 @@ function lockedError(remainingMs: number): AppError {
   });
 }
 
-export async function register(req: Request, input: RegisterInput) {
-  const verification = newVerification();
-  const passwordHash = await bcrypt.hash(input.password, config.bcryptRounds);
-  let user;
-  try {
-    // Only whitelisted fields: isAdmin / emailVerified in the body never reach the database.
-    user = await prisma.user.create({
-      data: {
-        username: input.username,
-        email: input.email,
-        passwordHash,
-        avatar: avatarUrlFor(input.username),
-        firstName: input.firstName || null,
-        lastName: input.lastName || null,
-        registryId: input.registryId || null,
-        ...verification.stored,
-      },
-      select: userObjectSelect,
-    });
-  } catch (err) {
-    // The unique constraints decide, also for two concurrent registrations.
-    if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
-    if (isUniqueViolation(err, 'username')) throw new AppError('USERNAME_TAKEN');
-    throw err;
-  }
-  void logActivity({ req, category: 'auth', action: 'register', userId: user.id, username: user.username });
-  // Registration never waits for nor fails on the mail server; resend works later.
-  void sendMailInBackground(verificationMail(config.frontendUrl, user.email, user.username, verification.token, verification.code), {
-    userId: user.id,
-  });
-  return { token: signAccessToken(user), user };
-}
-
-interface FailedLoginRow {
-  failedLoginAttempts: number;
-  lockedUntil: Date | null;
-  remainingMs: number | null;
-}
-
-/**
- * Counts a failed login in ONE atomic UPDATE (row lock; concurrent failures all count).
- * While locked nothing changes; after an expired lock counting starts again at 1; the
- * attempt that reaches the maximum sets lockedUntil.
- */
-async function recordFailedLogin(userId: number): Promise<FailedLoginRow> {
-  const { maxAttempts, minutes } = config.lockout;
-  const rows = await prisma.$queryRaw<FailedLoginRow[]>`
-    UPDATE "User" SET
-      "failedLoginAttempts" = CASE
-        WHEN "lockedUntil" > now() THEN "failedLoginAttempts"
-        WHEN "lockedUntil" IS NOT NULL THEN 1
-        ELSE "failedLoginAttempts" + 1 END,
-      "lockedUntil" = CASE
-        WHEN "lockedUntil" > now() THEN "lockedUntil"
-        WHEN (CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END) >= ${maxAttempts}
-          THEN now() + make_interval(mins => ${minutes}::int)
-        ELSE NULL END
-    WHERE "id" = ${userId}
-    RETURNING "failedLoginAttempts", "lockedUntil",
-      CASE WHEN "lockedUntil" > now()
-        THEN (EXTRACT(EPOCH FROM ("lockedUntil" - now())) * 1000)::float8 END AS "remainingMs"`;
-  return rows[0] ?? { failedLoginAttempts: 0, lockedUntil: null, remainingMs: null };
-}
-
-export async function login(req: Request, email: string, password: string) {
-  const found = await prisma.user.findUnique({
-    where: { email },
-    select: { ...userObjectSelect, passwordHash: true, lockedUntil: true, failedLoginAttempts: true },
-  });
-  if (!found) {
-    await bcrypt.compare(password, dummyHashFor(config.bcryptRounds));
-    void logActivity({ req, category: 'auth', action: 'login_failed', success: false, userId: null, username: null, metadata: { reason: 'unknown_email' } });
-    throw invalidCredentials();
-  }
-  const { passwordHash, lockedUntil, failedLoginAttempts, ...user } = found;
-  const who = { userId: user.id, username: user.username };
-
-  if (lockedUntil && lockedUntil.getTime() > Date.now()) {
-    void logActivity({ req, category: 'auth', action: 'login_locked', success: false, ...who });
-    throw lockedError(lockedUntil.getTime() - Date.now());
-  }
-
-  if (!(await bcrypt.compare(password, passwordHash))) {
-    const after = await recordFailedLogin(user.id);
-    if (after.remainingMs !== null && after.remainingMs > 0) {
-      void logActivity({ req, category: 'auth', action: 'account_locked', success: false, ...who, metadata: { attempts: after.failedLoginAttempts } });
-      throw lockedError(after.remainingMs);
-    }
-    void logActivity({ req, category: 'auth', action: 'login_failed', success: false, ...who, metadata: { reason: 'wrong_password', attempts: after.failedLoginAttempts } });
-    throw invalidCredentials();
-  }
-
-  if (failedLoginAttempts > 0 || lockedUntil) {
-    await prisma.user.update({ where: { id: user.id }, data: { failedLoginAttempts: 0, lockedUntil: null } });
-  }
-  void logActivity({ req, category: 'auth', action: 'login', ...who });
-  return { token: signAccessToken(user), user };
-}
-
-const invalidVerificationToken = () => new AppError('INVALID_VERIFICATION_TOKEN');
-const invalidVerificationCode = () => new AppError('INVALID_VERIFICATION_CODE');
-
-export async function verifyEmailToken(req: Request, token: string) {
-  const hash = sha256(token);
-  const user = await prisma.user.findUnique({
-    where: { verificationTokenHash: hash },
-    select: { id: true, username: true, verificationExpiresAt: true },
-  });
-  if (!user || !user.verificationExpiresAt || user.verificationExpiresAt.getTime() <= Date.now()) {
-    void logActivity({ req, category: 'auth', action: 'email_verify', success: false, userId: user?.id ?? null, username: user?.username ?? null, metadata: { method: 'link' } });
-    throw invalidVerificationToken();
-  }
-  // Conditional on the same token: single use even under concurrency.
-  const { count } = await prisma.user.updateMany({
-    where: { id: user.id, verificationTokenHash: hash },
-    data: { emailVerified: true, ...clearedVerification },
-  });
-  if (count === 0) throw invalidVerificationToken();
-  void logActivity({ req, category: 'auth', action: 'email_verify', userId: user.id, username: user.username, metadata: { method: 'link' } });
-}
-
 function sameHash(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');
   const y = Buffer.from(b, 'hex');
@@ -168,72 +56,273 @@ function sameHash(a: string, b: string): boolean {
 }
 
 /**
- * Every code attempt is counted first (atomic UPDATE … RETURNING), then compared, so at
- * most MAX_CODE_ATTEMPTS guesses per issued code, also with parallel requests.
+ * Accounts without a session: registration, login with lockout, e-mail verification (link or
+ * code), resending the verification and password reset. Every outcome is audited (category
+ * "auth"); mails are sent in the background and never fail the request.
  */
-export async function verifyEmailCode(req: Request, email: string, code: string) {
-  const rows = await prisma.$queryRaw<{ id: number; username: string; verificationCodeHash: string }[]>`
-    UPDATE "User" SET "verificationAttempts" = "verificationAttempts" + 1
-    WHERE "email" = ${email}
-      AND "verificationCodeHash" IS NOT NULL
-      AND "verificationExpiresAt" > now()
-      AND "verificationAttempts" < ${MAX_CODE_ATTEMPTS}
-    RETURNING "id", "username", "verificationCodeHash"`;
-  const row = rows[0];
-  if (!row || !sameHash(row.verificationCodeHash, sha256(code))) {
-    void logActivity({ req, category: 'auth', action: 'email_verify', success: false, userId: row?.id ?? null, username: row?.username ?? null, metadata: { method: 'code' } });
-    throw invalidVerificationCode();
-  }
-  const { count } = await prisma.user.updateMany({
-    where: { id: row.id, verificationCodeHash: row.verificationCodeHash },
-    data: { emailVerified: true, ...clearedVerification },
-  });
-  if (count === 0) throw invalidVerificationCode();
-  void logActivity({ req, category: 'auth', action: 'email_verify', userId: row.id, username: row.username, metadata: { method: 'code' } });
-}
+export class AuthService {
+  /** bcrypt hash compared against for unknown e-mails, so timing does not tell; built on first use */
+  private dummyHash: string | undefined;
 
-export const RESEND_MESSAGE = 'If an unverified account exists for this email, a new verification email has been sent';
-export const RESET_REQUEST_MESSAGE = 'If an account exists for this email, a password reset link has been sent';
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly audit: ActivityLogService,
+    private readonly tokens: TokenAuthenticator,
+    private readonly mailer: Mailer,
+    private readonly clock: Clock,
+    private readonly settings: AuthSettings,
+  ) {}
 
-/** Same answer whether or not the address exists (no account enumeration). */
-export async function resendVerification(req: Request, email: string): Promise<void> {
-  const user = await prisma.user.findUnique({ where: { email }, select: { id: true, username: true, email: true, emailVerified: true } });
-  if (!user || user.emailVerified) {
-    void logActivity({ req, category: 'auth', action: 'verification_resend', success: false, userId: user?.id ?? null, username: user?.username ?? null, metadata: { reason: user ? 'already_verified' : 'unknown_email' } });
-    return;
+  /**
+   * Creates the account from whitelisted fields only (isAdmin / emailVerified in the body never
+   * reach the database), mails a verification link and code, answers the user object and a JWT.
+   * The unique constraints decide, also for two concurrent registrations: 409 EMAIL_TAKEN, then
+   * 409 USERNAME_TAKEN. Registration never waits for nor fails on the mail server.
+   */
+  async register(actor: Actor, input: RegisterInput) {
+    const verification = newVerification(this.clock.now());
+    const passwordHash = await bcrypt.hash(input.password, this.settings.bcryptRounds);
+    let user;
+    try {
+      user = await this.db.user.create({
+        data: {
+          username: input.username,
+          email: input.email,
+          passwordHash,
+          avatar: avatarUrlFor(input.username),
+          firstName: input.firstName || null,
+          lastName: input.lastName || null,
+          registryId: input.registryId || null,
+          ...verification.stored,
+        },
+        select: userObjectSelect,
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
+      if (isUniqueViolation(err, 'username')) throw new AppError('USERNAME_TAKEN');
+      throw err;
+    }
+    await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'register' });
+    void this.mailer.sendInBackground(
+      verificationMail(this.settings.frontendUrl, user.email, user.username, verification.token, verification.code),
+      { userId: user.id },
+    );
+    return { token: this.tokens.sign(user), user };
   }
-  const verification = newVerification();
-  await prisma.user.update({ where: { id: user.id }, data: verification.stored });
-  void logActivity({ req, category: 'auth', action: 'verification_resend', userId: user.id, username: user.username });
-  void sendMailInBackground(verificationMail(config.frontendUrl, user.email, user.username, verification.token, verification.code), { userId: user.id });
-}
 
-export async function requestPasswordReset(req: Request, email: string): Promise<void> {
-  const user = await prisma.user.findUnique({ where: { email }, select: { id: true, username: true, email: true } });
-  if (!user) {
-    void logActivity({ req, category: 'auth', action: 'password_reset_request', success: false, userId: null, username: null, metadata: { reason: 'unknown_email' } });
-    return;
-  }
-  const reset = newResetToken();
-  await prisma.user.update({ where: { id: user.id }, data: reset.stored });
-  void logActivity({ req, category: 'auth', action: 'password_reset_request', userId: user.id, username: user.username });
-  void sendMailInBackground(passwordResetMail(config.frontendUrl, user.email, user.username, reset.token), { userId: user.id });
-}
+  /**
+   * Checks in order: unknown e-mail → 401 INVALID_CREDENTIALS (after a dummy compare, so
+   * timing does not tell); locked account → 423 ACCOUNT_LOCKED with Retry-After; wrong password
+   * → counted, 423 when this attempt locks the account, else 401. A success clears the counter.
+   */
+  async login(actor: Actor, { email, password }: LoginInput) {
+    const found = await this.db.user.findUnique({
+      where: { email },
+      select: { ...userObjectSelect, passwordHash: true, lockedUntil: true, failedLoginAttempts: true },
+    });
+    if (!found) {
+      await bcrypt.compare(password, this.dummyPasswordHash());
+      await this.audit.record(actingAs(actor, null), {
+        category: 'auth',
+        action: 'login_failed',
+        success: false,
+        metadata: { reason: 'unknown_email' },
+      });
+      throw new AppError('INVALID_CREDENTIALS');
+    }
+    const { passwordHash, lockedUntil, failedLoginAttempts, ...user } = found;
+    const who = actingAs(actor, user);
+    const now = this.clock.now().getTime();
 
-/** Single use (conditional update on the token hash); also clears the lock and the counter. */
-export async function resetPassword(req: Request, token: string, newPassword: string): Promise<void> {
-  const hash = sha256(token);
-  const user = await prisma.user.findUnique({ where: { resetTokenHash: hash }, select: { id: true, username: true, resetExpiresAt: true } });
-  const invalid = () => new AppError('INVALID_RESET_TOKEN');
-  if (!user || !user.resetExpiresAt || user.resetExpiresAt.getTime() <= Date.now()) {
-    void logActivity({ req, category: 'auth', action: 'password_reset', success: false, userId: user?.id ?? null, username: user?.username ?? null });
-    throw invalid();
+    if (lockedUntil && lockedUntil.getTime() > now) {
+      await this.audit.record(who, { category: 'auth', action: 'login_locked', success: false });
+      throw lockedError(lockedUntil.getTime() - now);
+    }
+    if (!(await bcrypt.compare(password, passwordHash))) throw await this.failedLogin(who, user.id);
+
+    if (failedLoginAttempts > 0 || lockedUntil) {
+      await this.db.user.update({ where: { id: user.id }, data: { failedLoginAttempts: 0, lockedUntil: null } });
+    }
+    await this.audit.record(who, { category: 'auth', action: 'login' });
+    return { token: this.tokens.sign(user), user };
   }
-  const passwordHash = await bcrypt.hash(newPassword, config.bcryptRounds);
-  const { count } = await prisma.user.updateMany({
-    where: { id: user.id, resetTokenHash: hash, resetExpiresAt: { gt: new Date() } },
-    data: { passwordHash, resetTokenHash: null, resetExpiresAt: null, failedLoginAttempts: 0, lockedUntil: null },
-  });
-  if (count === 0) throw invalid();
-  void logActivity({ req, category: 'auth', action: 'password_reset', userId: user.id, username: user.username });
+
+  /** Counts a wrong password and answers the error to throw: 423 when it locked the account, else 401. */
+  private async failedLogin(who: Actor, userId: number): Promise<AppError> {
+    const after = await this.recordFailedLogin(userId);
+    if (after.remainingMs !== null && after.remainingMs > 0) {
+      await this.audit.record(who, {
+        category: 'auth',
+        action: 'account_locked',
+        success: false,
+        metadata: { attempts: after.failedLoginAttempts },
+      });
+      return lockedError(after.remainingMs);
+    }
+    await this.audit.record(who, {
+      category: 'auth',
+      action: 'login_failed',
+      success: false,
+      metadata: { reason: 'wrong_password', attempts: after.failedLoginAttempts },
+    });
+    return new AppError('INVALID_CREDENTIALS');
+  }
+
+  /**
+   * Counts a failed login in ONE atomic UPDATE (row lock; concurrent failures all count).
+   * While locked nothing changes; after an expired lock counting starts again at 1; the
+   * attempt that reaches the maximum sets lockedUntil.
+   */
+  private async recordFailedLogin(userId: number): Promise<FailedLoginRow> {
+    const { maxAttempts, minutes } = this.settings.lockout;
+    const rows = await this.db.$queryRaw<FailedLoginRow[]>`
+      UPDATE "User" SET
+        "failedLoginAttempts" = CASE
+          WHEN "lockedUntil" > now() THEN "failedLoginAttempts"
+          WHEN "lockedUntil" IS NOT NULL THEN 1
+          ELSE "failedLoginAttempts" + 1 END,
+        "lockedUntil" = CASE
+          WHEN "lockedUntil" > now() THEN "lockedUntil"
+          WHEN (CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END) >= ${maxAttempts}
+            THEN now() + make_interval(mins => ${minutes}::int)
+          ELSE NULL END
+      WHERE "id" = ${userId}
+      RETURNING "failedLoginAttempts", "lockedUntil",
+        CASE WHEN "lockedUntil" > now()
+          THEN (EXTRACT(EPOCH FROM ("lockedUntil" - now())) * 1000)::float8 END AS "remainingMs"`;
+    return rows[0] ?? { failedLoginAttempts: 0, lockedUntil: null, remainingMs: null };
+  }
+
+  private dummyPasswordHash(): string {
+    this.dummyHash ??= bcrypt.hashSync('no-such-user-dummy-password', this.settings.bcryptRounds);
+    return this.dummyHash;
+  }
+
+  /**
+   * Verifies the e-mail by the link token: unknown or expired token → 400
+   * INVALID_VERIFICATION_TOKEN. Single use even under concurrency (conditional update on the
+   * same token hash).
+   */
+  async verifyEmailToken(actor: Actor, token: string): Promise<void> {
+    const hash = sha256(token);
+    const user = await this.db.user.findUnique({
+      where: { verificationTokenHash: hash },
+      select: { id: true, username: true, verificationExpiresAt: true },
+    });
+    const audit = (success: boolean) =>
+      this.audit.record(actingAs(actor, user), { category: 'auth', action: 'email_verify', success, metadata: { method: 'link' } });
+    if (!user || !user.verificationExpiresAt || user.verificationExpiresAt.getTime() <= this.clock.now().getTime()) {
+      await audit(false);
+      throw new AppError('INVALID_VERIFICATION_TOKEN');
+    }
+    const { count } = await this.db.user.updateMany({
+      where: { id: user.id, verificationTokenHash: hash },
+      data: { emailVerified: true, ...clearedVerification },
+    });
+    if (count === 0) throw new AppError('INVALID_VERIFICATION_TOKEN');
+    await audit(true);
+  }
+
+  /**
+   * Verifies the e-mail by the 6-digit code. Every attempt is counted first (atomic UPDATE …
+   * RETURNING), then compared, so at most MAX_CODE_ATTEMPTS guesses per issued code, also with
+   * parallel requests; unknown address, no live code, too many attempts or a wrong code → 400
+   * INVALID_VERIFICATION_CODE.
+   */
+  async verifyEmailCode(actor: Actor, email: string, code: string): Promise<void> {
+    const rows = await this.db.$queryRaw<{ id: number; username: string; verificationCodeHash: string }[]>`
+      UPDATE "User" SET "verificationAttempts" = "verificationAttempts" + 1
+      WHERE "email" = ${email}
+        AND "verificationCodeHash" IS NOT NULL
+        AND "verificationExpiresAt" > now()
+        AND "verificationAttempts" < ${MAX_CODE_ATTEMPTS}
+      RETURNING "id", "username", "verificationCodeHash"`;
+    const row = rows[0];
+    const audit = (success: boolean) =>
+      this.audit.record(actingAs(actor, row), { category: 'auth', action: 'email_verify', success, metadata: { method: 'code' } });
+    if (!row || !sameHash(row.verificationCodeHash, sha256(code))) {
+      await audit(false);
+      throw new AppError('INVALID_VERIFICATION_CODE');
+    }
+    const { count } = await this.db.user.updateMany({
+      where: { id: row.id, verificationCodeHash: row.verificationCodeHash },
+      data: { emailVerified: true, ...clearedVerification },
+    });
+    if (count === 0) throw new AppError('INVALID_VERIFICATION_CODE');
+    await audit(true);
+  }
+
+  /**
+   * Issues and mails a new verification link and code (the old ones stop working). Answers the
+   * same whether or not the address exists or is already verified (no account enumeration).
+   */
+  async resendVerification(actor: Actor, email: string): Promise<void> {
+    const user = await this.db.user.findUnique({
+      where: { email },
+      select: { id: true, username: true, email: true, emailVerified: true },
+    });
+    if (!user || user.emailVerified) {
+      await this.audit.record(actingAs(actor, user), {
+        category: 'auth',
+        action: 'verification_resend',
+        success: false,
+        metadata: { reason: user ? 'already_verified' : 'unknown_email' },
+      });
+      return;
+    }
+    const verification = newVerification(this.clock.now());
+    await this.db.user.update({ where: { id: user.id }, data: verification.stored });
+    await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'verification_resend' });
+    void this.mailer.sendInBackground(
+      verificationMail(this.settings.frontendUrl, user.email, user.username, verification.token, verification.code),
+      { userId: user.id },
+    );
+  }
+
+  /**
+   * Issues and mails a password-reset link (valid for an hour, replaces an earlier one).
+   * Answers the same whether or not the address exists (no account enumeration).
+   */
+  async requestPasswordReset(actor: Actor, email: string): Promise<void> {
+    const user = await this.db.user.findUnique({ where: { email }, select: { id: true, username: true, email: true } });
+    if (!user) {
+      await this.audit.record(actingAs(actor, null), {
+        category: 'auth',
+        action: 'password_reset_request',
+        success: false,
+        metadata: { reason: 'unknown_email' },
+      });
+      return;
+    }
+    const reset = newResetToken(this.clock.now());
+    await this.db.user.update({ where: { id: user.id }, data: reset.stored });
+    await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'password_reset_request' });
+    void this.mailer.sendInBackground(passwordResetMail(this.settings.frontendUrl, user.email, user.username, reset.token), {
+      userId: user.id,
+    });
+  }
+
+  /**
+   * Sets a new password with a reset token: unknown or expired token → 400 INVALID_RESET_TOKEN.
+   * Single use (conditional update on the token hash); also clears the lock and the counter.
+   */
+  async resetPassword(actor: Actor, token: string, newPassword: string): Promise<void> {
+    const hash = sha256(token);
+    const user = await this.db.user.findUnique({
+      where: { resetTokenHash: hash },
+      select: { id: true, username: true, resetExpiresAt: true },
+    });
+    const who = actingAs(actor, user);
+    if (!user || !user.resetExpiresAt || user.resetExpiresAt.getTime() <= this.clock.now().getTime()) {
+      await this.audit.record(who, { category: 'auth', action: 'password_reset', success: false });
+      throw new AppError('INVALID_RESET_TOKEN');
+    }
+    const passwordHash = await bcrypt.hash(newPassword, this.settings.bcryptRounds);
+    const { count } = await this.db.user.updateMany({
+      where: { id: user.id, resetTokenHash: hash, resetExpiresAt: { gt: this.clock.now() } },
+      data: { passwordHash, resetTokenHash: null, resetExpiresAt: null, failedLoginAttempts: 0, lockedUntil: null },
+    });
+    if (count === 0) throw new AppError('INVALID_RESET_TOKEN');
+    await this.audit.record(who, { category: 'auth', action: 'password_reset' });
+  }
 }

@@ -6,7 +6,7 @@ export const RESET_TTL_MS = 60 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;
 
 /** A new link token (32 random bytes, URL-safe) and 6-digit code; only their hashes are stored. */
-export function newVerification() {
+export function newVerification(now: Date) {
   const token = randomToken(32);
   const code = randomDigits(6);
   return {
@@ -15,15 +15,16 @@ export function newVerification() {
     stored: {
       verificationTokenHash: sha256(token),
       verificationCodeHash: sha256(code),
-      verificationExpiresAt: new Date(Date.now() + VERIFICATION_TTL_MS),
+      verificationExpiresAt: new Date(now.getTime() + VERIFICATION_TTL_MS),
       verificationAttempts: 0,
     },
   };
 }
 
-export function newResetToken() {
+/** A new password-reset token (32 random bytes, URL-safe), valid for an hour; only its hash is stored. */
+export function newResetToken(now: Date) {
   const token = randomToken(32);
-  return { token, stored: { resetTokenHash: sha256(token), resetExpiresAt: new Date(Date.now() + RESET_TTL_MS) } };
+  return { token, stored: { resetTokenHash: sha256(token), resetExpiresAt: new Date(now.getTime() + RESET_TTL_MS) } };
 }
 
 /** Clears every verification field once the address is verified. */

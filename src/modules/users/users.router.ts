@@ -1,29 +1,42 @@
 import { Router } from 'express';
-import { sendData } from '../../lib/http.js';
-import { currentUser, requireAuth } from '../../middleware/auth.js';
-import { validate } from '../../middleware/validate.js';
-import * as users from './users.service.js';
-import { changePasswordRules, updateProfileRules, usernameParamRules } from './users.validators.js';
+import type { Container } from '../../container.js';
+import { sendConfirmation, sendData } from '../../lib/http.js';
+import { actorOf } from '../../middleware/actor.js';
+import { currentUser } from '../../middleware/auth.js';
+import { input, validate } from '../../middleware/validate.js';
+import {
+  changePasswordBody,
+  updateProfileBody,
+  usernameParam,
+  type ChangePasswordInput,
+  type ProfileUpdate,
+  type UsernameParam,
+} from './users.schemas.js';
 
-export const usersRouter = Router();
+/** The signed-in user's account and other users' public profiles (a token is required for all). */
+export function createUsersRouter({ guards, users }: Pick<Container, 'guards' | 'users'>): Router {
+  const router = Router();
 
-usersRouter.get('/users/me', requireAuth, async (req, res) => {
-  sendData(res, await users.getMe(currentUser(req).id));
-});
+  router.get('/users/me', guards.requireAuth, async (req, res) => {
+    sendData(res, await users.getMe(currentUser(req).id));
+  });
 
-usersRouter.patch('/users/me', requireAuth, validate(...updateProfileRules), async (req, res) => {
-  sendData(res, await users.updateProfile(req, currentUser(req).id, req.body));
-});
+  router.patch('/users/me', guards.requireAuth, validate(...updateProfileBody), async (req, res) => {
+    sendData(res, await users.updateProfile(actorOf(req), currentUser(req).id, input<ProfileUpdate>(res)));
+  });
 
-usersRouter.patch('/users/me/password', requireAuth, validate(...changePasswordRules), async (req, res) => {
-  await users.changePassword(req, currentUser(req).id, req.body.currentPassword, req.body.newPassword);
-  res.status(200).json({ success: true, message: 'Password changed', data: { message: 'Password changed' } });
-});
+  router.patch('/users/me/password', guards.requireAuth, validate(...changePasswordBody), async (req, res) => {
+    const { currentPassword, newPassword } = input<ChangePasswordInput>(res);
+    await users.changePassword(actorOf(req), currentUser(req).id, currentPassword, newPassword);
+    sendConfirmation(res, 'Password changed');
+  });
 
-usersRouter.get('/users/:username', requireAuth, validate(...usernameParamRules), async (req, res) => {
-  sendData(res, await users.getPublicProfile(String(req.params.username)));
-});
+  router.get('/users/:username', guards.requireAuth, validate(...usernameParam), async (_req, res) => {
+    sendData(res, await users.getPublicProfile(input<UsernameParam>(res).username));
+  });
 
-usersRouter.get('/users/:username/ratings', requireAuth, validate(...usernameParamRules), async (req, res) => {
-  sendData(res, await users.getUserRatings(String(req.params.username)));
-});
+  router.get('/users/:username/ratings', guards.requireAuth, validate(...usernameParam), async (_req, res) => {
+    sendData(res, await users.getUserRatings(input<UsernameParam>(res).username));
+  });
+  return router;
+}

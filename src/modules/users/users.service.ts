@@ -1,36 +1,24 @@
 import bcrypt from 'bcryptjs';
-import type { Request } from 'express';
-import { config } from '../../config/index.js';
-import { signAccessToken } from '../../lib/auth.js';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Actor } from '../../lib/actor.js';
+import type { TokenAuthenticator } from '../../lib/auth.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { sendMailInBackground, verificationMail } from '../../lib/mailer.js';
-import { prisma } from '../../lib/prisma.js';
-import { isUniqueViolation } from '../../lib/prisma-errors.js';
-import { logActivity } from '../activity-log/activity-log.service.js';
+import { verificationMail, type Mailer } from '../../lib/mailer.js';
+import { isRecordNotFound, isUniqueViolation } from '../../lib/prisma-errors.js';
+import { userObjectSelect, userRefSelect } from '../../lib/user-summary.js';
+import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import { newVerification } from '../auth/auth.tokens.js';
+import type { ProfileUpdate } from './users.schemas.js';
 
-/** The user object of register, login and /users/me (DECISIONS.md "Users"). Never hashes or lock data. */
-export const userObjectSelect = {
-  id: true,
-  username: true,
-  email: true,
-  firstName: true,
-  lastName: true,
-  registryId: true,
-  avatar: true,
-  city: true,
-  country: true,
-  instagramUrl: true,
-  facebookUrl: true,
-  youtubeUrl: true,
-  tiktokUrl: true,
-  emailVerified: true,
-  isAdmin: true,
-  createdAt: true,
-} as const;
+export interface UsersSettings {
+  bcryptRounds: number;
+  /** base of the link in the verification mail after an e-mail change */
+  frontendUrl: string;
+}
 
 /** Public profile: no e-mail, verification state, admin flag or lock data. */
-export const publicProfileSelect = {
+const publicProfileSelect = {
   id: true,
   username: true,
   avatar: true,
@@ -51,140 +39,164 @@ export interface UserStats {
   ratings: { received: number; given: number; average: number | null };
 }
 
-const round2 = (n: number | null | undefined) => (n == null ? null : Math.round(n * 100) / 100);
-
-/** Match and rating statistics, counted by the database (groupBy / aggregate), never by loading rows. */
-export async function userStats(userId: number, { includePending = true } = {}): Promise<UserStats> {
-  const [byStatus, received, given] = await Promise.all([
-    prisma.match.groupBy({
-      by: ['status'],
-      where: { OR: [{ user1Id: userId }, { user2Id: userId }] },
-      _count: { _all: true },
-    }),
-    prisma.rating.aggregate({ where: { ratedId: userId }, _count: { _all: true }, _avg: { score: true } }),
-    prisma.rating.count({ where: { raterId: userId } }),
-  ]);
-  const count = (status: string) => byStatus.find((g) => g.status === status)?._count._all ?? 0;
-  const total = byStatus.reduce((sum, g) => sum + g._count._all, 0);
-  const matches: UserStats['matches'] = includePending
-    ? { total, pending: count('pending'), accepted: count('accepted'), completed: count('completed') }
-    : { total, accepted: count('accepted'), completed: count('completed') };
-  return {
-    matches,
-    ratings: { received: received._count._all, given, average: round2(received._avg.score) },
-  };
-}
-
-export async function getMe(userId: number) {
-  const [user, stats] = await Promise.all([
-    prisma.user.findUnique({ where: { id: userId }, select: userObjectSelect }),
-    userStats(userId),
-  ]);
-  if (!user) throw new AppError('USER_NOT_FOUND');
-  return { ...user, stats };
-}
-
-export async function getPublicProfile(username: string) {
-  const user = await prisma.user.findUnique({ where: { username }, select: publicProfileSelect });
-  if (!user) throw new AppError('USER_NOT_FOUND');
-  return { ...user, stats: await userStats(user.id, { includePending: false }) };
-}
-
 export const RATINGS_LIMIT = 50;
-
-export async function getUserRatings(username: string) {
-  const user = await prisma.user.findUnique({ where: { username }, select: { id: true } });
-  if (!user) throw new AppError('USER_NOT_FOUND');
-  const [summary, ratings] = await Promise.all([
-    prisma.rating.aggregate({ where: { ratedId: user.id }, _count: { _all: true }, _avg: { score: true } }),
-    prisma.rating.findMany({
-      where: { ratedId: user.id },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: RATINGS_LIMIT,
-      select: {
-        id: true,
-        score: true,
-        comment: true,
-        wouldCollaborateAgain: true,
-        createdAt: true,
-        rater: { select: { id: true, username: true, avatar: true } },
-        event: { select: { id: true, slug: true, name: true } },
-      },
-    }),
-  ]);
-  return { averageScore: round2(summary._avg.score), totalRatings: summary._count._all, ratings };
-}
-
-export interface ProfileUpdate {
-  firstName?: string | null;
-  lastName?: string | null;
-  email?: string;
-  city?: string | null;
-  country?: string | null;
-  instagramUrl?: string | null;
-  facebookUrl?: string | null;
-  youtubeUrl?: string | null;
-  tiktokUrl?: string | null;
-}
 
 const PROFILE_FIELDS = ['firstName', 'lastName', 'city', 'country', 'instagramUrl', 'facebookUrl', 'youtubeUrl', 'tiktokUrl'] as const;
 
-/**
- * Updates the editable profile fields (a whitelist: isAdmin, emailVerified, username … in
- * the body never reach the database). A new e-mail resets emailVerified, issues a new
- * link token and code, mails them and returns a fresh JWT.
- */
-export async function updateProfile(req: Request, userId: number, body: Record<string, unknown>) {
-  const data: Record<string, unknown> = {};
-  for (const field of PROFILE_FIELDS) {
-    if (body[field] === undefined) continue;
-    const value = body[field] as string | null;
-    data[field] = value === null || value === '' ? null : value;
-  }
-  const current = await prisma.user.findUnique({ where: { id: userId }, select: { email: true, username: true } });
-  if (!current) throw new AppError('USER_NOT_FOUND');
+const round2 = (n: number | null | undefined) => (n == null ? null : Math.round(n * 100) / 100);
 
-  const newEmail = typeof body.email === 'string' ? body.email : undefined;
-  const emailChanged = newEmail !== undefined && newEmail !== current.email;
-  let verification: ReturnType<typeof newVerification> | undefined;
-  if (emailChanged) {
-    verification = newVerification();
-    Object.assign(data, { email: newEmail, emailVerified: false, ...verification.stored });
-  }
+/** The signed-in user's own account, public profiles with statistics, ratings, and admin promotion. */
+export class UsersService {
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly audit: ActivityLogService,
+    private readonly tokens: TokenAuthenticator,
+    private readonly mailer: Mailer,
+    private readonly clock: Clock,
+    private readonly settings: UsersSettings,
+  ) {}
 
-  let user;
-  try {
-    user = await prisma.user.update({ where: { id: userId }, data, select: userObjectSelect });
-  } catch (err) {
-    if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
-    throw err;
+  /** The user object with statistics (pending matches included); 404 USER_NOT_FOUND for a deleted account. */
+  async getMe(userId: number) {
+    const [user, stats] = await Promise.all([
+      this.db.user.findUnique({ where: { id: userId }, select: userObjectSelect }),
+      this.stats(userId),
+    ]);
+    if (!user) throw new AppError('USER_NOT_FOUND');
+    return { ...user, stats };
   }
 
-  void logActivity({
-    req,
-    category: 'auth',
-    action: emailChanged ? 'email_change' : 'profile_update',
-    metadata: { fields: Object.keys(data).filter((k) => !k.startsWith('verification') && k !== 'emailVerified') },
-  });
-  if (emailChanged && verification) {
-    void sendMailInBackground(verificationMail(config.frontendUrl, user.email, user.username, verification.token, verification.code), {
-      userId,
+  /** The public profile of an exact (case-sensitive) username with statistics without pending matches; 404 USER_NOT_FOUND. */
+  async getPublicProfile(username: string) {
+    const user = await this.db.user.findUnique({ where: { username }, select: publicProfileSelect });
+    if (!user) throw new AppError('USER_NOT_FOUND');
+    return { ...user, stats: await this.stats(user.id, { includePending: false }) };
+  }
+
+  /**
+   * Ratings a user received: 404 USER_NOT_FOUND for an unknown username; the newest
+   * RATINGS_LIMIT ratings, while the average and the total cover all of them.
+   */
+  async getUserRatings(username: string) {
+    const user = await this.db.user.findUnique({ where: { username }, select: { id: true } });
+    if (!user) throw new AppError('USER_NOT_FOUND');
+    const [summary, ratings] = await Promise.all([
+      this.db.rating.aggregate({ where: { ratedId: user.id }, _count: { _all: true }, _avg: { score: true } }),
+      this.db.rating.findMany({
+        where: { ratedId: user.id },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: RATINGS_LIMIT,
+        select: {
+          id: true,
+          score: true,
+          comment: true,
+          wouldCollaborateAgain: true,
+          createdAt: true,
+          rater: { select: userRefSelect },
+          event: { select: { id: true, slug: true, name: true } },
+        },
+      }),
+    ]);
+    return { averageScore: round2(summary._avg.score), totalRatings: summary._count._all, ratings };
+  }
+
+  /**
+   * Updates the editable profile fields (a whitelist: isAdmin, emailVerified, username … never
+   * reach the database); 404 USER_NOT_FOUND, 409 EMAIL_TAKEN (decided by the unique index).
+   * A new e-mail resets emailVerified, issues a new link token and code, mails them to the new
+   * address and answers a fresh JWT in `token`.
+   */
+  async updateProfile(actor: Actor, userId: number, update: ProfileUpdate) {
+    const data: Record<string, unknown> = {};
+    for (const field of PROFILE_FIELDS) {
+      const value = update[field];
+      if (value === undefined) continue;
+      data[field] = value === null || value === '' ? null : value;
+    }
+    const current = await this.db.user.findUnique({ where: { id: userId }, select: { email: true } });
+    if (!current) throw new AppError('USER_NOT_FOUND');
+
+    const emailChanged = typeof update.email === 'string' && update.email !== current.email;
+    const verification = emailChanged ? newVerification(this.clock.now()) : undefined;
+    if (verification) Object.assign(data, { email: update.email, emailVerified: false, ...verification.stored });
+
+    let user;
+    try {
+      user = await this.db.user.update({ where: { id: userId }, data, select: userObjectSelect });
+    } catch (err) {
+      if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
+      throw err;
+    }
+    await this.audit.record(actor, {
+      category: 'auth',
+      action: emailChanged ? 'email_change' : 'profile_update',
+      metadata: { fields: Object.keys(data).filter((k) => !k.startsWith('verification') && k !== 'emailVerified') },
     });
-    return { ...user, token: signAccessToken(user) };
+    if (!verification) return user;
+    void this.mailer.sendInBackground(
+      verificationMail(this.settings.frontendUrl, user.email, user.username, verification.token, verification.code),
+      { userId },
+    );
+    return { ...user, token: this.tokens.sign(user) };
   }
-  return user;
-}
 
-export async function changePassword(req: Request, userId: number, currentPassword: string, newPassword: string) {
-  const user = await prisma.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
-  if (!user) throw new AppError('USER_NOT_FOUND');
-  if (!(await bcrypt.compare(currentPassword, user.passwordHash))) {
-    void logActivity({ req, category: 'auth', action: 'password_change', success: false, metadata: { reason: 'wrong_current_password' } });
-    throw new AppError('WRONG_PASSWORD');
+  /**
+   * Changes the password: 404 USER_NOT_FOUND, then 400 WRONG_PASSWORD unless the current
+   * password matches. A pending password-reset link is void afterwards.
+   */
+  async changePassword(actor: Actor, userId: number, currentPassword: string, newPassword: string): Promise<void> {
+    const user = await this.db.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
+    if (!user) throw new AppError('USER_NOT_FOUND');
+    if (!(await bcrypt.compare(currentPassword, user.passwordHash))) {
+      await this.audit.record(actor, {
+        category: 'auth',
+        action: 'password_change',
+        success: false,
+        metadata: { reason: 'wrong_current_password' },
+      });
+      throw new AppError('WRONG_PASSWORD');
+    }
+    const passwordHash = await bcrypt.hash(newPassword, this.settings.bcryptRounds);
+    await this.db.user.update({ where: { id: userId }, data: { passwordHash, resetTokenHash: null, resetExpiresAt: null } });
+    await this.audit.record(actor, { category: 'auth', action: 'password_change' });
   }
-  const passwordHash = await bcrypt.hash(newPassword, config.bcryptRounds);
-  // A pending reset link is void once the password was changed.
-  await prisma.user.update({ where: { id: userId }, data: { passwordHash, resetTokenHash: null, resetExpiresAt: null } });
-  void logActivity({ req, category: 'auth', action: 'password_change' });
-}
 
+  /**
+   * Makes the user of an e-mail address (trimmed, lower-cased) an admin; 404 USER_NOT_FOUND
+   * naming the address when there is none. Used by the operator CLI (`user:promote`).
+   */
+  async promoteToAdmin(email: string) {
+    try {
+      return await this.db.user.update({
+        where: { email: email.trim().toLowerCase() },
+        data: { isAdmin: true },
+        select: userObjectSelect,
+      });
+    } catch (err) {
+      if (isRecordNotFound(err)) throw new AppError('USER_NOT_FOUND', { message: `No user with e-mail ${email}` });
+      throw err;
+    }
+  }
+
+  /** Match and rating statistics, counted by the database (groupBy / aggregate), never by loading rows. */
+  private async stats(userId: number, { includePending = true } = {}): Promise<UserStats> {
+    const [byStatus, received, given] = await Promise.all([
+      this.db.match.groupBy({
+        by: ['status'],
+        where: { OR: [{ user1Id: userId }, { user2Id: userId }] },
+        _count: { _all: true },
+      }),
+      this.db.rating.aggregate({ where: { ratedId: userId }, _count: { _all: true }, _avg: { score: true } }),
+      this.db.rating.count({ where: { raterId: userId } }),
+    ]);
+    const count = (status: string) => byStatus.find((g) => g.status === status)?._count._all ?? 0;
+    const total = byStatus.reduce((sum, g) => sum + g._count._all, 0);
+    const matches: UserStats['matches'] = includePending
+      ? { total, pending: count('pending'), accepted: count('accepted'), completed: count('completed') }
+      : { total, accepted: count('accepted'), completed: count('completed') };
+    return {
+      matches,
+      ratings: { received: received._count._all, given, average: round2(received._avg.score) },
+    };
+  }
+}

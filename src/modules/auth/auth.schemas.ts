@@ -1,6 +1,7 @@
 import { body, query, type ValidationChain } from 'express-validator';
 import { emailField, optionalText, passwordField } from '../../middleware/validators.js';
 
+/** A World Swing registry id: 1-10 digits (a number is accepted and turned into a string). */
 export const registryIdField = (): ValidationChain =>
   body('registryId')
     .optional({ values: 'falsy' })
@@ -12,7 +13,7 @@ export const registryIdField = (): ValidationChain =>
     .matches(/^\d{1,10}$/)
     .withMessage('Registry id must be 1-10 digits');
 
-export const registerRules: ValidationChain[] = [
+export const registerBody: ValidationChain[] = [
   body('username')
     .exists({ values: 'null' })
     .withMessage('Username is required')
@@ -33,16 +34,43 @@ export const registerRules: ValidationChain[] = [
   registryIdField(),
 ];
 
-export const loginRules: ValidationChain[] = [
+export interface RegisterInput {
+  username: string;
+  email: string;
+  password: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  registryId?: string | null;
+}
+
+export const loginBody: ValidationChain[] = [
   emailField(),
-  body('password').exists({ values: 'null' }).withMessage('Password is required').bail().isString().withMessage('Password must be a string').bail().notEmpty().withMessage('Password is required'),
+  body('password')
+    .exists({ values: 'null' })
+    .withMessage('Password is required')
+    .bail()
+    .isString()
+    .withMessage('Password must be a string')
+    .bail()
+    .notEmpty()
+    .withMessage('Password is required'),
 ];
 
-export const verifyEmailRules: ValidationChain[] = [
+export interface LoginInput {
+  email: string;
+  password: string;
+}
+
+export const verifyEmailQuery: ValidationChain[] = [
+  // `exists()` without `values: 'null'`: a query string has no null
   query('token').exists().withMessage('Token is required').bail().isString().withMessage('Token must be a string').bail().isLength({ min: 1, max: 200 }).withMessage('Token is required'),
 ];
 
-export const verifyCodeRules: ValidationChain[] = [
+export interface VerifyEmailQuery {
+  token: string;
+}
+
+export const verifyCodeBody: ValidationChain[] = [
   emailField(),
   body('code')
     .exists({ values: 'null' })
@@ -57,9 +85,23 @@ export const verifyCodeRules: ValidationChain[] = [
     .withMessage('Code must be 6 digits'),
 ];
 
-export const emailOnlyRules: ValidationChain[] = [emailField()];
+export interface VerifyCodeInput {
+  email: string;
+  code: string;
+}
 
-export const resetPasswordRules: ValidationChain[] = [
+export const emailBody: ValidationChain[] = [emailField()];
+
+export interface EmailInput {
+  email: string;
+}
+
+export const resetPasswordBody: ValidationChain[] = [
   body('token').exists({ values: 'null' }).withMessage('Token is required').bail().isString().withMessage('Token must be a string').bail().isLength({ min: 1, max: 200 }).withMessage('Token is required'),
   passwordField('newPassword'),
 ];
+
+export interface ResetPasswordInput {
+  token: string;
+  newPassword: string;
+}

@@ -16,7 +16,7 @@ const httpsUrl = (field: string): ValidationChain =>
     .isURL({ protocols: ['https'], require_protocol: true, require_valid_protocol: true })
     .withMessage(`${field} must be an https URL`);
 
-export const updateProfileRules: ValidationChain[] = [
+export const updateProfileBody: ValidationChain[] = [
   body('username').not().exists().withMessage('Username cannot be changed'),
   optionalText('firstName', 'First name'),
   optionalText('lastName', 'Last name'),
@@ -29,7 +29,20 @@ export const updateProfileRules: ValidationChain[] = [
   httpsUrl('tiktokUrl'),
 ];
 
-export const changePasswordRules: ValidationChain[] = [
+/** The editable profile fields; null or "" clears a field. */
+export interface ProfileUpdate {
+  firstName?: string | null;
+  lastName?: string | null;
+  email?: string;
+  city?: string | null;
+  country?: string | null;
+  instagramUrl?: string | null;
+  facebookUrl?: string | null;
+  youtubeUrl?: string | null;
+  tiktokUrl?: string | null;
+}
+
+export const changePasswordBody: ValidationChain[] = [
   body('currentPassword')
     .exists({ values: 'null' })
     .withMessage('Current password is required')
@@ -42,6 +55,15 @@ export const changePasswordRules: ValidationChain[] = [
   passwordField('newPassword'),
 ];
 
-export const usernameParamRules: ValidationChain[] = [
+export interface ChangePasswordInput {
+  currentPassword: string;
+  newPassword: string;
+}
+
+export const usernameParam: ValidationChain[] = [
   param('username').isLength({ min: 1, max: 50 }).withMessage('Username must be at most 50 characters'),
 ];
+
+export interface UsernameParam {
+  username: string;
+}
