@@ -149,5 +149,5 @@ export function writeStats(testPath: string): void {
   if (!dir) return;
   mkdirSync(dir, { recursive: true });
   const name = `${path.basename(testPath).replace(/[^A-Za-z0-9_.-]/g, '_')}-${process.pid}-${Date.now()}.json`;
-  writeFileSync(path.join(dir, name), JSON.stringify({ file: testPath, ...stats }));
+  writeFileSync(path.join(dir, name), JSON.stringify({ file: testPath, ...stats, documented: documentedOperations() }));
 }

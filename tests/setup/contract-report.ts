@@ -19,6 +19,7 @@ interface FileStats {
   outsideDocument: number;
   socketPayloads: number;
   operations: Record<string, number>;
+  documented: string[];
 }
 
 function testFiles(dir: string): string[] {
@@ -34,9 +35,10 @@ export async function printContractReport(): Promise<void> {
   if (!dir) return;
   const files = readdirSync(dir).map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as FileStats);
   rmSync(dir, { recursive: true, force: true });
-  const { documentedOperations } = await import('../helpers/contract');
+  if (files.length === 0) return;
+  const documented = files[0].documented;
   const exercised = new Set(files.flatMap((f) => Object.keys(f.operations)));
-  const unexercised = documentedOperations().filter((op) => !exercised.has(op));
+  const unexercised = documented.filter((op) => !exercised.has(op));
   const sum = (key: 'validated' | 'outsideDocument' | 'socketPayloads') => files.reduce((n, f) => n + f[key], 0);
   const allFiles = new Set(testFiles(path.join(__dirname, '..')).map((f) => path.resolve(f)));
   const ran = new Set(files.map((f) => path.resolve(f.file)));
@@ -46,7 +48,7 @@ export async function printContractReport(): Promise<void> {
     `\nOpenAPI contract: ${sum('validated')} HTTP responses validated ` +
       `(${sum('outsideDocument')} to paths outside the document, checked as error envelopes), ` +
       `${sum('socketPayloads')} Socket.IO payloads validated; ` +
-      `${exercised.size} of ${documentedOperations().length} operations exercised, ${unexercised.length} never exercised` +
+      `${exercised.size} of ${documented.length} operations exercised, ${unexercised.length} never exercised` +
       (unexercised.length ? `:\n  ${unexercised.join('\n  ')}` : '.'),
   );
   if (wholeSuite && unexercised.length > 0) {
