@@ -55,7 +55,7 @@ export const docsOpenApi: Record<string, unknown> = {
       tags: ['docs'],
       summary: 'Start-up script of the reference page (external, so the CSP needs no inline script)',
       access: 'public',
-      ok: { '200': { description: 'JavaScript', content: { 'application/javascript': { schema: { type: 'string' } } } } },
+      ok: { '200': { description: 'JavaScript', content: { 'text/javascript': { schema: { type: 'string' } } } } },
     }),
   },
   '/docs/assets/{file}': {
@@ -69,7 +69,7 @@ export const docsOpenApi: Record<string, unknown> = {
           description: 'The file',
           content: {
             'text/css': { schema: { type: 'string' } },
-            'application/javascript': { schema: { type: 'string' } },
+            'text/javascript': { schema: { type: 'string' } },
             'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
           },
         },

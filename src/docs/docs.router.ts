@@ -48,7 +48,7 @@ docsRouter.get('/docs', (_req, res) => {
 });
 
 docsRouter.get('/docs/init.js', (_req, res) => {
-  res.type('application/javascript').send(init);
+  res.type('text/javascript').send(init);
 });
 
 docsRouter.get('/docs/assets/:file', (req, res) => {
