@@ -178,6 +178,9 @@ export function errorResponse(codes: ErrorCode[]) {
   const description = codes.map((c) => `${c}: "${errorCatalogue[c].message}"`).join('; ');
   return json(errorSchema(codes), description);
 }
+/** Short names used across the feature fragments. */
+export const error = errorResponse;
+export const bearer = [{ bearer: [] }];
 
 /** Builds an operation object with the answers every operation of its kind can give. */
 export function operation(method: Method, spec: OperationSpec): Record<string, unknown> {
@@ -188,6 +191,8 @@ export function operation(method: Method, spec: OperationSpec): Record<string, u
     errors.set(status, set);
   };
   for (const [status, codes] of Object.entries(spec.errors ?? {})) add(Number(status), ...codes);
+  // A path parameter that is not valid percent-encoding (e.g. `%E0%A4%A`) is refused by the router.
+  if (spec.parameters?.some((p) => (p as { in?: string }).in === 'path')) add(400, 'BAD_REQUEST');
   if (spec.access !== 'public') add(401, 'AUTH_REQUIRED', 'INVALID_TOKEN');
   if (spec.access === 'admin') add(403, 'ADMIN_REQUIRED');
   if (method !== 'get') add(403, 'CSRF_INVALID');
@@ -336,6 +341,8 @@ const suggestionProperties = {
   originRunId: { type: 'string', format: 'uuid' },
   createdAt: dateTime,
 };
+
+export const userSummary = ref('UserSummary');
 
 /** The shared component schemas (merged into `components.schemas`). */
 export const componentSchemas: Record<string, Schema> = {

@@ -49,7 +49,7 @@ export const authOpenApi: Record<string, unknown> = {
           password,
           firstName: { type: ['string', 'null'], maxLength: 100 },
           lastName: { type: ['string', 'null'], maxLength: 100 },
-          registryId: { type: ['string', 'null'], pattern: '^\\d{1,10}$' },
+          registryId: { type: ['string', 'integer', 'null'], pattern: '^\\s*(\\d{1,10})?\\s*$', description: '1-10 digits ("" or null: none)' },
         },
         ['firstName', 'lastName', 'registryId'],
       ),
@@ -88,7 +88,7 @@ export const authOpenApi: Record<string, unknown> = {
       access: 'public',
       description:
         'Each attempt counts; after 5 attempts the code is void until a resend. An unknown e-mail answers like a wrong code.',
-      body: obj({ email, code: { type: 'string', pattern: '^\\d{6}$' } }),
+      body: obj({ email, code: { type: ['string', 'integer'], pattern: '^\\s*\\d{6}\\s*$', description: '6 digits (a JSON integer is padded with leading zeros)' } }),
       ok: { '200': json(messageAndData(['Email verified'], verified)) },
       errors: { 400: ['INVALID_VERIFICATION_CODE', 'VALIDATION_ERROR'] },
     }),
