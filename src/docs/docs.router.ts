@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Router } from 'express';
-import { notFound } from '../lib/errors.js';
+import { AppError } from '../lib/errors.js';
 import { DOCS_ASSETS } from './docs.openapi.js';
 import { buildOpenApiDocument } from './openapi.js';
 
@@ -53,7 +53,7 @@ docsRouter.get('/docs/init.js', (_req, res) => {
 
 docsRouter.get('/docs/assets/:file', (req, res) => {
   const file = String(req.params.file);
-  if (!assets.has(file)) throw notFound('Not found');
+  if (!assets.has(file)) throw new AppError('NOT_FOUND');
   res.set('Cache-Control', 'public, max-age=86400');
   res.sendFile(path.join(assetsDir, file));
 });

@@ -1,3 +1,5 @@
+import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
+
 /**
  * Shared pieces of the OpenAPI document: the envelope, the error catalogue, the resource
  * schemas and an `operation()` builder that adds the answers every operation can give
@@ -12,73 +14,19 @@ export type Schema = Record<string, unknown>;
 // ------------------------------------------------------------------------------ error catalogue
 
 /**
- * Every error code the HTTP API answers, with its status and default message.
- * Collected from the services and middleware; the `code` of an error body is one of these.
+ * The `code` of an error body is one of the catalogue's codes (src/lib/errors.ts), each with
+ * one status. Where a rule answers with a more precise message than the catalogue's default,
+ * the document shows that message.
  */
-export const errorCatalogue = {
-  VALIDATION_ERROR: { status: 400, message: 'Validation failed (or the rule\'s own message) + details' },
-  MALFORMED_JSON: { status: 400, message: 'Malformed JSON body' },
-  REQUEST_ABORTED: { status: 400, message: 'Request aborted' },
-  BAD_REQUEST: { status: 400, message: 'Bad request' },
-  INVALID_REFERENCE: { status: 400, message: 'Referenced resource does not exist' },
-  INVALID_VERIFICATION_TOKEN: { status: 400, message: 'Invalid or expired verification token' },
-  INVALID_VERIFICATION_CODE: { status: 400, message: 'Invalid or expired verification code' },
-  INVALID_RESET_TOKEN: { status: 400, message: 'Invalid or expired reset token' },
-  WRONG_PASSWORD: { status: 400, message: 'Current password is incorrect' },
-  CHECKIN_NOT_AVAILABLE: { status: 400, message: 'Check-in is not available for this event at this time' },
-  DUPLICATE_HEAT: { status: 400, message: 'Cannot have duplicate heats with same role in same division and competition type' },
-  MATCH_SELF: { status: 400, message: 'You cannot create a match with yourself' },
-  TARGET_NOT_PARTICIPANT: { status: 400, message: 'Target user is not a participant of this event' },
-  MATCH_NOT_PENDING: { status: 400, message: 'Match is not pending' },
-  MATCH_NOT_ACCEPTED: { status: 400, message: 'Only accepted matches can be rated' },
-  AUTH_REQUIRED: { status: 401, message: 'Authentication required' },
-  INVALID_TOKEN: { status: 401, message: 'Invalid or expired token' },
-  INVALID_CREDENTIALS: { status: 401, message: 'Invalid email or password' },
-  CSRF_INVALID: { status: 403, message: 'Invalid CSRF token' },
-  ADMIN_REQUIRED: { status: 403, message: 'Admin access required' },
-  EMAIL_NOT_VERIFIED: { status: 403, message: 'Email verification required' },
-  NOT_PARTICIPANT: { status: 403, message: 'You must be a participant of this event' },
-  FORBIDDEN: { status: 403, message: 'Only admins and participants can see the check-in QR code' },
-  NOT_HEAT_OWNER: { status: 403, message: 'You can only delete your own heats' },
-  NOT_MATCH_TARGET: { status: 403, message: 'Only the invited user can accept this match' },
-  NOT_RECORDER: { status: 403, message: 'Only the recorder can accept or reject this suggestion' },
-  NOT_FOUND: { status: 404, message: 'Not found' },
-  EVENT_NOT_FOUND: { status: 404, message: 'Event not found' },
-  USER_NOT_FOUND: { status: 404, message: 'User not found' },
-  CHAT_ROOM_NOT_FOUND: { status: 404, message: 'Chat room not found' },
-  INVALID_CHECKIN_TOKEN: { status: 404, message: 'Invalid check-in token' },
-  HEAT_NOT_FOUND: { status: 404, message: 'Heat not found' },
-  MATCH_NOT_FOUND: { status: 404, message: 'Match not found' },
-  SUGGESTION_NOT_FOUND: { status: 404, message: 'Suggestion not found' },
-  MATCHING_RUN_NOT_FOUND: { status: 404, message: 'Matching run not found' },
-  REGISTRY_DANCER_NOT_FOUND: { status: 404, message: 'Dancer not found in registry' },
-  CONFLICT: { status: 409, message: 'Resource already exists' },
-  EMAIL_TAKEN: { status: 409, message: 'Email already registered' },
-  USERNAME_TAKEN: { status: 409, message: 'Username already taken' },
-  MATCH_EXISTS: { status: 409, message: 'Match already exists' },
-  ALREADY_RATED: { status: 409, message: 'You have already rated this match' },
-  SUGGESTION_NOT_PENDING: { status: 409, message: 'Only a pending suggestion can be accepted or rejected' },
-  MATCHING_RUN_IN_PROGRESS: { status: 409, message: 'A matching run is already in progress for this event' },
-  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
-  UNSUPPORTED_ENCODING: { status: 415, message: 'Unsupported request encoding' },
-  ACCOUNT_LOCKED: { status: 423, message: 'Account is locked. Try again in N minute(s).' },
-  RATE_LIMITED: { status: 429, message: 'Too many requests, please try again later' },
-  TOO_MANY_PENDING_MATCHES: { status: 429, message: 'You can have at most 20 pending match requests' },
-  INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
-  REGISTRY_UNAVAILABLE: { status: 502, message: 'Registry is unavailable, please try again later' },
-  SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable' },
-  REGISTRY_TIMEOUT: { status: 504, message: 'Registry did not answer in time, please try again later' },
-} as const;
-
-export type ErrorCode = keyof typeof errorCatalogue;
-
-/**
- * Codes answered with another status than the catalogue's in one place. A catalogue gives each
- * code one status: these are the exceptions the service has today.
- */
-const otherStatus: Record<string, string> = {
-  'NOT_PARTICIPANT 400': 'You are not a participant of this event',
+const preciseMessages: Partial<Record<ErrorCode, string>> = {
+  VALIDATION_ERROR: 'Validation failed (or the broken rule\'s own message) + details',
+  ACCOUNT_LOCKED: 'Account is locked. Try again in N minute(s).',
+  TOO_MANY_PENDING_MATCHES: 'You can have at most 20 pending match requests',
+  BAD_REQUEST: 'Bad request (e.g. a path that is not valid percent-encoding)',
 };
+const messageOf = (code: ErrorCode) => preciseMessages[code] ?? ErrorCatalogue[code].message;
+
+export type { ErrorCode };
 
 // ------------------------------------------------------------------------------ schema atoms
 
@@ -183,8 +131,9 @@ export function errorSchema(codes: ErrorCode[]): Schema {
 }
 
 export function errorResponse(codes: ErrorCode[], status?: number) {
-  const message = (c: ErrorCode) => otherStatus[`${c} ${status}`] ?? errorCatalogue[c].message;
-  const description = codes.map((c) => `${c}: "${message(c)}"`).join('; ');
+  const wrong = codes.filter((c) => status !== undefined && ErrorCatalogue[c].status !== status);
+  if (wrong.length) throw new Error(`OpenAPI: ${wrong.join(', ')} is not answered with ${status} (see src/lib/errors.ts)`);
+  const description = codes.map((c) => `${c}: "${messageOf(c)}"`).join('; ');
   return json(errorSchema(codes), description);
 }
 /** Short names used across the feature fragments. */
@@ -355,7 +304,7 @@ export const userSummary = ref('UserSummary');
 
 /** The shared component schemas (merged into `components.schemas`). */
 export const componentSchemas: Record<string, Schema> = {
-  ErrorCode: { enum: Object.keys(errorCatalogue), description: 'Every error code of the API (see the error catalogue in the description of each answer).' },
+  ErrorCode: { enum: Object.keys(ErrorCatalogue), description: 'Every error code of the API (see the error catalogue in the description of each answer).' },
   ErrorDetail: obj({ field: str, message: str }),
   Error: obj(
     {

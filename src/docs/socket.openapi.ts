@@ -12,7 +12,7 @@ const ackFail = ref('SocketAckError');
 const ack = (data?: Schema): Schema => ({ oneOf: [ackOk(data), ackFail] });
 
 export const socketSchemas: Record<string, Schema> = {
-  SocketAckError: obj({ success: { const: false }, error: str, code: str }, ['code']),
+  SocketAckError: obj({ success: { const: false }, error: str, code: ref('ErrorCode') }),
   SocketErrorMessage: obj({ error: str }),
   SocketPresenceUser: obj({ userId: int, username: str, avatar: str }),
   SocketMatchNotification: obj({ matchSlug: str, event: obj({ slug: str, name: str }), from: ref('UserSummary') }),

@@ -112,7 +112,7 @@ export const eventsOpenApi: Record<string, unknown> = {
           },
         },
       },
-      errors: { 400: ['VALIDATION_ERROR'], 403: ['FORBIDDEN'], 404: ['EVENT_NOT_FOUND'] },
+      errors: { 400: ['VALIDATION_ERROR'], 403: ['CHECKIN_QR_FORBIDDEN'], 404: ['EVENT_NOT_FOUND'] },
     }),
   },
   '/events/checkin/{token}': {
@@ -139,7 +139,7 @@ export const eventsOpenApi: Record<string, unknown> = {
       access: 'user',
       parameters: [slugParam],
       ok: { '200': json(messageOnly('You have left the event')) },
-      errors: { 400: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
+      errors: { 400: ['NOT_JOINED'], 404: ['EVENT_NOT_FOUND'] },
     }),
   },
   '/admin/events': {
