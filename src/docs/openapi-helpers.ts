@@ -409,5 +409,21 @@ export const componentSchemas: Record<string, Schema> = {
     resource: nullStr,
     metadata: { description: 'free-form JSON chosen by the action (or null)' },
   }),
+  Transfer: {
+    ...obj({
+      id: int,
+      matchSlug: str,
+      sender: ref('UserSummary'),
+      receiver: { ...ref('UserSummary'), description: 'the other member of the match' },
+      fileName: { type: 'string', maxLength: 255 },
+      size: { type: 'integer', minimum: 1, description: 'bytes' },
+      sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'as reported by the sender, lower-case hex' },
+      status: { enum: ['offered', 'completed', 'failed', 'cancelled'] },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      finishedAt: { ...nullDateTime, description: 'when the record left `offered`' },
+    }),
+    description: 'A video hand-off record. Only what the sender reports is stored; the file never reaches the service.',
+  },
   Pagination: obj({ page: int, limit: int, total: int, totalPages: int }),
 };

@@ -17,6 +17,19 @@ export const socketSchemas: Record<string, Schema> = {
   SocketPresenceUser: obj({ userId: int, username: str, avatar: str }),
   SocketMatchNotification: obj({ matchSlug: str, event: obj({ slug: str, name: str }), from: ref('UserSummary') }),
   SocketHeatsUpdated: obj({ userId: int, username: str, heats: array(ref('Heat')) }),
+  SocketWebrtcSignalRelay: obj({
+    matchSlug: str,
+    from: ref('UserSummary'),
+    kind: { enum: ['offer', 'answer', 'ice-candidate', 'hangup'] },
+    data: {
+      anyOf: [
+        obj({ type: { enum: ['offer', 'answer'] }, sdp: { type: 'string', maxLength: 16384 } }),
+        obj({ candidate: str, sdpMid: { type: ['string', 'null'] }, sdpMLineIndex: { type: ['integer', 'null'] }, usernameFragment: { type: ['string', 'null'] } }),
+        { type: 'object', additionalProperties: true, description: 'hangup: the data the sender gave (≤ 2 KB)' },
+        { type: 'null' },
+      ],
+    },
+  }),
   SocketRecordingSuggestionsCreated: obj({ eventSlug: str, runId: { type: 'string', format: 'uuid' }, toBeRecorded: int, toRecord: int }),
 };
 
@@ -55,6 +68,12 @@ export const clientToServer: Record<string, ClientEvent> = {
     payload: obj({ matchId: { type: 'integer', minimum: 1 }, content: { type: 'string', minLength: 1, maxLength: 2000 } }),
     ack: ack(s('PrivateMessage')),
   },
+  webrtc_signal: {
+    description:
+      'Video hand-off signaling, relayed to the other member of an accepted or completed match as `webrtc_signal` (offer/answer data `{ type, sdp }` with sdp ≤ 16 KB; ice-candidate data an RTCIceCandidateInit ≤ 2 KB; hangup data optional). Per user at most bursts of 100, 50 a second.',
+    payload: obj({ matchSlug: { type: 'string', minLength: 1, maxLength: 50 }, kind: { enum: ['offer', 'answer', 'ice-candidate', 'hangup'] }, data: {} }, ['data']),
+    ack: ack(),
+  },
   join_admin_activity_logs: { description: 'Admins only: starts the `activity_log_entry` stream.', ack: ack() },
   leave_admin_activity_logs: { description: 'Stops the stream.', ack: ack() },
 };
@@ -70,6 +89,8 @@ export const serverToClient: Record<string, ServerEvent> = {
   match_accepted: { description: "The user's match request was accepted.", room: 'user_<id>', payload: s('SocketMatchNotification') },
   match_cancelled: { description: 'The other member deleted (rejected or cancelled) the match.', room: 'user_<id>', payload: s('SocketMatchNotification') },
   recording_suggestions_created: { description: 'A matching run concerned the user (counts).', room: 'user_<id>', payload: s('SocketRecordingSuggestionsCreated') },
+  webrtc_signal: { description: 'A signal of the other member of the match.', room: 'user_<id>', payload: s('SocketWebrtcSignalRelay') },
+  transfer_updated: { description: 'A video hand-off record after its creation and every status change (both members).', room: 'user_<id>', payload: s('Transfer') },
   activity_log_entry: { description: 'A new activity log entry.', room: 'admin_activity_logs', payload: s('ActivityLogEntry') },
 };
 
