@@ -73,6 +73,7 @@ export function buildOpenApiDocument() {
       { name: 'admin' },
       { name: 'dashboard' },
       { name: 'video hand-off' },
+      { name: 'operations' },
     ],
     components: {
       securitySchemes: {

@@ -43,7 +43,8 @@ describe('the OpenAPI document', () => {
         if (o.security.length > 0) needs('401');
         if (method !== 'get') needs('403');
         if (o.requestBody) needs('413');
-        for (const status of ['429', '500', '503']) needs(status);
+        // GET /metrics is mounted before the API rate limit and answers only 200, 401 and 404.
+        if (path !== '/metrics') for (const status of ['429', '500', '503']) needs(status);
       }
     }
     expect(missing).toEqual([]);
