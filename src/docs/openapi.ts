@@ -11,14 +11,19 @@ import { matchingOpenApi } from '../modules/matching/matching.openapi.js';
 import { registryOpenApi } from '../modules/registry/registry.openapi.js';
 import { usersOpenApi } from '../modules/users/users.openapi.js';
 import { webrtcOpenApi } from '../modules/webrtc/webrtc.openapi.js';
+import { docsOpenApi } from './docs.openapi.js';
+import { componentSchemas, errorResponse } from './openapi-helpers.js';
+import { socketEvents, socketSchemas } from './socket.openapi.js';
 
 /**
- * The API reference: SPEC.md + DECISIONS.md + the choices made where both are silent.
- * Each feature keeps its paths in `<feature>.openapi.ts`; this merges them into one document.
+ * The API reference. Each feature keeps its paths in `<feature>.openapi.ts` (built with
+ * ./openapi-helpers.ts); this merges them into one OpenAPI 3.1 document. The real-time
+ * channel is described in the `x-socket-io` section (an AsyncAPI-style list of events).
  */
 export function buildOpenApiDocument() {
   const parts = [
     healthOpenApi,
+    docsOpenApi,
     authOpenApi,
     usersOpenApi,
     registryOpenApi,
@@ -43,34 +48,45 @@ export function buildOpenApiDocument() {
       version: '0.1.0',
       description: [
         'All paths are relative to `/api`. Success: `{ success: true, data }` (lists add `count`, paged lists',
-        '`pagination: { page, limit, total, totalPages }`). Error: `{ success: false, error, code, details? }`.',
-        'Authenticated routes need `Authorization: Bearer <JWT>` (HS256, 24 h).',
-        'Real-time channel: Socket.IO on the same port, path `/socket.io`, token in `auth.token`; see the README.',
+        '`pagination: { page, limit, total, totalPages }`). Error: `{ success: false, error, code, details? }` with',
+        '`code` from the error catalogue (schema `ErrorCode`). Authenticated routes need `Authorization: Bearer <JWT>`',
+        '(HS256, 24 h). An unknown path under /api answers 404 "Not found" (code NOT_FOUND).',
+        'When CSRF is on, every POST, PUT, PATCH and DELETE needs `X-CSRF-Token` (see GET /csrf-token).',
+        'Bodies are JSON objects of at most 100 kB (413 beyond). Rate limits answer 429 with `RateLimit-*` headers.',
+        'Real-time channel: Socket.IO on the same port, path `/socket.io`, token in `auth.token`; its events and',
+        'payload schemas are listed in the `x-socket-io` section of this document.',
       ].join(' '),
     },
     servers: [{ url: '/api' }],
+    tags: [
+      { name: 'health' },
+      { name: 'docs' },
+      { name: 'auth' },
+      { name: 'users' },
+      { name: 'registry' },
+      { name: 'events' },
+      { name: 'chat' },
+      { name: 'heats' },
+      { name: 'event settings' },
+      { name: 'matches' },
+      { name: 'matching' },
+      { name: 'admin' },
+      { name: 'dashboard' },
+      { name: 'video hand-off' },
+      { name: 'operations' },
+    ],
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics only)' },
       },
-      schemas: {
-        Error: {
-          type: 'object',
-          required: ['success', 'error', 'code'],
-          properties: {
-            success: { const: false },
-            error: { type: 'string' },
-            code: { type: 'string', examples: ['VALIDATION_ERROR', 'NOT_FOUND'] },
-            details: {
-              type: 'array',
-              items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
-            },
-          },
-        },
+      schemas: { ...componentSchemas, ...socketSchemas },
+      responses: {
+        UnknownPath: errorResponse(['NOT_FOUND']),
       },
     },
     security: [{ bearer: [] }],
     paths,
+    'x-socket-io': socketEvents,
   };
 }

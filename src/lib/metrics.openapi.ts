@@ -1,4 +1,9 @@
-/** OpenAPI path of GET /api/metrics (src/lib/metrics.ts; merged by src/docs/openapi.ts). */
+import { errorResponse } from '../docs/openapi-helpers.js';
+
+/**
+ * OpenAPI path of GET /api/metrics (src/lib/metrics.ts; merged by src/docs/openapi.ts). Mounted
+ * before the API rate limit and CSRF check, so it answers only these three statuses.
+ */
 export const metricsOpenApi: Record<string, unknown> = {
   '/metrics': {
     get: {
@@ -14,12 +19,16 @@ export const metricsOpenApi: Record<string, unknown> = {
         '`login_failures_total`, `account_lockouts_total`, `db_pool_connections{state="in_use|idle"}`, `db_pool_waiting_requests`, ' +
         "and prom-client's process defaults (`process_*`, `nodejs_*`, including `nodejs_eventloop_lag_seconds`).",
       responses: {
-        '200': { description: '`text/plain; version=0.0.4` Prometheus text' },
-        '401': {
-          description:
-            '"A valid metrics token is required" (METRICS_TOKEN_REQUIRED), with `WWW-Authenticate: Bearer realm="metrics"`: the header is missing or the token differs (error envelope)',
+        '200': {
+          description: '`text/plain; version=0.0.4` Prometheus text',
+          content: { 'text/plain': { schema: { type: 'string' } } },
         },
-        '404': { description: '"Not found": METRICS_TOKEN is not set, so the route does not exist (error envelope)' },
+        '401': {
+          ...errorResponse(['METRICS_TOKEN_REQUIRED'], 401),
+          description:
+            '"A valid metrics token is required" (METRICS_TOKEN_REQUIRED), with `WWW-Authenticate: Bearer realm="metrics"`: the header is missing or the token differs',
+        },
+        '404': { ...errorResponse(['NOT_FOUND'], 404), description: '"Not found": METRICS_TOKEN is not set, so the route does not exist' },
       },
     },
   },

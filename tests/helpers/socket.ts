@@ -1,5 +1,6 @@
 import { io as ioClient, type Socket } from 'socket.io-client';
 import type { AckResponse, ClientToServerEvents, ServerToClientEvents } from '../../src/realtime/types';
+import { checkSocketAck, checkSocketEvent, pendingSocketProblems } from './contract';
 
 export type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
@@ -14,6 +15,12 @@ export function connectSocket(url: string, token?: string, options: { header?: b
       ...(options.header
         ? { extraHeaders: token ? { Authorization: `Bearer ${token}` } : {} }
         : { auth: token ? { token } : {} }),
+    });
+    // Contract check: every payload the client receives must match its schema in the
+    // document's x-socket-io section; a mismatch fails the running test (tests/setup/after-env.ts).
+    socket.onAny((event: string, payload: unknown) => {
+      const problem = checkSocketEvent(event, payload);
+      if (problem) pendingSocketProblems.push(problem);
     });
     const timer = setTimeout(() => {
       socket.close();
@@ -60,7 +67,9 @@ export function emitAck<T = unknown>(socket: ClientSocket, event: keyof ClientTo
     const timer = setTimeout(() => reject(new Error(`no ack for ${String(event)}`)), 5000);
     (socket.emit as (...a: unknown[]) => void)(event, ...args, (response: AckResponse<T>) => {
       clearTimeout(timer);
-      resolve(response);
+      const problem = checkSocketAck(String(event), response);
+      if (problem) reject(new Error(`Socket.IO contract: ${problem}`));
+      else resolve(response);
     });
   });
 }

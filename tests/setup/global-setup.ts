@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { applyMigrations } from '../../src/lib/migrate';
+import { startContractReport } from './contract-report';
 import { adminUrl, databaseUrlFor, stateFileFor, writeState } from './test-db';
 
 /**
@@ -8,6 +9,7 @@ import { adminUrl, databaseUrlFor, stateFileFor, writeState } from './test-db';
  * seeded by tests/setup/env.ts through the service's own seeding code.
  */
 export default async function globalSetup(): Promise<void> {
+  startContractReport();
   const name = `wcs_test_${Date.now()}_${process.pid}`;
   const admin = new Client({ connectionString: adminUrl(), connectionTimeoutMillis: 10000 });
   try {

@@ -1,8 +1,10 @@
 import { Client } from 'pg';
+import { printContractReport } from './contract-report';
 import { adminUrl, readState, removeState } from './test-db';
 
 /** Drops the run's database (KEEP_TEST_DB=1 keeps it for inspection). */
 export default async function globalTeardown(): Promise<void> {
+  await printContractReport();
   const file = process.env.WCS_TEST_STATE_FILE;
   if (!file) return;
   const { name } = readState(file);

@@ -202,7 +202,8 @@ describe('API reference', () => {
   it('documents the ICE servers, the transfer routes and videosReceived', async () => {
     const doc = (await api().get('/api/docs/openapi.json').expect(200)).body;
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/webrtc/ice-servers', '/matches/{slug}/transfers', '/matches/{slug}/transfers/{id}']));
-    expect(JSON.stringify(doc.paths['/matches/{slug}'])).toContain('videosReceived');
+    expect(JSON.stringify(doc.paths['/matches/{slug}'])).toContain('#/components/schemas/MatchWithRated');
+    expect(doc.components.schemas.MatchWithRated.properties.videosReceived).toBeDefined();
     expect(JSON.stringify(doc.paths['/dashboard'])).toContain('videosReceived');
     expect(doc.paths['/webrtc/ice-servers'].get.description).toContain('webrtc_signal');
   });

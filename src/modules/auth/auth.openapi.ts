@@ -1,116 +1,131 @@
-/** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
-const err = (description: string) => ({ description: `${description} (error envelope)` });
+import {
+  dataOf,
+  json,
+  messageAndData,
+  obj,
+  operation,
+  queryParam,
+  ref,
+  str,
+  type Schema,
+} from '../../docs/openapi-helpers.js';
 
+/** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
 const userObject =
   'User object: `{ id, username, email, firstName, lastName, registryId, avatar, city, country, instagramUrl, facebookUrl, youtubeUrl, tiktokUrl, emailVerified, isAdmin, createdAt }` — never a hash, token, code, lock or attempt counter.';
 
 const csrfNote =
   'When CSRF_ENABLED, every POST/PUT/PATCH/DELETE under /api (these included) needs header `X-CSRF-Token` matching the cookies set by GET /csrf-token, else 403 "Invalid CSRF token" (code CSRF_INVALID).';
 
-const messageAnswer = (text: string) => ({
-  description: `\`{ success: true, message: "${text}", data: { message } }\``,
-});
+const email: Schema = { type: 'string', format: 'email', maxLength: 254, description: 'trimmed and lower-cased' };
+const password: Schema = { type: 'string', minLength: 6, description: '6 characters to 72 bytes' };
+const emailBody = obj({ email });
+const verified = { emailVerified: { const: true } };
 
 export const authOpenApi: Record<string, unknown> = {
   '/csrf-token': {
-    get: {
+    get: operation('get', {
       tags: ['auth'],
       summary: 'Issue a CSRF token (double-submit cookie, csrf-csrf)',
-      security: [],
+      access: 'public',
       description:
         'Answers `data: { csrfToken }` and sets two httpOnly, SameSite=Strict cookies: the token cookie and a random per-client id the token is bound to (`__Host-` prefixed and Secure in production). The same client gets the same token back while its cookies are valid; on 403 CSRF_INVALID, fetch a fresh token and retry once. ' +
         csrfNote,
-      responses: { '200': { description: '`{ success: true, data: { csrfToken } }`' } },
-    },
+      ok: { '200': json(dataOf(obj({ csrfToken: str }))) },
+    }),
   },
   '/auth/register': {
-    post: {
+    post: operation('post', {
       tags: ['auth'],
       summary: 'Register',
-      security: [],
+      access: 'public',
       description:
-        'Body: `username` (3-50, ASCII letters, digits, underscore), `email` (valid; trimmed and lower-cased, nothing else), `password` (6 characters to 72 bytes), optional `firstName`, `lastName` (≤ 100), `registryId` (1-10 digits). Other fields (`isAdmin`, `emailVerified`, …) are ignored. Sends the verification mail (link `{FRONTEND_URL}/verify-email?token=…` and a 6-digit code, valid 24 h) in the background: an SMTP failure does not fail the registration (use resend). Rate limit: auth tier. ' +
+        'Other fields (`isAdmin`, `emailVerified`, …) are ignored. Sends the verification mail (link `{FRONTEND_URL}/verify-email?token=…` and a 6-digit code, valid 24 h) in the background: an SMTP failure does not fail the registration (use resend). Rate limit: auth tier. ' +
         userObject,
-      responses: {
-        '201': { description: '`{ success: true, data: { token, user } }` (JWT HS256, 24 h)' },
-        '400': err('"Validation failed" + details'),
-        '409': err('"Email already registered" (EMAIL_TAKEN) / "Username already taken" (USERNAME_TAKEN)'),
-        '429': err('rate limited'),
-      },
-    },
+      body: obj(
+        {
+          username: { type: 'string', minLength: 3, maxLength: 50, pattern: '^[A-Za-z0-9_]+$', description: 'unique regardless of case' },
+          email,
+          password,
+          firstName: { type: ['string', 'null'], maxLength: 100 },
+          lastName: { type: ['string', 'null'], maxLength: 100 },
+          registryId: { type: ['string', 'integer', 'null'], pattern: '^\\s*(\\d{1,10})?\\s*$', description: '1-10 digits ("" or null: none)' },
+        },
+        ['firstName', 'lastName', 'registryId'],
+      ),
+      ok: { '201': json(dataOf(ref('AuthResult')), 'Registered: a JWT (HS256, 24 h) and the user') },
+      errors: { 400: ['VALIDATION_ERROR'], 409: ['EMAIL_TAKEN', 'USERNAME_TAKEN'] },
+    }),
   },
   '/auth/login': {
-    post: {
+    post: operation('post', {
       tags: ['auth'],
       summary: 'Log in',
-      security: [],
+      access: 'public',
       description:
-        'Body `{ email, password }`. A wrong password and an unknown e-mail both answer 401 "Invalid email or password" (INVALID_CREDENTIALS). Failed attempts are counted atomically; the attempt that reaches LOCKOUT_MAX_ATTEMPTS (default 5) locks the account for LOCKOUT_MINUTES (default 15) and already answers 423. While locked, every login (right password too) answers 423 "Account is locked. Try again in N minute(s)." (N rounded up) with `retryAfter` (seconds) in the body and a `Retry-After` header; the lock ends by itself. A successful login resets the counter. Rate limit: auth tier.',
-      responses: {
-        '200': { description: '`{ success: true, data: { token, user } }`' },
-        '400': err('"Validation failed"'),
-        '401': err('"Invalid email or password"'),
-        '423': err('"Account is locked. Try again in N minute(s)." + retryAfter (ACCOUNT_LOCKED)'),
-        '429': err('rate limited'),
-      },
-    },
+        'A wrong password and an unknown e-mail both answer 401 "Invalid email or password" (INVALID_CREDENTIALS). Failed attempts are counted atomically; the attempt that reaches LOCKOUT_MAX_ATTEMPTS (default 5) locks the account for LOCKOUT_MINUTES (default 15) and already answers 423. While locked, every login (right password too) answers 423 "Account is locked. Try again in N minute(s)." (N rounded up) with `retryAfter` (seconds) in the body and a `Retry-After` header; the lock ends by itself. A successful login resets the counter. Rate limit: auth tier.',
+      body: obj({ email, password: str }),
+      ok: { '200': json(dataOf(ref('AuthResult'))) },
+      errors: { 400: ['VALIDATION_ERROR'], 401: ['INVALID_CREDENTIALS'] },
+      extra: { '423': json(ref('AccountLockedError'), 'Account locked (ACCOUNT_LOCKED), with `retryAfter` and a `Retry-After` header') },
+    }),
   },
   '/auth/verify-email': {
-    get: {
+    get: operation('get', {
       tags: ['auth'],
       summary: 'Verify the e-mail address with the link token',
-      security: [],
-      parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }],
+      access: 'public',
+      parameters: [queryParam('token', { type: 'string', minLength: 1, maxLength: 200 }, undefined, true)],
       description: 'Single use. Sets emailVerified=true and voids the token and the code.',
-      responses: {
-        '200': messageAnswer('Email verified'),
-        '400': err('"Invalid or expired verification token" (INVALID_VERIFICATION_TOKEN), or "Validation failed" without a token'),
-      },
-    },
+      ok: { '200': json(messageAndData(['Email verified'], verified)) },
+      errors: { 400: ['INVALID_VERIFICATION_TOKEN', 'VALIDATION_ERROR'] },
+    }),
   },
   '/auth/verify-code': {
-    post: {
+    post: operation('post', {
       tags: ['auth'],
       summary: 'Verify the e-mail address with the 6-digit code',
-      security: [],
+      access: 'public',
       description:
-        'Body `{ email, code }` (code: 6 digits). Each attempt counts; after 5 attempts the code is void until a resend. An unknown e-mail answers like a wrong code.',
-      responses: {
-        '200': messageAnswer('Email verified'),
-        '400': err('"Invalid or expired verification code" (INVALID_VERIFICATION_CODE) or "Validation failed"'),
-      },
-    },
+        'Each attempt counts; after 5 attempts the code is void until a resend. An unknown e-mail answers like a wrong code.',
+      body: obj({ email, code: { type: ['string', 'integer'], pattern: '^\\s*\\d{6}\\s*$', description: '6 digits (a JSON integer is padded with leading zeros)' } }),
+      ok: { '200': json(messageAndData(['Email verified'], verified)) },
+      errors: { 400: ['INVALID_VERIFICATION_CODE', 'VALIDATION_ERROR'] },
+    }),
   },
   '/auth/resend-verification': {
-    post: {
+    post: operation('post', {
       tags: ['auth'],
       summary: 'Send a new verification link and code',
-      security: [],
+      access: 'public',
       description:
-        'Body `{ email }`. Replaces the previous token and code (valid 24 h). Always the same 200 answer whether or not the address exists or is already verified (no account enumeration); a mail goes only to an existing unverified account. Rate limit: e-mail tier.',
-      responses: { '200': messageAnswer('If an unverified account exists for this email, a new verification email has been sent'), '400': err('"Validation failed"'), '429': err('rate limited') },
-    },
+        'Replaces the previous token and code (valid 24 h). Always the same 200 answer whether or not the address exists or is already verified (no account enumeration); a mail goes only to an existing unverified account. Rate limit: e-mail tier.',
+      body: emailBody,
+      ok: { '200': json(messageAndData(['If an unverified account exists for this email, a new verification email has been sent'])) },
+      errors: { 400: ['VALIDATION_ERROR'] },
+    }),
   },
   '/auth/request-password-reset': {
-    post: {
+    post: operation('post', {
       tags: ['auth'],
       summary: 'Mail a password-reset link',
-      security: [],
+      access: 'public',
       description:
-        'Body `{ email }`. Mails `{FRONTEND_URL}/reset-password?token=…` (valid 1 h, single use; a newer request replaces it). Always the same 200 answer. Rate limit: e-mail tier.',
-      responses: { '200': messageAnswer('If an account exists for this email, a password reset link has been sent'), '400': err('"Validation failed"'), '429': err('rate limited') },
-    },
+        'Mails `{FRONTEND_URL}/reset-password?token=…` (valid 1 h, single use; a newer request replaces it). Always the same 200 answer. Rate limit: e-mail tier.',
+      body: emailBody,
+      ok: { '200': json(messageAndData(['If an account exists for this email, a password reset link has been sent'])) },
+      errors: { 400: ['VALIDATION_ERROR'] },
+    }),
   },
   '/auth/reset-password': {
-    post: {
+    post: operation('post', {
       tags: ['auth'],
       summary: 'Set a new password with the reset token',
-      security: [],
-      description: 'Body `{ token, newPassword }` (6 characters to 72 bytes). Single use; also clears the account lock and the failed-login counter.',
-      responses: {
-        '200': messageAnswer('Password has been reset'),
-        '400': err('"Invalid or expired reset token" (INVALID_RESET_TOKEN) or "Validation failed"'),
-      },
-    },
+      access: 'public',
+      description: 'Single use; also clears the account lock and the failed-login counter.',
+      body: obj({ token: { type: 'string', minLength: 1, maxLength: 200 }, newPassword: password }),
+      ok: { '200': json(messageAndData(['Password has been reset'])) },
+      errors: { 400: ['INVALID_RESET_TOKEN', 'VALIDATION_ERROR'] },
+    }),
   },
 };

@@ -1,12 +1,9 @@
-/** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
-const error = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
+import { array, bool, json, messagesPaging, obj, operation, ref, slugParam } from '../../docs/openapi-helpers.js';
 
+/** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
 export const chatOpenApi: Record<string, unknown> = {
   '/events/{slug}/messages': {
-    get: {
+    get: operation('get', {
       tags: ['chat'],
       summary: 'History of the event group chat (participants only)',
       description: [
@@ -22,29 +19,10 @@ export const chatOpenApi: Record<string, unknown> = {
         'characters after trim), "You are sending messages too fast" (per user, 5 messages/s, bursts of 10),',
         '"Email verification required", "You must be a participant of this event" (re-checked on every send).',
       ].join(' '),
-      security: [{ bearer: [] }],
-      parameters: [
-        { name: 'slug', in: 'path', required: true, schema: { type: 'string', maxLength: 50 } },
-        { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 } },
-        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-      ],
-      responses: {
-        200: {
-          description: 'OK',
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: { success: { const: true }, data: { type: 'array', items: { type: 'object' } }, hasMore: { type: 'boolean' } },
-              },
-            },
-          },
-        },
-        400: error('Validation failed (before not a positive integer, limit outside 1-100)'),
-        401: error('Authentication required'),
-        403: error('You must be a participant of this event'),
-        404: error('Event not found / Chat room not found'),
-      },
-    },
+      access: 'user',
+      parameters: [slugParam, ...messagesPaging],
+      ok: { '200': json(obj({ success: { const: true }, data: array(ref('Message')), hasMore: bool })) },
+      errors: { 400: ['VALIDATION_ERROR'], 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND', 'CHAT_ROOM_NOT_FOUND'] },
+    }),
   },
 };

@@ -1,92 +1,69 @@
+import {
+  array,
+  dataOf,
+  int,
+  json,
+  listOf,
+  messageOnly,
+  nullStr,
+  obj,
+  operation,
+  pathParam,
+  ref,
+  slugParam,
+  str,
+  type Schema,
+} from '../../docs/openapi-helpers.js';
+
 /**
  * OpenAPI paths of this feature (merged by src/docs/openapi.ts).
- * Choices made where SPEC.md and DECISIONS.md are silent are written into the descriptions.
+ * Choices made where the interface specification is silent are written into the descriptions.
  */
-
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
-const json = (schema: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
-const slugParam = { name: 'slug', in: 'path', required: true, schema: { type: 'string' } };
-
-const reference = {
-  type: 'object',
-  required: ['id', 'name', 'abbreviation'],
-  properties: { id: { type: 'integer' }, name: { type: 'string' }, abbreviation: { type: 'string' } },
+const scheduleConfig: Schema = {
+  oneOf: [ref('ScheduleConfig'), { type: 'null' }],
+  description: 'null or `{ slots: [] }`: every division is its own slot',
 };
+const idOrDigits: Schema = { type: ['integer', 'string'], description: 'a positive integer, or a string of digits' };
 
-const heat = {
-  type: 'object',
-  required: ['id', 'divisionId', 'division', 'competitionTypeId', 'competitionType', 'heatNumber', 'role'],
-  properties: {
-    id: { type: 'integer' },
-    divisionId: { type: 'integer' },
-    division: reference,
-    competitionTypeId: { type: 'integer' },
-    competitionType: reference,
-    heatNumber: { type: 'integer', minimum: 1, maximum: 9 },
-    role: { type: ['string', 'null'], enum: ['Leader', 'Follower', null] },
-  },
-};
-const heatWithNumber = {
-  ...heat,
-  required: [...heat.required, 'competitorNumber'],
-  properties: { ...heat.properties, competitorNumber: { type: ['string', 'null'] } },
-};
-
-const heatList = (items: unknown) => ({
-  type: 'object',
-  properties: { success: { const: true }, count: { type: 'integer' }, data: { type: 'array', items } },
-});
-const dataOf = (schema: unknown) => ({ type: 'object', properties: { success: { const: true }, data: schema } });
-
-const unauthorized = errorResponse('No or invalid token ("Authentication required" / "Invalid or expired token")');
-const eventNotFound = errorResponse('"Event not found"');
-const notParticipant = errorResponse('"You must be a participant of this event"');
-const adminRequired = errorResponse('"Admin access required"');
-
-const scheduleConfig = {
-  type: ['object', 'null'],
-  required: ['slots'],
-  properties: {
-    slots: {
-      type: 'array',
-      maxItems: 50,
-      items: {
-        type: 'object',
-        required: ['order', 'divisionIds'],
-        properties: {
-          order: { type: 'integer', description: 'unique among the slots' },
-          divisionIds: { type: 'array', minItems: 1, items: { type: 'integer' } },
-        },
+const heatsBody = obj({
+  heats: array(
+    obj(
+      {
+        divisionId: idOrDigits,
+        competitionTypeId: idOrDigits,
+        heatNumber: { type: ['integer', 'string'], minimum: 1, maximum: 9, description: '1-9 (a string of digits is accepted)' },
+        role: { enum: ['Leader', 'Follower', null, ''], description: 'absent, null or "" mean no role' },
       },
-    },
-  },
-};
+      ['role'],
+    ),
+    { minItems: 1, maxItems: 100 },
+  ),
+});
+
+const userHeats = obj({ userId: int, username: str, avatar: str, competitorNumber: nullStr, heats: array(ref('HeatWithNumber')) });
 
 export const heatsOpenApi: Record<string, unknown> = {
   '/divisions': {
-    get: {
-      tags: ['Heats'],
+    get: operation('get', {
+      tags: ['heats'],
       summary: 'Divisions (reference data)',
       description: 'No token needed. Ordered by id; ids are stable (seeded in a fixed order).',
-      security: [],
-      responses: { 200: json(dataOf({ type: 'array', items: reference })) },
-    },
+      access: 'public',
+      ok: { '200': json(dataOf(array(ref('Reference')))) },
+    }),
   },
   '/competition-types': {
-    get: {
-      tags: ['Heats'],
+    get: operation('get', {
+      tags: ['heats'],
       summary: 'Competition types (reference data)',
       description: 'No token needed. Ordered by id.',
-      security: [],
-      responses: { 200: json(dataOf({ type: 'array', items: reference })) },
-    },
+      access: 'public',
+      ok: { '200': json(dataOf(array(ref('Reference')))) },
+    }),
   },
   '/events/{slug}/heats': {
-    post: {
-      tags: ['Heats'],
+    post: operation('post', {
+      tags: ['heats'],
       summary: "Replace all the caller's heats at the event",
       description: [
         'Participants only. Atomic replacement: the previous heats are deleted and the submitted ones inserted in one',
@@ -114,190 +91,110 @@ export const heatsOpenApi: Record<string, unknown> = {
         'competitorNumber). After the commit, `heats_updated` { userId, username, heats } is broadcast to',
         '`event_<event id>`; a broadcast failure never fails the request. Logged as activity `event/heats_save`.',
       ].join('\n'),
+      access: 'user',
       parameters: [slugParam],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['heats'],
-              properties: {
-                heats: {
-                  type: 'array',
-                  minItems: 1,
-                  maxItems: 100,
-                  items: {
-                    type: 'object',
-                    required: ['divisionId', 'competitionTypeId', 'heatNumber'],
-                    properties: {
-                      divisionId: { type: 'integer' },
-                      competitionTypeId: { type: 'integer' },
-                      heatNumber: { type: 'integer', minimum: 1, maximum: 9 },
-                      role: { type: ['string', 'null'], enum: ['Leader', 'Follower', null] },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-      responses: {
-        200: json(heatList(heat)),
-        400: errorResponse('Validation failure or duplicate heats (messages above)'),
-        401: unauthorized,
-        403: notParticipant,
-        404: eventNotFound,
-      },
-    },
+      body: heatsBody,
+      ok: { '200': json(listOf(ref('Heat'))) },
+      errors: { 400: ['VALIDATION_ERROR', 'DUPLICATE_HEAT'], 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
+    }),
   },
   '/events/{slug}/heats/me': {
-    get: {
-      tags: ['Heats'],
+    get: operation('get', {
+      tags: ['heats'],
       summary: "The caller's heats at the event",
       description:
         'Ordered by competitionTypeId, divisionId, heatNumber (then role, id). Every heat carries the caller\'s ' +
         'competitorNumber. Decided here: a non-participant gets 200 with an empty list (SPEC lists only "Bearer").',
+      access: 'user',
       parameters: [slugParam],
-      responses: { 200: json(heatList(heatWithNumber)), 401: unauthorized, 404: eventNotFound },
-    },
+      ok: { '200': json(listOf(ref('HeatWithNumber'))) },
+      errors: { 404: ['EVENT_NOT_FOUND'] },
+    }),
   },
   '/events/{slug}/heats/all': {
-    get: {
-      tags: ['Heats'],
+    get: operation('get', {
+      tags: ['heats'],
       summary: 'All heats at the event, grouped per user',
       description:
         'Only users with at least one heat; `count` is the number of users. Groups are ordered by username, heats ' +
         'within a group like heats/me. competitorNumber is on each group and on each heat. Decided here: any ' +
         'authenticated user may read it, participant or not (SPEC lists only "Bearer").',
+      access: 'user',
       parameters: [slugParam],
-      responses: {
-        200: json(
-          heatList({
-            type: 'object',
-            required: ['userId', 'username', 'avatar', 'competitorNumber', 'heats'],
-            properties: {
-              userId: { type: 'integer' },
-              username: { type: 'string' },
-              avatar: { type: 'string' },
-              competitorNumber: { type: ['string', 'null'] },
-              heats: { type: 'array', items: heatWithNumber },
-            },
-          }),
-        ),
-        401: unauthorized,
-        404: eventNotFound,
-      },
-    },
+      ok: { '200': json(listOf(userHeats)) },
+      errors: { 404: ['EVENT_NOT_FOUND'] },
+    }),
   },
   '/events/{slug}/heats/{id}': {
-    delete: {
-      tags: ['Heats'],
-      summary: 'Delete one of the caller\'s heats',
+    delete: operation('delete', {
+      tags: ['heats'],
+      summary: "Delete one of the caller's heats",
       description:
         'Check order: event 404 "Event not found" → heat 404 "Heat not found" (also for a heat of another event and ' +
         'for an id that is not a positive integer) → owner 403 "You can only delete your own heats". Answers ' +
         '`{ success: true, message: "Heat deleted successfully" }`. Decided here: also broadcasts `heats_updated` ' +
         'with the user\'s remaining heats so live lists stay in sync. Logged as `event/heat_delete`.',
-      parameters: [slugParam, { name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
-      responses: {
-        200: json({ type: 'object', properties: { success: { const: true }, message: { type: 'string' } } }),
-        401: unauthorized,
-        403: errorResponse('"You can only delete your own heats"'),
-        404: errorResponse('"Event not found" or "Heat not found"'),
-      },
-    },
+      access: 'user',
+      parameters: [slugParam, pathParam('id', { type: 'string' }, 'heat id (a positive integer; anything else is an unknown heat)')],
+      ok: { '200': json(messageOnly('Heat deleted successfully')) },
+      errors: { 403: ['NOT_HEAT_OWNER'], 404: ['EVENT_NOT_FOUND', 'HEAT_NOT_FOUND'] },
+    }),
   },
   '/events/{slug}/competitor-number': {
-    put: {
-      tags: ['Event settings'],
-      summary: 'Set or clear the caller\'s competitor (bib) number at the event',
+    put: operation('put', {
+      tags: ['event settings'],
+      summary: "Set or clear the caller's competitor (bib) number at the event",
       description:
         'Participants only. `competitorNumber`: 1-10 ASCII letters or digits, or null to clear (a non-negative ' +
         'integer is accepted and stored as its digits). Other values → 400 "Validation failed" (details). ' +
         'Check order: validation 400 → event 404 → participation 403. Numbers are not unique per event. ' +
         'Answers `data: { competitorNumber }`. Logged as `event/competitor_number_update`.',
+      access: 'user',
       parameters: [slugParam],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['competitorNumber'],
-              properties: { competitorNumber: { type: ['string', 'null'], pattern: '^[A-Za-z0-9]{1,10}$' } },
-            },
-          },
+      body: obj({
+        competitorNumber: {
+          type: ['string', 'integer', 'null'],
+          pattern: '^[A-Za-z0-9]{1,10}$',
+          minimum: 0,
+          description: '1-10 ASCII letters or digits; a non-negative integer is stored as its digits; null clears',
         },
-      },
-      responses: {
-        200: json(dataOf({ type: 'object', properties: { competitorNumber: { type: ['string', 'null'] } } })),
-        400: errorResponse('Validation failed'),
-        401: unauthorized,
-        403: notParticipant,
-        404: eventNotFound,
-      },
-    },
+      }),
+      ok: { '200': json(dataOf(obj({ competitorNumber: nullStr }))) },
+      errors: { 400: ['VALIDATION_ERROR'], 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
+    }),
   },
   '/events/{slug}/recorder-opt-out': {
-    put: {
-      tags: ['Event settings'],
-      summary: 'Set the caller\'s recorder opt-out at the event',
+    put: operation('put', {
+      tags: ['event settings'],
+      summary: "Set the caller's recorder opt-out at the event",
       description:
         'Participants only. `optOut` must be a JSON boolean. Answers `data: { recorderOptOut }`. ' +
         'Check order: validation 400 → event 404 → participation 403. Logged as `event/recorder_opt_out_update`.',
+      access: 'user',
       parameters: [slugParam],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: { type: 'object', required: ['optOut'], properties: { optOut: { type: 'boolean' } } },
-          },
-        },
-      },
-      responses: {
-        200: json(dataOf({ type: 'object', properties: { recorderOptOut: { type: 'boolean' } } })),
-        400: errorResponse('Validation failed'),
-        401: unauthorized,
-        403: notParticipant,
-        404: eventNotFound,
-      },
-    },
+      body: obj({ optOut: { type: 'boolean' } }),
+      ok: { '200': json(dataOf(obj({ recorderOptOut: { type: 'boolean' } }))) },
+      errors: { 400: ['VALIDATION_ERROR'], 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
+    }),
   },
   '/events/{slug}/registration-deadline': {
-    put: {
-      tags: ['Event settings'],
-      summary: 'Set or clear the event\'s heat registration deadline (admin)',
+    put: operation('put', {
+      tags: ['event settings'],
+      summary: "Set or clear the event's heat registration deadline (admin)",
       description:
         'Admin only (others 403 "Admin access required"). `registrationDeadline`: an ISO 8601 calendar date or ' +
         'date-time naming a real day (an offset is honoured; without one the value is taken as UTC), or null. Check order: 401 → 403 → validation 400 → event 404. ' +
         'Answers `data: { registrationDeadline }` (ISO string or null). Logged as `admin/registration_deadline_update`.',
+      access: 'admin',
       parameters: [slugParam],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['registrationDeadline'],
-              properties: { registrationDeadline: { type: ['string', 'null'], format: 'date-time' } },
-            },
-          },
-        },
-      },
-      responses: {
-        200: json(dataOf({ type: 'object', properties: { registrationDeadline: { type: ['string', 'null'], format: 'date-time' } } })),
-        400: errorResponse('Validation failed'),
-        401: unauthorized,
-        403: adminRequired,
-        404: eventNotFound,
-      },
-    },
+      body: obj({ registrationDeadline: { type: ['string', 'null'], description: 'ISO 8601 date or date-time, or null' } }),
+      ok: { '200': json(dataOf(obj({ registrationDeadline: { type: ['string', 'null'], format: 'date-time' } }))) },
+      errors: { 400: ['VALIDATION_ERROR'], 404: ['EVENT_NOT_FOUND'] },
+    }),
   },
   '/events/{slug}/schedule-config': {
-    put: {
-      tags: ['Event settings'],
+    put: operation('put', {
+      tags: ['event settings'],
       summary: 'Set which divisions share a time slot (admin)',
       description: [
         'Admin only (others 403 "Admin access required"). Body `{ scheduleConfig: { slots: [{ order, divisionIds }] } | null }`;',
@@ -308,22 +205,11 @@ export const heatsOpenApi: Record<string, unknown> = {
         '"Unknown division: <id>"; "At most 50 slots are allowed". The stored value keeps only `order` and',
         '`divisionIds`, slots sorted by order. Answers `data: { scheduleConfig }`. Logged as `admin/schedule_config_update`.',
       ].join('\n'),
+      access: 'admin',
       parameters: [slugParam],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: { type: 'object', required: ['scheduleConfig'], properties: { scheduleConfig } },
-          },
-        },
-      },
-      responses: {
-        200: json(dataOf({ type: 'object', properties: { scheduleConfig } })),
-        400: errorResponse('Validation failure (messages above)'),
-        401: unauthorized,
-        403: adminRequired,
-        404: eventNotFound,
-      },
-    },
+      body: obj({ scheduleConfig }),
+      ok: { '200': json(dataOf(obj({ scheduleConfig }))) },
+      errors: { 400: ['VALIDATION_ERROR'], 404: ['EVENT_NOT_FOUND'] },
+    }),
   },
 };

@@ -1,83 +1,25 @@
+import {
+  bool,
+  dataOf,
+  json,
+  listOf,
+  messagesPaging,
+  obj,
+  operation,
+  pathParam,
+  queryParam,
+  ref,
+} from '../../docs/openapi-helpers.js';
+
 /**
  * OpenAPI paths of this feature (merged by src/docs/openapi.ts).
- * Choices made here where SPEC.md and DECISIONS.md are silent are marked "Decision:".
+ * Choices made here where the interface specification is silent are marked "Decision:".
  */
-const err = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
-const slugParam = { name: 'slug', in: 'path', required: true, schema: { type: 'string' }, description: 'random match slug' };
-const notFound = err('"Match not found": unknown slug, or the caller is not one of the two members (no existence leak)');
-
-const userSummary = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer' },
-    username: { type: 'string' },
-    avatar: { type: 'string' },
-    firstName: { type: ['string', 'null'] },
-    lastName: { type: ['string', 'null'] },
-  },
-};
-
-const match = {
-  type: 'object',
-  description: 'A match seen by the caller. user1 of the record is the requester (isInitiator true for them).',
-  properties: {
-    id: { type: 'integer', description: 'internal id, used only for the real-time events (join_private_room, send_private_message)' },
-    slug: { type: 'string', description: 'random alphanumeric, 16 characters' },
-    status: { enum: ['pending', 'accepted', 'completed'] },
-    source: { enum: ['manual', 'auto'], description: 'auto: created by accepting a recording suggestion' },
-    createdAt: { type: 'string', format: 'date-time' },
-    respondedAt: { type: ['string', 'null'], format: 'date-time', description: 'when the match was accepted' },
-    event: { type: 'object', properties: { id: { type: 'integer' }, slug: { type: 'string' }, name: { type: 'string' } } },
-    partner: userSummary,
-    isInitiator: { type: 'boolean' },
-    roomId: { type: ['integer', 'null'], description: 'private chat room; null while pending' },
-    videosReceived: {
-      type: 'integer',
-      description: 'Decision: completed video hand-offs in this match whose receiver is the caller (see /matches/{slug}/transfers)',
-    },
-  },
-};
-
-const message = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer' },
-    roomId: { type: 'integer' },
-    userId: { type: 'integer' },
-    username: { type: 'string' },
-    avatar: { type: 'string' },
-    content: { type: 'string' },
-    type: { type: 'string' },
-    createdAt: { type: 'string', format: 'date-time' },
-  },
-};
-
-const rating = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer' },
-    matchId: { type: ['integer', 'null'] },
-    raterId: { type: 'integer' },
-    ratedId: { type: 'integer' },
-    eventId: { type: 'integer' },
-    score: { type: 'integer', minimum: 1, maximum: 5 },
-    comment: { type: ['string', 'null'] },
-    wouldCollaborateAgain: { type: ['boolean', 'null'] },
-    createdAt: { type: 'string', format: 'date-time' },
-    rater: { type: 'object', properties: { id: { type: 'integer' }, username: { type: 'string' }, avatar: { type: 'string' } } },
-    rated: { type: 'object', properties: { id: { type: 'integer' }, username: { type: 'string' }, avatar: { type: 'string' } } },
-    event: { type: 'object', properties: { id: { type: 'integer' }, slug: { type: 'string' }, name: { type: 'string' } } },
-  },
-};
-
-const ok = (description: string, data: unknown) => ({
-  description,
-  content: { 'application/json': { schema: { type: 'object', properties: { success: { const: true }, data } } } },
-});
+const slugParam = pathParam('slug', { type: 'string' }, 'random match slug');
 
 export const matchesOpenApi: Record<string, unknown> = {
   '/matches': {
-    post: {
+    post: operation('post', {
       tags: ['matches'],
       summary: 'Request a partner match at an event (verified e-mail required)',
       description: [
@@ -85,53 +27,45 @@ export const matchesOpenApi: Record<string, unknown> = {
         'direction (database unique index; 20 simultaneous identical requests create one match).',
         'At most 20 pending outgoing requests per user. After the commit the target receives',
         '`match_request_received` `{ matchSlug, event: { slug, name }, from: <user summary> }` in `user_<id>`.',
+        'Check order: event 404 → requester participant 403 → self 400 → target participant 400 → pending cap 429 → duplicate 409.',
       ].join(' '),
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['targetUserId', 'eventSlug'],
-              properties: { targetUserId: { type: 'integer', minimum: 1 }, eventSlug: { type: 'string', maxLength: 50 } },
-            },
-          },
-        },
+      access: 'user',
+      body: obj({
+        targetUserId: { type: 'integer', minimum: 1, maximum: 2147483647 },
+        eventSlug: { type: 'string', minLength: 1, maxLength: 50 },
+      }),
+      ok: { '201': json(dataOf(ref('Match')), 'The created match (status pending)') },
+      errors: {
+        400: ['VALIDATION_ERROR', 'MATCH_SELF', 'TARGET_NOT_PARTICIPANT'],
+        403: ['NOT_PARTICIPANT', 'EMAIL_NOT_VERIFIED'],
+        404: ['EVENT_NOT_FOUND'],
+        409: ['MATCH_EXISTS'],
+        429: ['TOO_MANY_PENDING_MATCHES'],
       },
-      responses: {
-        '201': ok('The created match (status pending)', match),
-        '400': err('"Validation failed"; "You cannot create a match with yourself"; "Target user is not a participant of this event" (also for an unknown user id)'),
-        '403': err('"You must be a participant of this event" (requester); "Email verification required"'),
-        '404': err('"Event not found"'),
-        '409': err('"Match already exists"'),
-        '429': err('"You can have at most 20 pending match requests" (code TOO_MANY_PENDING_MATCHES)'),
-      },
-    },
-    get: {
+    }),
+    get: operation('get', {
       tags: ['matches'],
-      summary: "The caller's matches, newest first",
+      summary: "The caller's matches, newest first (both directions; not paged)",
+      access: 'user',
       parameters: [
-        { name: 'eventSlug', in: 'query', schema: { type: 'string' }, description: 'Decision: an unknown slug answers 404 "Event not found" (not an empty list)' },
-        { name: 'status', in: 'query', schema: { enum: ['pending', 'accepted', 'completed'] } },
+        queryParam('eventSlug', { type: 'string', minLength: 1, maxLength: 50 }, 'Decision: an unknown slug answers 404 "Event not found" (not an empty list)'),
+        queryParam('status', { enum: ['pending', 'accepted', 'completed'] }),
       ],
-      responses: {
-        '200': { description: '`{ success, count, data: [match] }` (both directions; not paged)' },
-        '400': err('"Validation failed" for an unknown status'),
-        '404': err('"Event not found"'),
-      },
-    },
+      ok: { '200': json(listOf(ref('Match'))) },
+      errors: { 400: ['VALIDATION_ERROR'], 404: ['EVENT_NOT_FOUND'] },
+    }),
   },
   '/matches/{slug}': {
-    get: {
+    get: operation('get', {
       tags: ['matches'],
-      summary: 'One match of the caller, with hasRated',
+      summary: 'One match of the caller, with hasRated (the caller already rated it)',
+      description: '"Match not found" for an unknown slug, or when the caller is not one of the two members (no existence leak).',
+      access: 'user',
       parameters: [slugParam],
-      responses: {
-        '200': ok('The match plus `hasRated` (the caller already rated it)', { allOf: [match, { type: 'object', properties: { hasRated: { type: 'boolean' } } }] }),
-        '404': notFound,
-      },
-    },
-    delete: {
+      ok: { '200': json(dataOf(ref('MatchWithRated'))) },
+      errors: { 404: ['MATCH_NOT_FOUND'] },
+    }),
+    delete: operation('delete', {
       tags: ['matches'],
       summary: 'Reject (target of a pending match) or cancel (anyone of the two, any state)',
       description: [
@@ -139,48 +73,38 @@ export const matchesOpenApi: Record<string, unknown> = {
         'The other member receives `match_cancelled` `{ matchSlug, event, from: <caller summary> }`.',
         'Decision: the answer is `{ success: true, message: "Match rejected" | "Match cancelled" }`; a completed match can be deleted too.',
       ].join(' '),
+      access: 'user',
       parameters: [slugParam],
-      responses: { '200': { description: '`{ success: true, message }`' }, '404': notFound },
-    },
+      ok: { '200': json(obj({ success: { const: true }, message: { enum: ['Match rejected', 'Match cancelled'] } })) },
+      errors: { 404: ['MATCH_NOT_FOUND'] },
+    }),
   },
   '/matches/{slug}/accept': {
-    put: {
+    put: operation('put', {
       tags: ['matches'],
       summary: 'Accept a pending match (target only; verified e-mail required)',
       description:
         'Sets status accepted and respondedAt and creates the private chat room in one transaction; of simultaneous accepts one wins. The requester receives `match_accepted`.',
+      access: 'user',
       parameters: [slugParam],
-      responses: {
-        '200': ok('The updated match (status accepted, roomId set)', match),
-        '400': err('"Match is not pending"'),
-        '403': err('"Only the invited user can accept this match" (the requester); "Email verification required"'),
-        '404': notFound,
-      },
-    },
+      ok: { '200': json(dataOf(ref('Match')), 'The updated match (status accepted, roomId set)') },
+      errors: { 400: ['MATCH_NOT_PENDING'], 403: ['NOT_MATCH_TARGET', 'EMAIL_NOT_VERIFIED'], 404: ['MATCH_NOT_FOUND'] },
+    }),
   },
   '/matches/{slug}/messages': {
-    get: {
+    get: operation('get', {
       tags: ['matches'],
       summary: 'Private chat history of the match (members only)',
       description:
         'Paging like the event messages: the newest `limit` messages older than `before`, returned oldest first; `hasMore` is true when a full page came back. Decision: a pending match (no room yet) answers an empty page, not an error.',
-      parameters: [
-        slugParam,
-        { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'message id' },
-        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-      ],
-      responses: {
-        '200': {
-          description: '`{ success: true, count, data: [message], hasMore }`',
-          content: { 'application/json': { schema: { type: 'object', properties: { success: { const: true }, count: { type: 'integer' }, data: { type: 'array', items: message }, hasMore: { type: 'boolean' } } } } },
-        },
-        '400': err('"Validation failed" (before/limit)'),
-        '404': notFound,
-      },
-    },
+      access: 'user',
+      parameters: [slugParam, ...messagesPaging],
+      ok: { '200': json(listOf(ref('Message'), { hasMore: bool })) },
+      errors: { 400: ['VALIDATION_ERROR'], 404: ['MATCH_NOT_FOUND'] },
+    }),
   },
   '/matches/{slug}/ratings': {
-    post: {
+    post: operation('post', {
       tags: ['matches'],
       summary: 'Rate the partner of an accepted match (verified e-mail required)',
       description: [
@@ -188,30 +112,23 @@ export const matchesOpenApi: Record<string, unknown> = {
         'becomes completed (exactly once, also when both rate at the same moment). The comment is plain text,',
         'stored exactly as sent. Decision: score must be a JSON integer (a string "4" is refused).',
       ].join(' '),
+      access: 'user',
       parameters: [slugParam],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['score'],
-              properties: {
-                score: { type: 'integer', minimum: 1, maximum: 5 },
-                comment: { type: ['string', 'null'], maxLength: 500 },
-                wouldCollaborateAgain: { type: ['boolean', 'null'] },
-              },
-            },
-          },
+      body: obj(
+        {
+          score: { type: 'integer', minimum: 1, maximum: 5 },
+          comment: { type: ['string', 'null'], maxLength: 500 },
+          wouldCollaborateAgain: { type: ['boolean', 'null'] },
         },
+        ['comment', 'wouldCollaborateAgain'],
+      ),
+      ok: { '201': json(dataOf(ref('Rating')), 'The rating with rater, rated and event') },
+      errors: {
+        400: ['VALIDATION_ERROR', 'MATCH_NOT_ACCEPTED'],
+        403: ['EMAIL_NOT_VERIFIED'],
+        404: ['MATCH_NOT_FOUND'],
+        409: ['ALREADY_RATED'],
       },
-      responses: {
-        '201': ok('The rating with rater, rated and event', rating),
-        '400': err('"Validation failed"; "Only accepted matches can be rated" (pending match)'),
-        '403': err('"Email verification required"'),
-        '404': notFound,
-        '409': err('"You have already rated this match"'),
-      },
-    },
+    }),
   },
 };

@@ -1,9 +1,21 @@
+import {
+  array,
+  dataOf,
+  json,
+  listOf,
+  nullDateTime,
+  obj,
+  operation,
+  pathParam,
+  ref,
+  slugParam,
+  type OperationSpec,
+} from '../../docs/openapi-helpers.js';
+
 /**
  * OpenAPI paths of recording-partner matching (merged by src/docs/openapi.ts).
- * Choices where SPEC.md and DECISIONS.md are silent are documented in the descriptions.
+ * Choices where the interface specification is silent are documented in the descriptions.
  */
-const bearer = [{ bearer: [] }];
-
 const run =
   'Run object `{ id (UUID), eventId, trigger: "manual" | "scheduled", status: "running" | "success" | "failed", startedAt, finishedAt, ' +
   'heatsTotal, heatsAssigned, heatsUnassigned, error }`. heatsTotal = heats that needed a recorder in this run (the event\'s heats minus ' +
@@ -13,9 +25,10 @@ const suggestion =
   'Suggestion object `{ id, heat: { id, divisionId, division: { id, name, abbreviation }, competitionTypeId, competitionType, heatNumber, role }, ' +
   'dancer: <user summary>, recorder: <user summary> | null, status: "pending" | "accepted" | "rejected" | "not_found", originRunId, createdAt }`.';
 
-const runNow = {
-  tags: ['matching'],
-  security: bearer,
+const runNow = (summary: string, tags: string[]): OperationSpec => ({
+  tags,
+  summary,
+  access: 'admin',
   description:
     'Admin only. Runs matching now (trigger "manual") and answers **201** with the finished run. ' +
     'Runs of one event never overlap (PostgreSQL advisory lock per event, shared with the scheduled run): while another run of ' +
@@ -25,35 +38,47 @@ const runNow = {
     'a recorder gets a `pending` suggestion or a `not_found` one (recorder null). A run that fails is kept with status "failed" ' +
     'and its `error` text and is also answered with 201 (the previous suggestions stay untouched). After a successful run each ' +
     'affected user gets `recording_suggestions_created` on `user_<id>`. ' + run,
-  responses: {
-    '201': { description: 'The finished run' },
-    '401': { description: 'No or invalid token' },
-    '403': { description: '"Admin access required"' },
-    '404': { description: '"Event not found"' },
-    '409': { description: '"A matching run is already in progress for this event"' },
-  },
-};
+  parameters: [slugParam],
+  ok: { '201': json(dataOf(ref('Run')), 'The finished run (also a failed one)') },
+  errors: { 404: ['EVENT_NOT_FOUND'], 409: ['MATCHING_RUN_IN_PROGRESS'] },
+});
+
+const suggestionId = pathParam('id', { type: 'string' }, 'suggestion id (a positive integer; anything else is an unknown suggestion)');
+const runId = pathParam('runId', { type: 'string' }, 'run id (UUID; anything else is an unknown run)');
 
 export const matchingOpenApi: Record<string, unknown> = {
-  '/events/{slug}/run-matching': { post: { ...runNow, summary: 'Run recording-partner matching now' } },
+  '/events/{slug}/run-matching': { post: operation('post', runNow('Run recording-partner matching now', ['matching'])) },
   '/events/{slug}/match-suggestions': {
-    get: {
+    get: operation('get', {
       tags: ['matching'],
       summary: 'Who records my heats, which heats I record',
-      security: bearer,
+      access: 'user',
       description:
         'Participants only (403 "You must be a participant of this event"; unknown event 404 first). ' +
         '`data: { toBeRecorded, toRecord, registrationDeadline, matchingRunAt }`: toBeRecorded = suggestions for the caller\'s heats, ' +
         'toRecord = suggestions where the caller is the recorder; every status is listed (rejected ones included, so the history ' +
         'is visible), ordered like heats/me (competition type, division, heat number), then id. ' + suggestion,
-      responses: { '200': { description: 'The two lists' }, '403': { description: 'Not a participant' }, '404': { description: 'Event not found' } },
-    },
+      parameters: [slugParam],
+      ok: {
+        '200': json(
+          dataOf(
+            obj({
+              toBeRecorded: array(ref('Suggestion')),
+              toRecord: array(ref('Suggestion')),
+              registrationDeadline: nullDateTime,
+              matchingRunAt: nullDateTime,
+            }),
+          ),
+        ),
+      },
+      errors: { 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
+    }),
   },
   '/events/{slug}/match-suggestions/{id}/status': {
-    put: {
+    put: operation('put', {
       tags: ['matching'],
       summary: 'Accept or reject a recording suggestion (the recorder only)',
-      security: bearer,
+      access: 'user',
       description:
         'Body `{ status: "accepted" | "rejected" }` (else 400 "Validation failed" with details). Check order: body 400, event 404, ' +
         'participant 403 "You must be a participant of this event", suggestion 404 "Suggestion not found" (unknown id, non-numeric id, or a suggestion of another event), 403 "Only the recorder ' +
@@ -64,35 +89,42 @@ export const matchingOpenApi: Record<string, unknown> = {
         'pair is accepted and gets its room; the dancer receives `match_accepted` when a match became accepted. Answers 200 with the ' +
         'suggestion object plus `match: { id, slug, status, roomId } | null`. Logged as `recording_suggestion_accept` / ' +
         '`recording_suggestion_reject` (category match). A decision waits for a matching run of the event in progress. ' + suggestion,
-      responses: {
-        '200': { description: 'The updated suggestion' },
-        '400': { description: 'Validation failed' },
-        '403': { description: 'Not the recorder' },
-        '404': { description: 'Event or suggestion not found' },
-        '409': { description: 'Not pending any more' },
+      parameters: [slugParam, suggestionId],
+      body: obj({ status: { enum: ['accepted', 'rejected'] } }),
+      ok: { '200': json(dataOf(ref('SuggestionDecision')), 'The suggestion and the accepted match (or null)') },
+      errors: {
+        400: ['VALIDATION_ERROR'],
+        403: ['NOT_PARTICIPANT', 'NOT_RECORDER'],
+        404: ['EVENT_NOT_FOUND', 'SUGGESTION_NOT_FOUND'],
+        409: ['SUGGESTION_NOT_PENDING'],
       },
-    },
+    }),
   },
   '/admin/events/{slug}/matching-runs': {
-    get: {
+    get: operation('get', {
       tags: ['matching', 'admin'],
       summary: 'Matching runs of an event, newest first',
-      security: bearer,
+      access: 'admin',
       description: 'Admin only. `data`: runs newest first, `count`. ' + run,
-      responses: { '200': { description: 'Runs' }, '403': { description: '"Admin access required"' }, '404': { description: '"Event not found"' } },
-    },
-    post: { ...runNow, tags: ['matching', 'admin'], summary: 'Run matching now (same as POST /events/{slug}/run-matching)' },
+      parameters: [slugParam],
+      ok: { '200': json(listOf(ref('Run'))) },
+      errors: { 404: ['EVENT_NOT_FOUND'] },
+    }),
+    post: operation('post', runNow('Run matching now (same as POST /events/{slug}/run-matching)', ['matching', 'admin'])),
   },
   '/admin/events/{slug}/matching-runs/{runId}/suggestions': {
-    get: {
+    get: operation('get', {
       tags: ['matching', 'admin'],
       summary: 'The pairs a run created',
-      security: bearer,
+      access: 'admin',
       description:
         'Admin only. The suggestions whose originRunId is the run and that still exist (a later run replaces pending and not_found ' +
         'suggestions; accepted and rejected ones stay with their origin run), with dancer, recorder, heat and status, in heats/me order. ' +
         'Unknown run id, a non-UUID id or a run of another event → 404 "Matching run not found". ' + suggestion,
-      responses: { '200': { description: 'Suggestions' }, '403': { description: '"Admin access required"' }, '404': { description: 'Event or run not found' } },
-    },
+      parameters: [slugParam, runId],
+      ok: { '200': json(listOf(ref('Suggestion'))) },
+      errors: { 404: ['EVENT_NOT_FOUND', 'MATCHING_RUN_NOT_FOUND'] },
+    }),
   },
 };
+

@@ -1,21 +1,36 @@
+import { array, dataOf, json, obj, operation, queryParam, str } from '../../docs/openapi-helpers.js';
+
 /** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
+const role = { enum: ['Leader', 'Follower'] };
+
 export const registryOpenApi: Record<string, unknown> = {
   '/registry/lookup': {
-    get: {
+    get: operation('get', {
       tags: ['registry'],
       summary: 'Look a dancer up in the external registry (prefills registration)',
-      security: [],
-      parameters: [{ name: 'id', in: 'query', required: true, schema: { type: 'string', pattern: '^\\d{1,10}$' } }],
+      access: 'public',
+      parameters: [queryParam('id', { type: 'string', pattern: '^\\s*\\d{1,10}\\s*$' }, 'registry id: 1-10 digits', true)],
       description:
-        'No token needed; rate limited with the e-mail tier. Upstream: form-encoded POST `num=<id>` to REGISTRY_LOOKUP_URL with a REGISTRY_TIMEOUT_MS (5 s) timeout. Answer `data: { registryId, firstName, lastName, primaryRole ("Leader" | "Follower" | null), divisions: [{ abbreviation, points, role }] }` — one entry per division with points per role (leader placements first); the registry\'s `ALS` is reported as `ALL`. Results are cached in memory (found: 1 h, not found: 10 min, at most 1000 ids); failures are not cached.',
-      responses: {
-        '200': { description: 'dancer data' },
-        '400': { description: '"Validation failed" (id not 1-10 digits)' },
-        '404': { description: '"Dancer not found in registry" (upstream 404 page, or JSON without a dancer)' },
-        '429': { description: 'rate limited' },
-        '502': { description: '"Registry is unavailable, please try again later" (REGISTRY_UNAVAILABLE): unreachable, error status or unparseable answer' },
-        '504': { description: '"Registry did not answer in time, please try again later" (REGISTRY_TIMEOUT)' },
+        'No token needed; rate limited with the e-mail tier. Upstream: form-encoded POST `num=<id>` to REGISTRY_LOOKUP_URL with a REGISTRY_TIMEOUT_MS (5 s) timeout. One division entry per division with points per role (leader placements first); the registry\'s `ALS` is reported as `ALL`. Results are cached in memory (found: 1 h, not found: 10 min, at most 1000 ids); failures are not cached. A missing dancer (upstream 404 page, or JSON without a dancer) answers 404.',
+      ok: {
+        '200': json(
+          dataOf(
+            obj({
+              registryId: str,
+              firstName: str,
+              lastName: str,
+              primaryRole: { enum: ['Leader', 'Follower', null] },
+              divisions: array(obj({ abbreviation: str, points: { type: 'number' }, role })),
+            }),
+          ),
+        ),
       },
-    },
+      errors: {
+        400: ['VALIDATION_ERROR'],
+        404: ['REGISTRY_DANCER_NOT_FOUND'],
+        502: ['REGISTRY_UNAVAILABLE'],
+        504: ['REGISTRY_TIMEOUT'],
+      },
+    }),
   },
 };

@@ -1,57 +1,106 @@
+import { dataOf, json, messageAndData, obj, operation, pathParam, ref, type Schema } from '../../docs/openapi-helpers.js';
+
 /** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
-const err = (description: string) => ({ description: `${description} (error envelope)` });
 const stats =
   '`stats: { matches: { total, pending, accepted, completed }, ratings: { received, given, average } }` — counted by the database; `pending` counts both directions; `average` has 2 decimals or is null without ratings.';
 
+const usernameParam = pathParam('username', { type: 'string', minLength: 1, maxLength: 50 }, 'exact, case-sensitive');
+const text: Schema = { type: ['string', 'null'], maxLength: 100, description: 'null or "" clears' };
+const link: Schema = { type: ['string', 'null'], maxLength: 500, description: 'https URL; null or "" clears' };
+
 export const usersOpenApi: Record<string, unknown> = {
   '/users/me': {
-    get: {
+    get: operation('get', {
       tags: ['users'],
       summary: 'The current user with statistics',
+      access: 'user',
       description: `\`data\` is the user object itself (as in register/login) plus ${stats}`,
-      responses: { '200': { description: '`{ success: true, data: { ...user, stats } }`' }, '401': err('token missing or invalid') },
-    },
-    patch: {
+      ok: { '200': json(dataOf(ref('Me'))) },
+      errors: { 404: ['USER_NOT_FOUND'] },
+    }),
+    patch: operation('patch', {
       tags: ['users'],
       summary: 'Edit the profile',
+      access: 'user',
       description:
-        'Body (all optional): `firstName`, `lastName`, `city`, `country` (strings ≤ 100; null or "" clears), `email`, `instagramUrl`, `facebookUrl`, `youtubeUrl`, `tiktokUrl` (https URLs ≤ 500; null or "" clears). `username` in the body → 400 (it cannot be changed); other fields (`isAdmin`, `emailVerified`, …) are ignored. Answers the updated user object. When the e-mail changes: emailVerified=false, a new verification token and code are mailed to the new address, and `data.token` holds a fresh JWT (tokens issued before stay valid until they expire; verification is checked against the database).',
-      responses: {
-        '200': { description: '`{ success: true, data: { ...user, token? } }` (`token` only when the e-mail changed)' },
-        '400': err('"Validation failed" + details (e.g. username, non-https link)'),
-        '409': err('"Email already registered"'),
+        '`username` in the body → 400 (it cannot be changed); other fields (`isAdmin`, `emailVerified`, …) are ignored. Answers the updated user object. When the e-mail changes: emailVerified=false, a new verification token and code are mailed to the new address, and `data.token` holds a fresh JWT (tokens issued before stay valid until they expire; verification is checked against the database).',
+      body: obj(
+        {
+          firstName: text,
+          lastName: text,
+          city: text,
+          country: text,
+          email: { type: 'string', format: 'email', maxLength: 254 },
+          instagramUrl: link,
+          facebookUrl: link,
+          youtubeUrl: link,
+          tiktokUrl: link,
+        },
+        ['firstName', 'lastName', 'city', 'country', 'email', 'instagramUrl', 'facebookUrl', 'youtubeUrl', 'tiktokUrl'],
+      ),
+      ok: {
+        '200': json(
+          dataOf(ref('UpdatedUser')),
+          'The updated user; `token` only when the e-mail changed',
+        ),
       },
-    },
+      errors: { 400: ['VALIDATION_ERROR'], 404: ['USER_NOT_FOUND'], 409: ['EMAIL_TAKEN'] },
+    }),
   },
   '/users/me/password': {
-    patch: {
+    patch: operation('patch', {
       tags: ['users'],
       summary: 'Change the password',
-      description: 'Body `{ currentPassword, newPassword }` (new: 6 characters to 72 bytes). Voids a pending password-reset link.',
-      responses: {
-        '200': { description: '`{ success: true, message: "Password changed", data: { message } }`' },
-        '400': err('"Current password is incorrect" (WRONG_PASSWORD) or "Validation failed"'),
-      },
-    },
+      access: 'user',
+      description: 'New password: 6 characters to 72 bytes. Voids a pending password-reset link.',
+      body: obj({ currentPassword: { type: 'string', minLength: 1 }, newPassword: { type: 'string', minLength: 6 } }),
+      ok: { '200': json(messageAndData(['Password changed'])) },
+      errors: { 400: ['WRONG_PASSWORD', 'VALIDATION_ERROR'], 404: ['USER_NOT_FOUND'] },
+    }),
   },
   '/users/{username}': {
-    get: {
+    get: operation('get', {
       tags: ['users'],
       summary: 'Public profile',
-      parameters: [{ name: 'username', in: 'path', required: true, schema: { type: 'string' } }],
+      access: 'user',
+      parameters: [usernameParam],
       description:
-        '`data: { id, username, avatar, firstName, lastName, city, country, registryId, createdAt, instagramUrl, facebookUrl, youtubeUrl, tiktokUrl, stats }` with stats as in /users/me but without `matches.pending`. Never e-mail, emailVerified, isAdmin or lock data. Username match is exact (case-sensitive).',
-      responses: { '200': { description: 'public profile' }, '404': err('"User not found"') },
-    },
+        'Stats as in /users/me but without `matches.pending`. Never e-mail, emailVerified, isAdmin or lock data.',
+      ok: { '200': json(dataOf(ref('PublicProfile'))) },
+      errors: { 400: ['VALIDATION_ERROR'], 404: ['USER_NOT_FOUND'] },
+    }),
   },
   '/users/{username}/ratings': {
-    get: {
+    get: operation('get', {
       tags: ['users'],
       summary: 'Ratings received by a user',
-      parameters: [{ name: 'username', in: 'path', required: true, schema: { type: 'string' } }],
-      description:
-        '`data: { averageScore (2 decimals or null), totalRatings, ratings: [{ id, score, comment, wouldCollaborateAgain, createdAt, rater: { id, username, avatar }, event: { id, slug, name } }] }`, newest first, at most 50 (average and total cover all ratings).',
-      responses: { '200': { description: 'ratings' }, '404': err('"User not found"') },
-    },
+      access: 'user',
+      parameters: [usernameParam],
+      description: 'Newest first, at most 50 (average and total cover all ratings).',
+      ok: {
+        '200': json(
+          dataOf(
+            obj({
+              averageScore: { type: ['number', 'null'], description: '2 decimals; null without ratings' },
+              totalRatings: { type: 'integer' },
+              ratings: {
+                type: 'array',
+                maxItems: 50,
+                items: obj({
+                  id: { type: 'integer' },
+                  score: { type: 'integer', minimum: 1, maximum: 5 },
+                  comment: { type: ['string', 'null'] },
+                  wouldCollaborateAgain: { type: ['boolean', 'null'] },
+                  createdAt: { type: 'string', format: 'date-time' },
+                  rater: ref('UserBrief'),
+                  event: ref('EventRef'),
+                }),
+              },
+            }),
+          ),
+        ),
+      },
+      errors: { 400: ['VALIDATION_ERROR'], 404: ['USER_NOT_FOUND'] },
+    }),
   },
 };

@@ -1,55 +1,24 @@
+import { array, dataOf, int, json, listOf, obj, operation, pathParam, ref, str } from '../../docs/openapi-helpers.js';
+
 /**
  * OpenAPI paths of the video hand-off (merged by src/docs/openapi.ts). The real-time half
- * (`webrtc_signal`, `transfer_updated`) is described in the /webrtc/ice-servers description
- * and in the README "Video hand-off". Choices made where the contract is silent are marked "Decision:".
+ * (`webrtc_signal`, `transfer_updated`) is in the document's `x-socket-io` section
+ * (src/docs/socket.openapi.ts) and the README "Video hand-off". Choices made where the
+ * contract is silent are marked "Decision:".
  */
-const err = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
-const ok = (description: string, data: unknown) => ({
-  description,
-  content: { 'application/json': { schema: { type: 'object', properties: { success: { const: true }, data } } } },
-});
-const slugParam = { name: 'slug', in: 'path', required: true, schema: { type: 'string' }, description: 'random match slug' };
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 }, description: 'transfer id' };
-const notFound = '"Match not found": unknown slug, or the caller is not one of the two members (no existence leak)';
-
-const userSummary = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer' },
-    username: { type: 'string' },
-    avatar: { type: 'string' },
-    firstName: { type: ['string', 'null'] },
-    lastName: { type: ['string', 'null'] },
-  },
-};
+const slugParam = pathParam('slug', { type: 'string' }, 'random match slug');
+const idParam = pathParam('id', { type: 'integer', minimum: 1 }, 'transfer id');
 
 const iceServer = {
-  type: 'object',
+  ...obj(
+    {
+      urls: array(str),
+      username: { type: 'string', description: 'TURN only: `<unix expiry>:<userId>`' },
+      credential: { type: 'string', description: 'TURN only: base64(HMAC-SHA1(TURN_SECRET, username))' },
+    },
+    ['username', 'credential'],
+  ),
   description: 'An RTCIceServer, ready for `new RTCPeerConnection({ iceServers })`',
-  required: ['urls'],
-  properties: {
-    urls: { type: 'array', items: { type: 'string' }, examples: [['turn:turn.example.com:3478?transport=udp']] },
-    username: { type: 'string', description: 'TURN only: `<unix expiry>:<userId>`' },
-    credential: { type: 'string', description: 'TURN only: base64(HMAC-SHA1(TURN_SECRET, username))' },
-  },
-};
-
-const transfer = {
-  type: 'object',
-  description: 'A video hand-off record. Only what the sender reports is stored; the file never reaches the service.',
-  properties: {
-    id: { type: 'integer' },
-    matchSlug: { type: 'string' },
-    sender: userSummary,
-    receiver: { ...userSummary, description: 'the other member of the match' },
-    fileName: { type: 'string', maxLength: 255 },
-    size: { type: 'integer', minimum: 1, description: 'bytes' },
-    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'as reported by the sender, lower-case hex' },
-    status: { enum: ['offered', 'completed', 'failed', 'cancelled'] },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-    finishedAt: { type: ['string', 'null'], format: 'date-time', description: 'when the record left `offered`' },
-  },
 };
 
 const realtime = [
@@ -68,7 +37,7 @@ const realtime = [
 
 export const webrtcOpenApi: Record<string, unknown> = {
   '/webrtc/ice-servers': {
-    get: {
+    get: operation('get', {
       tags: ['video hand-off'],
       summary: 'ICE servers for a browser-to-browser video hand-off (STUN, TURN with time-limited credentials)',
       description: [
@@ -80,17 +49,12 @@ export const webrtcOpenApi: Record<string, unknown> = {
         'before `ttlSeconds` run out. Any authenticated user may ask (no match needed).',
         realtime,
       ].join(' '),
-      responses: {
-        '200': ok('The ICE servers', {
-          type: 'object',
-          properties: { iceServers: { type: 'array', items: iceServer }, ttlSeconds: { type: 'integer' } },
-        }),
-        '401': err('"Authentication required" / "Invalid or expired token"'),
-      },
-    },
+      access: 'user',
+      ok: { '200': json(dataOf(obj({ iceServers: array(iceServer), ttlSeconds: int })), 'The ICE servers') },
+    }),
   },
   '/matches/{slug}/transfers': {
-    post: {
+    post: operation('post', {
       tags: ['video hand-off'],
       summary: 'Record a video hand-off offered to the other member',
       description: [
@@ -98,44 +62,28 @@ export const webrtcOpenApi: Record<string, unknown> = {
         'Both members receive `transfer_updated`. Decision: no verified e-mail needed (the match already required one);',
         '`sha256` is stored lower-case.',
       ].join(' '),
+      access: 'user',
       parameters: [slugParam],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['fileName', 'size', 'sha256'],
-              properties: {
-                fileName: { type: 'string', minLength: 1, maxLength: 255, description: 'trimmed' },
-                size: { type: 'integer', minimum: 1, maximum: 9007199254740991, description: 'bytes (a JSON number, not a string)' },
-                sha256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
-              },
-            },
-          },
-        },
-      },
-      responses: {
-        '201': ok('The record, status offered', transfer),
-        '400': err('"Validation failed" + details; "Match is not accepted" (MATCH_NOT_ACCEPTED) for a pending match'),
-        '401': err('"Authentication required"'),
-        '404': err(notFound),
-      },
-    },
-    get: {
+      body: obj({
+        fileName: { type: 'string', minLength: 1, maxLength: 255, description: 'trimmed' },
+        size: { type: 'integer', minimum: 1, maximum: 9007199254740991, description: 'bytes (a JSON number, not a string)' },
+        sha256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
+      }),
+      ok: { '201': json(dataOf(ref('Transfer')), 'The record, status offered') },
+      errors: { 400: ['VALIDATION_ERROR', 'MATCH_NOT_ACCEPTED'], 404: ['MATCH_NOT_FOUND'] },
+    }),
+    get: operation('get', {
       tags: ['video hand-off'],
       summary: "The match's hand-off records, newest first",
       description: 'Members only. Decision: at most the 100 newest records, not paged; a pending match has an empty list.',
+      access: 'user',
       parameters: [slugParam],
-      responses: {
-        '200': { description: '`{ success, count, data: [transfer] }`' },
-        '401': err('"Authentication required"'),
-        '404': err(notFound),
-      },
-    },
+      ok: { '200': json(listOf(ref('Transfer'))) },
+      errors: { 400: ['VALIDATION_ERROR'], 404: ['MATCH_NOT_FOUND'] },
+    }),
   },
   '/matches/{slug}/transfers/{id}': {
-    patch: {
+    patch: operation('patch', {
       tags: ['video hand-off'],
       summary: 'Finish a hand-off: completed (the receiver), failed or cancelled (either member)',
       description: [
@@ -144,22 +92,15 @@ export const webrtcOpenApi: Record<string, unknown> = {
         '(403), still offered (400). Both members receive `transfer_updated`. Completed transfers count as "videos received"',
         'for the receiver (`videosReceived` on the match object and on each dashboard event).',
       ].join(' '),
+      access: 'user',
       parameters: [slugParam, idParam],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: { type: 'object', required: ['status'], properties: { status: { enum: ['completed', 'failed', 'cancelled'] } } },
-          },
-        },
+      body: obj({ status: { enum: ['completed', 'failed', 'cancelled'] } }),
+      ok: { '200': json(dataOf(ref('Transfer')), 'The updated record') },
+      errors: {
+        400: ['VALIDATION_ERROR', 'TRANSFER_NOT_OFFERED'],
+        403: ['NOT_TRANSFER_RECEIVER'],
+        404: ['MATCH_NOT_FOUND', 'TRANSFER_NOT_FOUND'],
       },
-      responses: {
-        '200': ok('The updated record', transfer),
-        '400': err('"Validation failed"; "Transfer is not offered" (TRANSFER_NOT_OFFERED)'),
-        '401': err('"Authentication required"'),
-        '403': err('"Only the receiver can complete a transfer" (NOT_TRANSFER_RECEIVER)'),
-        '404': err(`${notFound}; "Transfer not found" (TRANSFER_NOT_FOUND) for an id of another match`),
-      },
-    },
+    }),
   },
 };

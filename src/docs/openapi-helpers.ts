@@ -1,0 +1,429 @@
+import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
+
+/**
+ * Shared pieces of the OpenAPI document: the envelope, the error catalogue, the resource
+ * schemas and an `operation()` builder that adds the answers every operation can give
+ * (401 without a token, 403 CSRF on state changes, 400/413/415 on bodies, 429, 500, 503).
+ *
+ * Every object schema is closed (`additionalProperties: false`): an unexpected field in a
+ * response (say, an e-mail in a public profile) fails the contract check of the test suite.
+ */
+
+export type Schema = Record<string, unknown>;
+
+// ------------------------------------------------------------------------------ error catalogue
+
+/**
+ * The `code` of an error body is one of the catalogue's codes (src/lib/errors.ts), each with
+ * one status. Where a rule answers with a more precise message than the catalogue's default,
+ * the document shows that message.
+ */
+const preciseMessages: Partial<Record<ErrorCode, string>> = {
+  VALIDATION_ERROR: 'Validation failed (or the broken rule\'s own message) + details',
+  ACCOUNT_LOCKED: 'Account is locked. Try again in N minute(s).',
+  TOO_MANY_PENDING_MATCHES: 'You can have at most 20 pending match requests',
+  BAD_REQUEST: 'Bad request (e.g. a path that is not valid percent-encoding)',
+};
+const messageOf = (code: ErrorCode) => preciseMessages[code] ?? ErrorCatalogue[code].message;
+
+export type { ErrorCode };
+
+// ------------------------------------------------------------------------------ schema atoms
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+/** A closed object; every property is required unless listed in `optional`. */
+export function obj(properties: Record<string, Schema>, optional: string[] = []): Schema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: Object.keys(properties).filter((k) => !optional.includes(k)),
+    properties,
+  };
+}
+
+export const int: Schema = { type: 'integer' };
+export const str: Schema = { type: 'string' };
+export const bool: Schema = { type: 'boolean' };
+export const num: Schema = { type: 'number' };
+export const dateTime: Schema = { type: 'string', format: 'date-time' };
+export const nullable = (schema: Schema): Schema => {
+  const type = schema.type;
+  if (typeof type === 'string') return { ...schema, type: [type, 'null'] };
+  return { oneOf: [schema, { type: 'null' }] };
+};
+export const nullStr: Schema = { type: ['string', 'null'] };
+export const nullInt: Schema = { type: ['integer', 'null'] };
+export const nullDateTime: Schema = { type: ['string', 'null'], format: 'date-time' };
+export const array = (items: Schema, extra: Schema = {}): Schema => ({ type: 'array', items, ...extra });
+
+// ------------------------------------------------------------------------------ envelopes
+
+const success = { const: true };
+
+/** `{ success: true, data }` */
+export const dataOf = (data: Schema): Schema => obj({ success, data });
+/** `{ success: true, count, data: [...] }` plus extra top-level fields */
+export const listOf = (items: Schema, extra: Record<string, Schema> = {}): Schema =>
+  obj({ success, count: { type: 'integer', minimum: 0 }, data: array(items), ...extra });
+/** `{ success: true, message }` */
+export const messageOnly = (...examples: string[]): Schema =>
+  obj({ success, message: examples.length ? { enum: examples } : str });
+/** `{ success: true, message, data: { message, ... } }` (auth and password answers) */
+export const messageAndData = (messages: string[], data: Record<string, Schema> = {}): Schema =>
+  obj({ success, message: { enum: messages }, data: obj({ message: { enum: messages }, ...data }) });
+
+export const json = (schema: Schema, description = 'OK') => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+// ------------------------------------------------------------------------------ parameters
+
+export const pathParam = (name: string, schema: Schema = str, description?: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema,
+  ...(description ? { description } : {}),
+});
+export const queryParam = (name: string, schema: Schema, description?: string, required = false) => ({
+  name,
+  in: 'query',
+  ...(required ? { required: true } : {}),
+  schema,
+  ...(description ? { description } : {}),
+});
+/** Cursor paging of chat histories (event room and private room). */
+export const messagesPaging = [
+  queryParam('before', { type: 'integer', minimum: 1 }, 'message id: only older messages'),
+  queryParam('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }),
+];
+export const slugParam = pathParam('slug', { type: 'string', maxLength: 50 }, 'random alphanumeric slug');
+
+// ------------------------------------------------------------------------------ operations
+
+export type Access = 'public' | 'user' | 'admin';
+
+export interface OperationSpec {
+  tags: string[];
+  summary: string;
+  description?: string;
+  /** public: no token; user: Bearer; admin: Bearer of an admin (403 ADMIN_REQUIRED otherwise) */
+  access: Access;
+  parameters?: unknown[];
+  /** JSON request body schema (adds 400 MALFORMED_JSON, 413 and 415) */
+  body?: Schema;
+  bodyRequired?: boolean;
+  /** success answers: status → response object */
+  ok: Record<string, unknown>;
+  /** error answers: status → codes (their messages come from the catalogue) */
+  errors?: Record<number, ErrorCode[]>;
+  /** extra response objects (e.g. 423 with retryAfter), merged last */
+  extra?: Record<string, unknown>;
+}
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Error body restricted to `codes`. */
+export function errorSchema(codes: ErrorCode[]): Schema {
+  return { allOf: [ref('Error'), { properties: { code: { enum: codes } } }] };
+}
+
+export function errorResponse(codes: ErrorCode[], status?: number) {
+  const wrong = codes.filter((c) => status !== undefined && ErrorCatalogue[c].status !== status);
+  if (wrong.length) throw new Error(`OpenAPI: ${wrong.join(', ')} is not answered with ${status} (see src/lib/errors.ts)`);
+  const description = codes.map((c) => `${c}: "${messageOf(c)}"`).join('; ');
+  return json(errorSchema(codes), description);
+}
+/** Short names used across the feature fragments. */
+export const error = errorResponse;
+export const bearer = [{ bearer: [] }];
+
+/** Builds an operation object with the answers every operation of its kind can give. */
+export function operation(method: Method, spec: OperationSpec): Record<string, unknown> {
+  const errors = new Map<number, Set<ErrorCode>>();
+  const add = (status: number, ...codes: ErrorCode[]) => {
+    const set = errors.get(status) ?? new Set<ErrorCode>();
+    for (const c of codes) set.add(c);
+    errors.set(status, set);
+  };
+  for (const [status, codes] of Object.entries(spec.errors ?? {})) add(Number(status), ...codes);
+  // A path parameter that is not valid percent-encoding (e.g. `%E0%A4%A`) is refused by the router.
+  if (spec.parameters?.some((p) => (p as { in?: string }).in === 'path')) add(400, 'BAD_REQUEST');
+  if (spec.access !== 'public') add(401, 'AUTH_REQUIRED', 'INVALID_TOKEN');
+  if (spec.access === 'admin') add(403, 'ADMIN_REQUIRED');
+  if (method !== 'get') add(403, 'CSRF_INVALID');
+  if (spec.body) {
+    add(400, 'MALFORMED_JSON');
+    add(413, 'PAYLOAD_TOO_LARGE');
+    add(415, 'UNSUPPORTED_ENCODING');
+  }
+  add(429, 'RATE_LIMITED');
+  add(500, 'INTERNAL_ERROR');
+  add(503, 'SERVICE_UNAVAILABLE');
+
+  const responses: Record<string, unknown> = { ...spec.ok };
+  for (const status of [...errors.keys()].sort((a, b) => a - b)) {
+    responses[String(status)] = errorResponse([...errors.get(status)!], status);
+  }
+  Object.assign(responses, spec.extra ?? {});
+
+  const op: Record<string, unknown> = {
+    tags: spec.tags,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    security: spec.access === 'public' ? [] : [{ bearer: [] }],
+    ...(spec.parameters?.length ? { parameters: spec.parameters } : {}),
+  };
+  if (spec.body) {
+    op.requestBody = { required: spec.bodyRequired ?? true, content: { 'application/json': { schema: spec.body } } };
+  }
+  op.responses = responses;
+  return op;
+}
+
+// ------------------------------------------------------------------------------ shared resources
+
+const reference = obj({ id: int, name: str, abbreviation: str });
+
+const heatProperties = {
+  id: int,
+  divisionId: int,
+  division: ref('Reference'),
+  competitionTypeId: int,
+  competitionType: ref('Reference'),
+  heatNumber: { type: 'integer', minimum: 1, maximum: 9 },
+  role: { enum: ['Leader', 'Follower', null] },
+};
+
+const matchProperties = {
+  id: { type: 'integer', description: 'internal id, used only by the real-time events (join_private_room, send_private_message)' },
+  slug: { type: 'string', description: 'random alphanumeric' },
+  status: { enum: ['pending', 'accepted', 'completed'] },
+  source: { enum: ['manual', 'auto'], description: 'auto: created by accepting a recording suggestion' },
+  createdAt: dateTime,
+  respondedAt: { ...nullDateTime, description: 'when the match was accepted' },
+  event: ref('EventRef'),
+  partner: ref('UserSummary'),
+  isInitiator: bool,
+  roomId: { ...nullInt, description: 'private chat room; null while pending' },
+  videosReceived: {
+    type: 'integer',
+    description: 'completed video hand-offs in this match whose receiver is the caller (see /matches/{slug}/transfers)',
+  },
+};
+
+const messageProperties = {
+  id: { type: 'integer', description: 'increases with creation; the paging cursor' },
+  roomId: int,
+  userId: int,
+  username: str,
+  avatar: str,
+  content: { type: 'string', description: 'plain text, exactly as sent' },
+  type: str,
+  createdAt: dateTime,
+};
+
+const statsMatches = obj({ total: int, pending: int, accepted: int, completed: int });
+const statsRatings = obj({ received: int, given: int, average: { type: ['number', 'null'], description: '2 decimals; null without ratings' } });
+
+const userObjectProperties = {
+  id: int,
+  username: str,
+  email: { type: 'string', format: 'email' },
+  firstName: nullStr,
+  lastName: nullStr,
+  registryId: nullStr,
+  avatar: str,
+  city: nullStr,
+  country: nullStr,
+  instagramUrl: nullStr,
+  facebookUrl: nullStr,
+  youtubeUrl: nullStr,
+  tiktokUrl: nullStr,
+  emailVerified: bool,
+  isAdmin: bool,
+  createdAt: dateTime,
+};
+
+const publicProfileProperties = {
+  id: int,
+  username: str,
+  avatar: str,
+  firstName: nullStr,
+  lastName: nullStr,
+  city: nullStr,
+  country: nullStr,
+  registryId: nullStr,
+  createdAt: dateTime,
+  instagramUrl: nullStr,
+  facebookUrl: nullStr,
+  youtubeUrl: nullStr,
+  tiktokUrl: nullStr,
+};
+
+const eventProperties = {
+  id: int,
+  slug: str,
+  name: str,
+  location: str,
+  startDate: dateTime,
+  endDate: dateTime,
+  worldRegistryId: nullStr,
+  participantsCount: int,
+  description: nullStr,
+  createdAt: dateTime,
+  updatedAt: dateTime,
+  registrationDeadline: nullDateTime,
+  matchingRunAt: nullDateTime,
+  scheduleConfig: { oneOf: [ref('ScheduleConfig'), { type: 'null' }] },
+};
+
+const scheduleConfig = obj({
+  slots: array(
+    obj({
+      order: { type: 'integer', description: 'unique among the slots' },
+      divisionIds: array(int, { minItems: 1 }),
+    }),
+    { maxItems: 50 },
+  ),
+});
+
+const suggestionProperties = {
+  id: int,
+  heat: ref('Heat'),
+  dancer: ref('UserSummary'),
+  recorder: { oneOf: [ref('UserSummary'), { type: 'null' }] },
+  status: { enum: ['pending', 'accepted', 'rejected', 'not_found'] },
+  originRunId: { type: 'string', format: 'uuid' },
+  createdAt: dateTime,
+};
+
+export const userSummary = ref('UserSummary');
+
+/** The shared component schemas (merged into `components.schemas`). */
+export const componentSchemas: Record<string, Schema> = {
+  ErrorCode: { enum: Object.keys(ErrorCatalogue), description: 'Every error code of the API (see the error catalogue in the description of each answer).' },
+  ErrorDetail: obj({ field: str, message: str }),
+  Error: obj(
+    {
+      success: { const: false },
+      error: { type: 'string', description: 'human-readable message' },
+      code: ref('ErrorCode'),
+      details: { ...array(ref('ErrorDetail')), description: 'input validation: one entry per field' },
+    },
+    ['details'],
+  ),
+  AccountLockedError: obj({
+    success: { const: false },
+    error: { type: 'string', pattern: '^Account is locked\\. Try again in \\d+ minute\\(s\\)\\.$' },
+    code: { const: 'ACCOUNT_LOCKED' },
+    retryAfter: { type: 'integer', minimum: 1, description: 'seconds; also sent as the Retry-After header' },
+  }),
+  Reference: { ...reference, description: 'A division or a competition type' },
+  UserSummary: obj({ id: int, username: str, avatar: str, firstName: nullStr, lastName: nullStr }),
+  UserBrief: obj({ id: int, username: str, avatar: str }),
+  EventRef: obj({ id: int, slug: str, name: str }),
+  User: { ...obj(userObjectProperties), description: 'Never a password hash, token, code, lock or attempt counter.' },
+  UpdatedUser: {
+    ...obj({ ...userObjectProperties, token: { type: 'string', description: 'fresh JWT, only when the e-mail changed' } }, ['token']),
+  },
+  UserStats: obj({ matches: statsMatches, ratings: statsRatings }),
+  PublicUserStats: obj({ matches: obj({ total: int, accepted: int, completed: int }), ratings: statsRatings }),
+  Me: obj({ ...userObjectProperties, stats: ref('UserStats') }),
+  PublicProfile: obj({ ...publicProfileProperties, stats: ref('PublicUserStats') }),
+  AuthResult: obj({ token: { type: 'string', description: 'JWT (HS256, 24 h)' }, user: ref('User') }),
+  ScheduleConfig: scheduleConfig,
+  Event: obj(eventProperties),
+  PublicEvent: obj({
+    ...eventProperties,
+    chatRooms: array(obj({ id: int, eventId: int, type: { const: 'event' }, createdAt: dateTime })),
+    _count: obj({ matches: int }),
+  }),
+  EventSummary: obj({
+    id: int,
+    slug: str,
+    name: str,
+    location: str,
+    startDate: dateTime,
+    endDate: dateTime,
+    worldRegistryId: nullStr,
+    participantsCount: { type: 'integer', description: 'live count of participation records' },
+    description: nullStr,
+    createdAt: dateTime,
+    isJoined: bool,
+    joinedAt: nullDateTime,
+  }),
+  Heat: obj(heatProperties),
+  HeatWithNumber: obj({ ...heatProperties, competitorNumber: nullStr }),
+  Match: obj(matchProperties),
+  MatchWithRated: obj({ ...matchProperties, hasRated: bool }),
+  Message: obj(messageProperties),
+  PrivateMessage: obj({ ...messageProperties, matchId: int }),
+  Rating: obj({
+    id: int,
+    matchId: nullInt,
+    raterId: int,
+    ratedId: int,
+    eventId: int,
+    score: { type: 'integer', minimum: 1, maximum: 5 },
+    comment: nullStr,
+    wouldCollaborateAgain: { type: ['boolean', 'null'] },
+    createdAt: dateTime,
+    rater: ref('UserBrief'),
+    rated: ref('UserBrief'),
+    event: ref('EventRef'),
+  }),
+  Suggestion: obj(suggestionProperties),
+  SuggestionDecision: obj({
+    ...suggestionProperties,
+    match: {
+      oneOf: [obj({ id: int, slug: str, status: { enum: ['pending', 'accepted', 'completed'] }, roomId: nullInt }), { type: 'null' }],
+      description: 'the accepted match of dancer and recorder after an accept; null after a reject',
+    },
+  }),
+  Run: obj({
+    id: { type: 'string', format: 'uuid' },
+    eventId: int,
+    trigger: { enum: ['manual', 'scheduled'] },
+    status: { enum: ['running', 'success', 'failed'] },
+    startedAt: dateTime,
+    finishedAt: nullDateTime,
+    heatsTotal: int,
+    heatsAssigned: int,
+    heatsUnassigned: int,
+    error: nullStr,
+  }),
+  ActivityLogEntry: obj({
+    id: int,
+    createdAt: dateTime,
+    category: { enum: ['auth', 'event', 'match', 'admin', 'chat'] },
+    action: str,
+    userId: nullInt,
+    username: nullStr,
+    success: bool,
+    ip: nullStr,
+    method: nullStr,
+    path: nullStr,
+    resource: nullStr,
+    metadata: { description: 'free-form JSON chosen by the action (or null)' },
+  }),
+  Transfer: {
+    ...obj({
+      id: int,
+      matchSlug: str,
+      sender: ref('UserSummary'),
+      receiver: { ...ref('UserSummary'), description: 'the other member of the match' },
+      fileName: { type: 'string', maxLength: 255 },
+      size: { type: 'integer', minimum: 1, description: 'bytes' },
+      sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'as reported by the sender, lower-case hex' },
+      status: { enum: ['offered', 'completed', 'failed', 'cancelled'] },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      finishedAt: { ...nullDateTime, description: 'when the record left `offered`' },
+    }),
+    description: 'A video hand-off record. Only what the sender reports is stored; the file never reaches the service.',
+  },
+  Pagination: obj({ page: int, limit: int, total: int, totalPages: int }),
+};

@@ -1,0 +1,102 @@
+import { array, int, obj, ref, str, type Schema } from './openapi-helpers.js';
+
+/**
+ * The real-time channel (Socket.IO, path `/socket.io`), AsyncAPI-style: every event with its
+ * direction, room and payload schema. The schemas live in `components.schemas` (prefix
+ * `Socket`) so the test suite validates received payloads against the same document.
+ */
+const ackOk = (data?: Schema): Schema =>
+  data ? obj({ success: { const: true }, data }) : obj({ success: { const: true } });
+
+const ackFail = ref('SocketAckError');
+const ack = (data?: Schema): Schema => ({ oneOf: [ackOk(data), ackFail] });
+
+export const socketSchemas: Record<string, Schema> = {
+  SocketAckError: obj({ success: { const: false }, error: str, code: ref('ErrorCode') }),
+  SocketErrorMessage: obj({ error: str }),
+  SocketPresenceUser: obj({ userId: int, username: str, avatar: str }),
+  SocketMatchNotification: obj({ matchSlug: str, event: obj({ slug: str, name: str }), from: ref('UserSummary') }),
+  SocketHeatsUpdated: obj({ userId: int, username: str, heats: array(ref('Heat')) }),
+  SocketWebrtcSignalRelay: obj({
+    matchSlug: str,
+    from: ref('UserSummary'),
+    kind: { enum: ['offer', 'answer', 'ice-candidate', 'hangup'] },
+    data: {
+      anyOf: [
+        obj({ type: { enum: ['offer', 'answer'] }, sdp: { type: 'string', maxLength: 16384 } }),
+        obj({ candidate: str, sdpMid: { type: ['string', 'null'] }, sdpMLineIndex: { type: ['integer', 'null'] }, usernameFragment: { type: ['string', 'null'] } }),
+        { type: 'object', additionalProperties: true, description: 'hangup: the data the sender gave (≤ 2 KB)' },
+        { type: 'null' },
+      ],
+    },
+  }),
+  SocketRecordingSuggestionsCreated: obj({ eventSlug: str, runId: { type: 'string', format: 'uuid' }, toBeRecorded: int, toRecord: int }),
+};
+
+const s = (name: string) => ref(name);
+
+interface ClientEvent {
+  description: string;
+  payload?: Schema;
+  ack: Schema;
+}
+interface ServerEvent {
+  description: string;
+  room: string;
+  payload: Schema;
+}
+
+export const clientToServer: Record<string, ClientEvent> = {
+  join_event_room: {
+    description: 'Joins `event_<id>` (participants only; leaves a previously joined event room). The socket gets `message_history`, the room `active_users`.',
+    payload: { type: 'string', maxLength: 50, description: 'event slug' },
+    ack: ack(obj({ eventId: int, slug: str, roomId: int })),
+  },
+  leave_event_room: { description: 'Leaves the joined event room.', ack: ack() },
+  send_event_message: {
+    description: 'Posts to the joined event room (1-2000 characters after trim; verified e-mail; 5 messages/s, bursts of 10). Broadcast as `event_message`.',
+    payload: obj({ content: { type: 'string', minLength: 1, maxLength: 2000 } }),
+    ack: ack(s('Message')),
+  },
+  join_private_room: {
+    description: 'Joins `match_<id>` of an accepted or completed match of the caller; the ack carries the last 20 messages.',
+    payload: obj({ matchId: { type: 'integer', minimum: 1 } }),
+    ack: ack(obj({ matchId: int, roomId: int, messages: array(s('Message')) })),
+  },
+  send_private_message: {
+    description: 'Posts to the private room of the match (verified e-mail). Broadcast as `private_message`.',
+    payload: obj({ matchId: { type: 'integer', minimum: 1 }, content: { type: 'string', minLength: 1, maxLength: 2000 } }),
+    ack: ack(s('PrivateMessage')),
+  },
+  webrtc_signal: {
+    description:
+      'Video hand-off signaling, relayed to the other member of an accepted or completed match as `webrtc_signal` (offer/answer data `{ type, sdp }` with sdp ≤ 16 KB; ice-candidate data an RTCIceCandidateInit ≤ 2 KB; hangup data optional). Per user at most bursts of 100, 50 a second.',
+    payload: obj({ matchSlug: { type: 'string', minLength: 1, maxLength: 50 }, kind: { enum: ['offer', 'answer', 'ice-candidate', 'hangup'] }, data: {} }, ['data']),
+    ack: ack(),
+  },
+  join_admin_activity_logs: { description: 'Admins only: starts the `activity_log_entry` stream.', ack: ack() },
+  leave_admin_activity_logs: { description: 'Stops the stream.', ack: ack() },
+};
+
+export const serverToClient: Record<string, ServerEvent> = {
+  error_message: { description: 'A refused client event sent without an ack callback.', room: 'the socket', payload: s('SocketErrorMessage') },
+  message_history: { description: 'The last 20 messages, oldest first, on join_event_room.', room: 'the joining socket', payload: array(s('Message')) },
+  event_message: { description: 'A new message of the event chat.', room: 'event_<id>', payload: s('Message') },
+  private_message: { description: 'A new message of a match chat.', room: 'match_<id>', payload: s('PrivateMessage') },
+  active_users: { description: 'Everyone in the event room (one entry per user), after each join and leave.', room: 'event_<id>', payload: array(s('SocketPresenceUser')) },
+  heats_updated: { description: "A user's heats after POST heats or a heat deletion.", room: 'event_<id>', payload: s('SocketHeatsUpdated') },
+  match_request_received: { description: 'A match was requested from the user.', room: 'user_<id>', payload: s('SocketMatchNotification') },
+  match_accepted: { description: "The user's match request was accepted.", room: 'user_<id>', payload: s('SocketMatchNotification') },
+  match_cancelled: { description: 'The other member deleted (rejected or cancelled) the match.', room: 'user_<id>', payload: s('SocketMatchNotification') },
+  recording_suggestions_created: { description: 'A matching run concerned the user (counts).', room: 'user_<id>', payload: s('SocketRecordingSuggestionsCreated') },
+  webrtc_signal: { description: 'A signal of the other member of the match.', room: 'user_<id>', payload: s('SocketWebrtcSignalRelay') },
+  transfer_updated: { description: 'A video hand-off record after its creation and every status change (both members).', room: 'user_<id>', payload: s('Transfer') },
+  activity_log_entry: { description: 'A new activity log entry.', room: 'admin_activity_logs', payload: s('ActivityLogEntry') },
+};
+
+export const socketEvents = {
+  description:
+    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback.',
+  clientToServer,
+  serverToClient,
+};
