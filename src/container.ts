@@ -13,6 +13,10 @@ import { ActivityLogService } from './modules/activity-log/activity-log.service.
 import { RegistryService } from './modules/registry/registry.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { TokenBucketLimiter } from './modules/chat/flood-limit.js';
+import { ChatService } from './modules/chat/chat.service.js';
+import { EventChatService, type FloodLimiter } from './modules/chat/event-chat.service.js';
+import { EventsService } from './modules/events/events.service.js';
+import { DashboardService } from './modules/dashboard/dashboard.service.js';
 import { Notifier } from './realtime/notifier.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
@@ -21,6 +25,8 @@ export interface ContainerOverrides {
   clock?: Clock;
   mailer?: Mailer;
   database?: Database;
+  /** the chat flood limiter (scripts/bench-chat.ts passes one that always allows) */
+  chatFlood?: FloodLimiter;
 }
 
 /**
@@ -43,7 +49,16 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const registry = new RegistryService(config.registry, logger, clock);
   const eventAccess = new EventAccess(prisma);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
-  const chatFlood = new TokenBucketLimiter(5, 10, () => clock.now().getTime());
+  const chatFlood = overrides.chatFlood ?? new TokenBucketLimiter(5, 10, () => clock.now().getTime());
+  const chat = new ChatService(prisma);
+  const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, {
+    requireEmailVerification: config.requireEmailVerification,
+  });
+  const events = new EventsService(prisma, notifier, audit, eventAccess, clock, {
+    ...config.checkin,
+    frontendUrl: config.frontendUrl,
+  });
+  const dashboard = new DashboardService(prisma);
 
   const container = {
     config,
@@ -59,6 +74,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     registry,
     eventAccess,
     chatFlood,
+    chat,
+    eventChat,
+    events,
+    dashboard,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

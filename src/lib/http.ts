@@ -28,3 +28,13 @@ export function sendMessage(res: Response, message: string, status = 200): void 
 export function pagination(page: number, limit: number, total: number): Pagination {
   return { page, limit, total, totalPages: Math.max(1, Math.ceil(total / limit)) };
 }
+
+/** A cursor-paged list: `{ success: true, data, hasMore }` (chat histories). */
+export function sendPage(res: Response, data: unknown[], hasMore: boolean): void {
+  res.json({ success: true, data, hasMore });
+}
+
+/** A private, never cached file body (e.g. the check-in QR code). */
+export function sendFile(res: Response, file: { contentType: string; body: string | Buffer }): void {
+  res.set('Cache-Control', 'private, no-store').type(file.contentType).send(file.body);
+}
