@@ -36,6 +36,7 @@ export interface MessageAuthor {
   avatar: string;
 }
 
+/** A stored message with its author as sent to clients (history pages and broadcasts). */
 export function toMessagePayload(m: MessageRow): ChatMessagePayload {
   return {
     id: m.id,
