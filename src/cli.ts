@@ -49,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
             description: { type: 'string' },
           },
         });
-        const event = await commands.createEvent({
+        const event = await commands.createEvent(container.events, {
           name: values.name,
           location: values.location,
           start: values.start,

@@ -18,6 +18,10 @@ import { EventAccess } from './modules/events/event-access.js';
 import { TokenBucketLimiter } from './modules/chat/flood-limit.js';
 import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
+import { ChatService } from './modules/chat/chat.service.js';
+import { EventChatService, type FloodLimiter } from './modules/chat/event-chat.service.js';
+import { EventsService } from './modules/events/events.service.js';
+import { DashboardService } from './modules/dashboard/dashboard.service.js';
 import { Notifier } from './realtime/notifier.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
@@ -27,6 +31,8 @@ export interface ContainerOverrides {
   clock?: Clock;
   mailer?: Mailer;
   database?: Database;
+  /** the chat flood limiter (scripts/bench-chat.ts passes one that always allows) */
+  chatFlood?: FloodLimiter;
 }
 
 /**
@@ -53,10 +59,19 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const auth = new AuthService(prisma, audit, tokens, mailer, clock, { ...accountSettings, lockout: config.lockout });
   const users = new UsersService(prisma, audit, tokens, mailer, clock, accountSettings);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
-  const chatFlood = new TokenBucketLimiter(5, 10, () => clock.now().getTime());
+  const chatFlood = overrides.chatFlood ?? new TokenBucketLimiter(5, 10, () => clock.now().getTime());
+  const chat = new ChatService(prisma);
+  const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, {
+    requireEmailVerification: config.requireEmailVerification,
+  });
+  const events = new EventsService(prisma, notifier, audit, eventAccess, clock, {
+    ...config.checkin,
+    frontendUrl: config.frontendUrl,
+  });
   const notify = notifier.toUser.bind(notifier);
   const webrtc = new WebrtcService({ prisma, config: config.webrtc, clock: () => clock.now(), notify });
   const transfers = new TransfersService({ prisma, clock: () => clock.now(), notify });
+  const dashboard = new DashboardService(prisma, transfers);
 
   const container = {
     config,
@@ -77,6 +92,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     chatFlood,
     webrtc,
     transfers,
+    chat,
+    eventChat,
+    events,
+    dashboard,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

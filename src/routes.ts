@@ -2,9 +2,9 @@ import type { Router } from 'express';
 import type { Container } from './container.js';
 import { createActivityLogRouter } from './modules/activity-log/activity-log.router.js';
 import { createAuthRouter } from './modules/auth/auth.router.js';
-import { chatRouter } from './modules/chat/chat.router.js';
-import { dashboardRouter } from './modules/dashboard/dashboard.router.js';
-import { eventsRouter } from './modules/events/events.router.js';
+import { createChatRouter } from './modules/chat/chat.router.js';
+import { createDashboardRouter } from './modules/dashboard/dashboard.router.js';
+import { createEventsRouter } from './modules/events/events.router.js';
 import { createHealthRouter } from './modules/health/health.router.js';
 import { heatsRouter } from './modules/heats/heats.router.js';
 import { matchesRouter } from './modules/matches/matches.router.js';
@@ -24,12 +24,12 @@ export const createRouters = (c: Container): Router[] => [
   createAuthRouter(c),
   createUsersRouter(c),
   createRegistryRouter(c),
-  eventsRouter,
-  chatRouter,
+  createEventsRouter(c),
+  createChatRouter(c),
   heatsRouter,
   matchesRouter,
   matchingRouter,
   createActivityLogRouter(c),
-  dashboardRouter,
+  createDashboardRouter(c),
   createWebrtcRouter(c),
 ];

@@ -1,7 +1,8 @@
 import type { Container } from '../container.js';
 import { AppError } from '../lib/errors.js';
 import { prisma } from '../lib/prisma.js';
-import { createEvent as createEventRecord } from '../modules/events/events.service.js';
+import { systemActor } from '../lib/actor.js';
+import type { EventsService } from '../modules/events/events.service.js';
 
 /** `user:promote <email>`: makes the user of that address an admin. */
 export function promoteUser({ users }: Pick<Container, 'users'>, email: string) {
@@ -24,8 +25,8 @@ function parseDate(label: string, value: string | undefined): Date {
   return date;
 }
 
-/** Creates an event with a random slug (shared by the CLI and POST /admin/events). */
-export async function createEvent(input: CreateEventInput) {
+/** event:create: parses the options and creates the event through EventsService.create (as POST /admin/events does). */
+export async function createEvent(events: EventsService, input: CreateEventInput) {
   const name = input.name?.trim();
   const location = input.location?.trim();
   if (!name) throw new AppError('BAD_REQUEST', { message: '--name is required' });
@@ -33,7 +34,7 @@ export async function createEvent(input: CreateEventInput) {
   const startDate = parseDate('start', input.start);
   const endDate = parseDate('end', input.end);
   if (endDate < startDate) throw new AppError('BAD_REQUEST', { message: '--end must not be before --start' });
-  return createEventRecord({
+  return events.create(systemActor('cli'), {
     name,
     location,
     startDate,

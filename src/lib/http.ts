@@ -33,3 +33,13 @@ export function pagination(page: number, limit: number, total: number): Paginati
 export function sendConfirmation(res: Response, message: string, extra: Record<string, unknown> = {}, status = 200): void {
   res.status(status).json({ success: true, message, data: { message, ...extra } });
 }
+
+/** A cursor-paged list: `{ success: true, data, hasMore }` (chat histories). */
+export function sendPage(res: Response, data: unknown[], hasMore: boolean): void {
+  res.json({ success: true, data, hasMore });
+}
+
+/** A private, never cached file body (e.g. the check-in QR code). */
+export function sendFile(res: Response, file: { contentType: string; body: string | Buffer }): void {
+  res.set('Cache-Control', 'private, no-store').type(file.contentType).send(file.body);
+}
