@@ -13,6 +13,11 @@ import { ActivityLogService } from './modules/activity-log/activity-log.service.
 import { RegistryService } from './modules/registry/registry.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { TokenBucketLimiter } from './modules/chat/flood-limit.js';
+import { createMessage, listRoomMessages, validateContent } from './modules/chat/chat.service.js';
+import { HeatsService } from './modules/heats/heats.service.js';
+import { EventSettingsService } from './modules/event-settings/event-settings.service.js';
+import { MatchesService } from './modules/matches/matches.service.js';
+import { ReferenceData } from './lib/reference-data.js';
 import { Notifier } from './realtime/notifier.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
@@ -44,6 +49,14 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const eventAccess = new EventAccess(prisma);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
   const chatFlood = new TokenBucketLimiter(5, 10, () => clock.now().getTime());
+  const referenceData = new ReferenceData(prisma);
+  const heats = new HeatsService(prisma, notifier, audit, eventAccess, referenceData);
+  const eventSettings = new EventSettingsService(prisma, audit, eventAccess);
+  // The chat core's free functions until it is an injected class (MatchChat names what matches use).
+  const matchChat = { validateContent, createMessage, listRoomMessages };
+  const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
+    requireEmailVerification: config.requireEmailVerification,
+  });
 
   const container = {
     config,
@@ -59,6 +72,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     registry,
     eventAccess,
     chatFlood,
+    referenceData,
+    heats,
+    eventSettings,
+    matches,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

@@ -6,8 +6,9 @@ import { chatRouter } from './modules/chat/chat.router.js';
 import { dashboardRouter } from './modules/dashboard/dashboard.router.js';
 import { eventsRouter } from './modules/events/events.router.js';
 import { createHealthRouter } from './modules/health/health.router.js';
-import { heatsRouter } from './modules/heats/heats.router.js';
-import { matchesRouter } from './modules/matches/matches.router.js';
+import { createEventSettingsRouter } from './modules/event-settings/event-settings.router.js';
+import { createHeatsRouter } from './modules/heats/heats.router.js';
+import { createMatchesRouter } from './modules/matches/matches.router.js';
 import { matchingRouter } from './modules/matching/matching.router.js';
 import { createRegistryRouter } from './modules/registry/registry.router.js';
 import { usersRouter } from './modules/users/users.router.js';
@@ -22,8 +23,9 @@ export const createRouters = (c: Container): Router[] => [
   createRegistryRouter(c),
   eventsRouter,
   chatRouter,
-  heatsRouter,
-  matchesRouter,
+  createHeatsRouter(c),
+  createEventSettingsRouter(c),
+  createMatchesRouter(c),
   matchingRouter,
   createActivityLogRouter(c),
   dashboardRouter,
