@@ -1,6 +1,6 @@
 /**
- * OpenAPI paths of this feature (merged by src/docs/openapi.ts).
- * Choices made here where SPEC.md and DECISIONS.md are silent are marked "Decision:".
+ * OpenAPI paths of the matches feature (merged by src/docs/openapi.ts). Choices the tests in
+ * tests/matches hold beyond the basic contract are marked "Decision:".
  */
 const err = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 const slugParam = { name: 'slug', in: 'path', required: true, schema: { type: 'string' }, description: 'random match slug' };
@@ -159,7 +159,13 @@ export const matchesOpenApi: Record<string, unknown> = {
       tags: ['matches'],
       summary: 'Private chat history of the match (members only)',
       description:
-        'Paging like the event messages: the newest `limit` messages older than `before`, returned oldest first; `hasMore` is true when a full page came back. Decision: a pending match (no room yet) answers an empty page, not an error.',
+        [
+          'Paging like the event messages: the newest `limit` messages older than `before`, returned oldest first; `hasMore` is true when a full page came back. Decision: a pending match (no room yet) answers an empty page, not an error.',
+          'Real-time side (Socket.IO): `join_private_room({ matchId })` joins `match_<id>` (members of an accepted or completed match; ack data `{ matchId, roomId, messages }`, the last 20);',
+          '`send_private_message({ matchId, content })` → `private_message` (the message plus matchId) to `match_<id>`. Refusals (ack `{ success: false, error, code }` or `error_message`), in order:',
+          '"matchId must be a positive integer", the content rules of the event chat, "You are sending messages too fast" (CHAT_FLOOD; one limit per user shared with the event chat, 5 messages/s, bursts of 10),',
+          '"Match not found" (also for non-members), "Private chat is available only for accepted matches", "Email verification required".',
+        ].join(' '),
       parameters: [
         slugParam,
         { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'message id' },
