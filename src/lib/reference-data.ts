@@ -37,24 +37,24 @@ export class ReferenceData {
     return (await this.load()).competitionTypes;
   }
 
+  /** Ids of the existing divisions (for validators). */
   async divisionIds(): Promise<ReadonlySet<number>> {
     return (await this.load()).divisionIds;
   }
 
+  /** Ids of the existing competition types (for validators). */
   async competitionTypeIds(): Promise<ReadonlySet<number>> {
     return (await this.load()).competitionTypeIds;
   }
 
   private load(): Promise<Snapshot> {
-    const snapshot = (this.snapshot ??= this.read());
-    snapshot.then(
-      (s) => {
-        if (s.divisions.length === 0 && this.snapshot === snapshot) this.snapshot = undefined;
-      },
-      () => {
-        if (this.snapshot === snapshot) this.snapshot = undefined;
-      },
-    );
+    if (this.snapshot) return this.snapshot;
+    const snapshot = this.read();
+    this.snapshot = snapshot;
+    const forget = () => {
+      if (this.snapshot === snapshot) this.snapshot = undefined;
+    };
+    snapshot.then((s) => s.divisions.length === 0 && forget(), forget);
     return snapshot;
   }
 
