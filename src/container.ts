@@ -15,13 +15,17 @@ import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
-import { TokenBucketLimiter } from './modules/chat/flood-limit.js';
+import { TokenBucketLimiter, type FloodLimiter } from './modules/chat/flood-limit.js';
 import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
-import { ChatService } from './modules/chat/chat.service.js';
-import { EventChatService, type FloodLimiter } from './modules/chat/event-chat.service.js';
+import { ChatService, validateContent } from './modules/chat/chat.service.js';
+import { EventChatService } from './modules/chat/event-chat.service.js';
 import { EventsService } from './modules/events/events.service.js';
 import { DashboardService } from './modules/dashboard/dashboard.service.js';
+import { HeatsService } from './modules/heats/heats.service.js';
+import { EventSettingsService } from './modules/event-settings/event-settings.service.js';
+import { MatchesService } from './modules/matches/matches.service.js';
+import { ReferenceData } from './lib/reference-data.js';
 import { Notifier } from './realtime/notifier.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
@@ -72,6 +76,18 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const webrtc = new WebrtcService({ prisma, config: config.webrtc, clock: () => clock.now(), notify });
   const transfers = new TransfersService({ prisma, clock: () => clock.now(), notify });
   const dashboard = new DashboardService(prisma, transfers);
+  const referenceData = new ReferenceData(prisma);
+  const heats = new HeatsService(prisma, notifier, audit, eventAccess, referenceData);
+  const eventSettings = new EventSettingsService(prisma, audit, eventAccess);
+  // what matches uses of the chat core (MatchChat)
+  const matchChat = {
+    validateContent,
+    createMessage: chat.createMessage.bind(chat),
+    listRoomMessages: chat.listRoomMessages.bind(chat),
+  };
+  const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
+    requireEmailVerification: config.requireEmailVerification,
+  });
 
   const container = {
     config,
@@ -96,6 +112,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     eventChat,
     events,
     dashboard,
+    referenceData,
+    heats,
+    eventSettings,
+    matches,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

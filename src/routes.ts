@@ -6,8 +6,9 @@ import { createChatRouter } from './modules/chat/chat.router.js';
 import { createDashboardRouter } from './modules/dashboard/dashboard.router.js';
 import { createEventsRouter } from './modules/events/events.router.js';
 import { createHealthRouter } from './modules/health/health.router.js';
-import { heatsRouter } from './modules/heats/heats.router.js';
-import { matchesRouter } from './modules/matches/matches.router.js';
+import { createEventSettingsRouter } from './modules/event-settings/event-settings.router.js';
+import { createHeatsRouter } from './modules/heats/heats.router.js';
+import { createMatchesRouter } from './modules/matches/matches.router.js';
 import { matchingRouter } from './modules/matching/matching.router.js';
 import { createRegistryRouter } from './modules/registry/registry.router.js';
 import { createUsersRouter } from './modules/users/users.router.js';
@@ -26,8 +27,9 @@ export const createRouters = (c: Container): Router[] => [
   createRegistryRouter(c),
   createEventsRouter(c),
   createChatRouter(c),
-  heatsRouter,
-  matchesRouter,
+  createHeatsRouter(c),
+  createEventSettingsRouter(c),
+  createMatchesRouter(c),
   matchingRouter,
   createActivityLogRouter(c),
   createDashboardRouter(c),

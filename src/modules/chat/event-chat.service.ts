@@ -8,15 +8,12 @@ import type { ChatMessagePayload } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
 import { DEFAULT_PAGE_SIZE, validateContent, type ChatService, type MessagePage } from './chat.service.js';
+import type { FloodLimiter } from './flood-limit.js';
 
 export const EVENT_ROOM_TYPE = 'event';
 /** A flood is logged once per user and minute, not once per refused message. */
 const FLOOD_LOG_INTERVAL_MS = 60_000;
 
-/** What the flood limit needs: one token per message and user. */
-export interface FloodLimiter {
-  take(key: number): boolean;
-}
 
 export interface EventChatSettings {
   /** sending needs a verified e-mail address (REQUIRE_EMAIL_VERIFICATION) */
