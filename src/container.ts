@@ -13,6 +13,8 @@ import { ActivityLogService } from './modules/activity-log/activity-log.service.
 import { RegistryService } from './modules/registry/registry.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { TokenBucketLimiter } from './modules/chat/flood-limit.js';
+import { MatchingLock } from './modules/matching/matching.lock.js';
+import { MatchingService } from './modules/matching/matching.service.js';
 import { Notifier } from './realtime/notifier.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
@@ -44,6 +46,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const eventAccess = new EventAccess(prisma);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
   const chatFlood = new TokenBucketLimiter(5, 10, () => clock.now().getTime());
+  const matchingLock = new MatchingLock(database.kind, config.databaseUrl);
+  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, database.kind, logger, clock);
 
   const container = {
     config,
@@ -59,6 +63,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     registry,
     eventAccess,
     chatFlood,
+    matching,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

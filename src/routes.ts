@@ -8,7 +8,7 @@ import { eventsRouter } from './modules/events/events.router.js';
 import { createHealthRouter } from './modules/health/health.router.js';
 import { heatsRouter } from './modules/heats/heats.router.js';
 import { matchesRouter } from './modules/matches/matches.router.js';
-import { matchingRouter } from './modules/matching/matching.router.js';
+import { createMatchingRouter } from './modules/matching/matching.router.js';
 import { createRegistryRouter } from './modules/registry/registry.router.js';
 import { usersRouter } from './modules/users/users.router.js';
 import { docsRouter } from './docs/docs.router.js';
@@ -24,7 +24,7 @@ export const createRouters = (c: Container): Router[] => [
   chatRouter,
   heatsRouter,
   matchesRouter,
-  matchingRouter,
+  createMatchingRouter(c),
   createActivityLogRouter(c),
   dashboardRouter,
 ];

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { testContainer } from '../helpers/container';
 import { prisma } from '../helpers/db';
 import { MATCHING_LOCK_CLASS } from '../../src/modules/matching/matching.lock';
 import { matchingSchedulerTick } from '../../src/modules/matching/matching.scheduler';
@@ -195,14 +196,14 @@ describe('scheduled matching', () => {
 
   it('runs an event once after its registration deadline, even with two concurrent ticks', async () => {
     const { event, h } = await smallEvent({ registrationDeadline: past(60_000) });
-    const [a, b] = await Promise.all([matchingSchedulerTick(), matchingSchedulerTick()]);
+    const [a, b] = await Promise.all([matchingSchedulerTick(testContainer()), matchingSchedulerTick(testContainer())]);
     const mine = [...a, ...b].filter((r) => r.eventId === event.id);
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({ trigger: 'scheduled', status: 'success', heatsAssigned: 1 });
     expect(await prisma.matchingRun.count({ where: { eventId: event.id } })).toBe(1);
     expect(await recorderOf(h.id)).toEqual(expect.any(Number));
     // later ticks leave it alone
-    const again = await matchingSchedulerTick();
+    const again = await matchingSchedulerTick(testContainer());
     expect(again.filter((r) => r.eventId === event.id)).toEqual([]);
     expect(await prisma.matchingRun.count({ where: { eventId: event.id } })).toBe(1);
     const log = await prisma.activityLog.findFirst({ where: { action: 'matching_run', resource: `event:${event.slug}` } });
@@ -216,7 +217,7 @@ describe('scheduled matching', () => {
     await prisma.event.update({ where: { id: ranBefore.id }, data: { matchingRunAt: past(120_000) } });
     const ranAfter = await createEvent({ registrationDeadline: past(60_000) });
     await prisma.event.update({ where: { id: ranAfter.id }, data: { matchingRunAt: past(30_000) } });
-    const runs = await matchingSchedulerTick();
+    const runs = await matchingSchedulerTick(testContainer());
     const ids = runs.map((r) => r.eventId);
     expect(ids).toContain(ranBefore.id);
     expect(ids).not.toContain(future.id);
@@ -228,8 +229,8 @@ describe('scheduled matching', () => {
   it('waits 5 minutes after a failed scheduled run before trying the event again', async () => {
     const event = await createEvent({ registrationDeadline: past(60_000) });
     await prisma.matchingRun.create({ data: { eventId: event.id, trigger: 'scheduled', status: 'failed', finishedAt: new Date(), error: 'boom' } });
-    expect((await matchingSchedulerTick()).filter((r) => r.eventId === event.id)).toEqual([]);
-    const later = await matchingSchedulerTick(() => new Date(Date.now() + 6 * 60_000));
+    expect((await matchingSchedulerTick(testContainer())).filter((r) => r.eventId === event.id)).toEqual([]);
+    const later = await matchingSchedulerTick(testContainer(), () => new Date(Date.now() + 6 * 60_000));
     expect(later.filter((r) => r.eventId === event.id)).toHaveLength(1);
   });
 });

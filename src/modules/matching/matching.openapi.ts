@@ -1,8 +1,18 @@
 /**
- * OpenAPI paths of recording-partner matching (merged by src/docs/openapi.ts).
- * Choices where SPEC.md and DECISIONS.md are silent are documented in the descriptions.
+ * OpenAPI paths of recording-partner matching (merged by src/docs/openapi.ts). The rules of
+ * a run are described in the README ("Recording-partner matching") and below.
  */
 const bearer = [{ bearer: [] }];
+
+const slugParam = { name: 'slug', in: 'path', required: true, description: 'Event slug', schema: { type: 'string' } };
+const runIdParam = { name: 'runId', in: 'path', required: true, description: 'Matching run id (UUID)', schema: { type: 'string', format: 'uuid' } };
+const suggestionIdParam = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'Suggestion id (a value that is not a positive whole number is answered 404 "Suggestion not found")',
+  schema: { type: 'string' },
+};
 
 const run =
   'Run object `{ id (UUID), eventId, trigger: "manual" | "scheduled", status: "running" | "success" | "failed", startedAt, finishedAt, ' +
@@ -16,6 +26,7 @@ const suggestion =
 const runNow = {
   tags: ['matching'],
   security: bearer,
+  parameters: [slugParam],
   description:
     'Admin only. Runs matching now (trigger "manual") and answers **201** with the finished run. ' +
     'Runs of one event never overlap (PostgreSQL advisory lock per event, shared with the scheduled run): while another run of ' +
@@ -41,6 +52,7 @@ export const matchingOpenApi: Record<string, unknown> = {
       tags: ['matching'],
       summary: 'Who records my heats, which heats I record',
       security: bearer,
+      parameters: [slugParam],
       description:
         'Participants only (403 "You must be a participant of this event"; unknown event 404 first). ' +
         '`data: { toBeRecorded, toRecord, registrationDeadline, matchingRunAt }`: toBeRecorded = suggestions for the caller\'s heats, ' +
@@ -54,6 +66,7 @@ export const matchingOpenApi: Record<string, unknown> = {
       tags: ['matching'],
       summary: 'Accept or reject a recording suggestion (the recorder only)',
       security: bearer,
+      parameters: [slugParam, suggestionIdParam],
       description:
         'Body `{ status: "accepted" | "rejected" }` (else 400 "Validation failed" with details). Check order: body 400, event 404, ' +
         'participant 403 "You must be a participant of this event", suggestion 404 "Suggestion not found" (unknown id, non-numeric id, or a suggestion of another event), 403 "Only the recorder ' +
@@ -78,6 +91,7 @@ export const matchingOpenApi: Record<string, unknown> = {
       tags: ['matching', 'admin'],
       summary: 'Matching runs of an event, newest first',
       security: bearer,
+      parameters: [slugParam],
       description: 'Admin only. `data`: runs newest first, `count`. ' + run,
       responses: { '200': { description: 'Runs' }, '403': { description: '"Admin access required"' }, '404': { description: '"Event not found"' } },
     },
@@ -88,6 +102,7 @@ export const matchingOpenApi: Record<string, unknown> = {
       tags: ['matching', 'admin'],
       summary: 'The pairs a run created',
       security: bearer,
+      parameters: [slugParam, runIdParam],
       description:
         'Admin only. The suggestions whose originRunId is the run and that still exist (a later run replaces pending and not_found ' +
         'suggestions; accepted and rejected ones stay with their origin run), with dancer, recorder, heat and status, in heats/me order. ' +

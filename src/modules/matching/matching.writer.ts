@@ -1,5 +1,5 @@
 import type { Prisma } from '../../generated/prisma/client.js';
-import { bridgedDatabaseKind } from '../../container-bridge.js';
+import type { DatabaseKind } from '../../lib/prisma.js';
 import type { EngineHeat, EngineResult } from './matching.engine.js';
 
 type Db = Prisma.TransactionClient;
@@ -18,7 +18,7 @@ export interface RunTotals {
  */
 export async function writeRunResult(
   tx: Db,
-  args: { eventId: number; runId: string; heats: EngineHeat[]; result: EngineResult; finishedAt: Date },
+  args: { eventId: number; runId: string; heats: EngineHeat[]; result: EngineResult; finishedAt: Date; kind: DatabaseKind },
 ): Promise<RunTotals> {
   const { eventId, runId, result, finishedAt } = args;
   const dancerOf = new Map(args.heats.map((h) => [h.id, h.userId]));
@@ -41,7 +41,7 @@ export async function writeRunResult(
       originRunId: runId,
     })),
   ];
-  if (rows.length) await insertSuggestions(tx, rows);
+  if (rows.length) await insertSuggestions(tx, rows, args.kind);
   const totals: RunTotals = {
     heatsTotal: rows.length,
     heatsAssigned: result.assignments.length,
@@ -57,8 +57,8 @@ export async function writeRunResult(
  * six arrays: a few thousand rows take milliseconds, where createMany spends about a
  * second building its statement (benchmark). The embedded database uses createMany.
  */
-async function insertSuggestions(tx: Db, rows: Prisma.RecordingSuggestionCreateManyInput[]): Promise<void> {
-  if (bridgedDatabaseKind() !== 'postgres') {
+async function insertSuggestions(tx: Db, rows: Prisma.RecordingSuggestionCreateManyInput[], kind: DatabaseKind): Promise<void> {
+  if (kind !== 'postgres') {
     await tx.recordingSuggestion.createMany({ data: rows });
     return;
   }

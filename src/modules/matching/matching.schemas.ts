@@ -1,0 +1,33 @@
+import { body, param } from 'express-validator';
+import { INT32_MAX } from '../../middleware/validators.js';
+import type { Decision } from './matching.service.js';
+
+const slug = param('slug').isString();
+
+/** A suggestion id that cannot exist (not a positive int32) becomes null: the service answers 404 after its earlier checks. */
+const suggestionId = param('id').customSanitizer((v: unknown) =>
+  typeof v === 'string' && /^[1-9]\d{0,9}$/.test(v) && Number(v) <= INT32_MAX ? Number(v) : null,
+);
+
+export const eventParams = [slug];
+
+export const runParams = [slug, param('runId').isString()];
+
+export const decisionSchema = [
+  body('status').isIn(['accepted', 'rejected']).withMessage('Status must be either accepted or rejected'),
+  slug,
+  suggestionId,
+];
+
+export interface EventParams {
+  slug: string;
+}
+
+export interface RunParams extends EventParams {
+  runId: string;
+}
+
+export interface DecisionInput extends EventParams {
+  id: number | null;
+  status: Decision;
+}
