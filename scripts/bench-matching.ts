@@ -113,7 +113,7 @@ async function databaseRun(): Promise<boolean> {
     console.log(`\nFull run through the database: ${input.participants.length} participants, ${input.heats.length} heats (setup ${(performance.now() - s0).toFixed(0)} ms)`);
 
     const results: boolean[] = [];
-    for (const label of ['first run', 're-run (replaces the pending suggestions)']) {
+    for (const label of ['first run', 're-run (keeps the still-valid pending suggestions)']) {
       const timings: { loadMs?: number; engineMs?: number; writeMs?: number; totalMs?: number } = {};
       const t0 = performance.now();
       const run = await container.matching.runNow(event.slug, systemActor('bench'), timings);

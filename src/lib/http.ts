@@ -1,3 +1,6 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
 import type { Response } from 'express';
 
 /** Response envelope of DECISIONS.md: `{ success: true, data }`, lists add `count`. */
@@ -27,4 +30,28 @@ export function sendMessage(res: Response, message: string, status = 200): void 
 
 export function pagination(page: number, limit: number, total: number): Pagination {
   return { page, limit, total, totalPages: Math.max(1, Math.ceil(total / limit)) };
+}
+
+/** A CSV download: records are produced lazily (e.g. paged from the database) and never held whole. */
+export interface CsvFile<R extends Record<string, string>> {
+  filename: string;
+  columns: readonly { key: keyof R & string; header: string }[];
+  records: AsyncIterable<R>;
+}
+
+/**
+ * Streams RFC 4180 CSV (CRLF line ends, quoting by csv-stringify) as an attachment named
+ * `filename`. A UTF-8 byte order mark lets spreadsheet programs read non-ASCII names;
+ * cells starting with =, +, -, @ are prefixed with a quote so they are never run as formulas.
+ */
+export async function sendCsv<R extends Record<string, string>>(res: Response, file: CsvFile<R>): Promise<void> {
+  res.status(200).attachment(file.filename).type('text/csv; charset=utf-8');
+  const csv = stringify({
+    header: true,
+    columns: file.columns.map((c) => ({ key: c.key, header: c.header })),
+    bom: true,
+    record_delimiter: 'windows',
+    escape_formulas: true,
+  });
+  await pipeline(Readable.from(file.records), csv, res);
 }

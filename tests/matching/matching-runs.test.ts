@@ -38,6 +38,15 @@ describe('matching runs', () => {
       heatsAssigned: 1,
       heatsUnassigned: 0,
       error: null,
+      reuse: { previous: 0, kept: 0, added: 1, dropped: 0, invalid: 0 },
+      unfilledByReason: {
+        NO_OTHER_PARTICIPANT: 0,
+        ALL_CANDIDATES_DANCING: 0,
+        SLOT_CONFLICT: 0,
+        ALL_CANDIDATES_REJECTED: 0,
+        ONLY_OPTED_OUT_AT_CAP: 0,
+        ALL_CANDIDATES_AT_CAP: 0,
+      },
     });
     const stored = await prisma.matchingRun.findUniqueOrThrow({ where: { id: res.body.data.id } });
     expect(stored.triggeredById).toBe(admin.user.id);
@@ -59,10 +68,13 @@ describe('matching runs', () => {
     expect(list.status).toBe(200);
     expect(list.body.count).toBe(2);
     expect(list.body.data.map((r: { id: string }) => r.id)).toEqual([second.id, first.body.data.id]);
-    // the first run's pending suggestion was replaced by the second run's
+    // the second run kept the first run's pending suggestion: it stays with the run that created it
     const firstPairs = await api().get(`/api/admin/events/${event.slug}/matching-runs/${first.body.data.id}/suggestions`).set('Authorization', admin.auth);
     expect(firstPairs.status).toBe(200);
-    expect(firstPairs.body.data).toEqual([]);
+    expect(firstPairs.body.data).toHaveLength(1);
+    expect(list.body.data[0].reuse).toEqual({ previous: 1, kept: 1, added: 0, dropped: 0, invalid: 0 });
+    const secondPairs = await api().get(`/api/admin/events/${event.slug}/matching-runs/${second.id}/suggestions`).set('Authorization', admin.auth);
+    expect(secondPairs.body.data).toEqual([]);
   });
 
   it('re-running keeps accepted suggestions, never re-proposes a rejected pair and replaces the rest', async () => {
@@ -88,10 +100,13 @@ describe('matching runs', () => {
       [hb.id, a.user.id, 'rejected', first.id],
       [hb.id, c.user.id, 'pending', second.id],
     ]);
-    // a third run changes nothing but the pending row's run
+    // a third run on unchanged input keeps the pending row as it is (same id, same origin run)
+    const pendingBefore = await prisma.recordingSuggestion.findFirstOrThrow({ where: { heatId: hb.id, status: 'pending' } });
     const third = await runMatching(event, admin);
     expect(await prisma.recordingSuggestion.count({ where: { eventId: event.id } })).toBe(3);
-    expect(await prisma.recordingSuggestion.findFirst({ where: { heatId: hb.id, status: 'pending' } })).toMatchObject({ recorderId: c.user.id, originRunId: third.id });
+    expect(await prisma.recordingSuggestion.findFirst({ where: { heatId: hb.id, status: 'pending' } })).toEqual(pendingBefore);
+    expect(pendingBefore.originRunId).toBe(second.id);
+    expect(third.heatsAssigned).toBe(1);
   });
 
   it('sends recording_suggestions_created with per-user counts to each affected user', async () => {
@@ -150,8 +165,9 @@ describe('matching runs', () => {
   });
 
   it('a run that fails is kept as failed with its error, and the earlier suggestions stay untouched', async () => {
-    const { event, admin, h, recorder } = await smallEvent();
+    const { event, admin, h, recorder, other } = await smallEvent();
     const good = await runMatching(event, admin);
+    await heat(other, event, { n: 5 }); // the next run has a new pair to insert
     const before = await prisma.event.findUniqueOrThrow({ where: { id: event.id } });
     // make the next insert of this event's suggestions fail inside the run's transaction
     const fn = `matching_test_fail_${event.id}`;

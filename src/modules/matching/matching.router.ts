@@ -1,21 +1,32 @@
 import { Router, type Request, type Response } from 'express';
 import type { Container } from '../../container.js';
-import { sendData, sendList } from '../../lib/http.js';
+import { sendCsv, sendData, sendList } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
 import { currentUser } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
-import { decisionSchema, eventParams, runParams, type DecisionInput, type EventParams, type RunParams } from './matching.schemas.js';
+import {
+  decisionSchema,
+  eventParams,
+  runParams,
+  runRequestSchema,
+  type DecisionInput,
+  type EventParams,
+  type RunParams,
+  type RunRequest,
+} from './matching.schemas.js';
 
 /** Recording-partner matching: runs (admins), the suggestions, the recorders' answers. */
 export function createMatchingRouter({ guards, matching }: Pick<Container, 'guards' | 'matching'>): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 
-  const runNow = async (req: Request, res: Response) => {
-    sendData(res, await matching.runNow(input<EventParams>(res).slug, actorOf(req)), 201);
+  const runOrPreview = async (req: Request, res: Response) => {
+    const { slug, dryRun } = input<RunRequest>(res);
+    if (dryRun) return sendData(res, await matching.preview(slug, actorOf(req)));
+    sendData(res, await matching.runNow(slug, actorOf(req)), 201);
   };
-  router.post('/events/:slug/run-matching', ...admin, validate(...eventParams), runNow);
-  router.post('/admin/events/:slug/matching-runs', ...admin, validate(...eventParams), runNow);
+  router.post('/events/:slug/run-matching', ...admin, validate(...runRequestSchema), runOrPreview);
+  router.post('/admin/events/:slug/matching-runs', ...admin, validate(...runRequestSchema), runOrPreview);
 
   router.get('/events/:slug/match-suggestions', guards.requireAuth, validate(...eventParams), async (req, res) => {
     sendData(res, await matching.listMine(input<EventParams>(res).slug, currentUser(req).id));
@@ -28,6 +39,16 @@ export function createMatchingRouter({ guards, matching }: Pick<Container, 'guar
 
   router.get('/admin/events/:slug/matching-runs', ...admin, validate(...eventParams), async (_req, res) => {
     sendList(res, await matching.listRuns(input<EventParams>(res).slug));
+  });
+
+  router.get('/admin/events/:slug/matching-runs/:runId', ...admin, validate(...runParams), async (_req, res) => {
+    const { slug, runId } = input<RunParams>(res);
+    sendData(res, await matching.getRun(slug, runId));
+  });
+
+  router.get('/admin/events/:slug/matching-runs/:runId/export.csv', ...admin, validate(...runParams), async (req, res) => {
+    const { slug, runId } = input<RunParams>(res);
+    await sendCsv(res, await matching.exportPlan(slug, runId, actorOf(req)));
   });
 
   router.get('/admin/events/:slug/matching-runs/:runId/suggestions', ...admin, validate(...runParams), async (_req, res) => {

@@ -13,6 +13,12 @@ export const eventParams = [slug];
 
 export const runParams = [slug, param('runId').isString()];
 
+/** POST .../matching-runs: `{ dryRun?: boolean }` (JSON true/false; a missing body runs for real). */
+export const runRequestSchema = [
+  slug,
+  body('dryRun').optional().isBoolean({ strict: true }).withMessage('dryRun must be true or false').bail().toBoolean(true),
+];
+
 export const decisionSchema = [
   body('status').isIn(['accepted', 'rejected']).withMessage('Status must be either accepted or rejected'),
   slug,
@@ -25,6 +31,10 @@ export interface EventParams {
 
 export interface RunParams extends EventParams {
   runId: string;
+}
+
+export interface RunRequest extends EventParams {
+  dryRun?: boolean;
 }
 
 export interface DecisionInput extends EventParams {

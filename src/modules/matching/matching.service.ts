@@ -2,20 +2,34 @@ import type { Event, Prisma, PrismaClient } from '../../generated/prisma/client.
 import { systemActor, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { heatSummarySelect } from '../../lib/heat-summary.js';
 import type { Logger } from '../../lib/logger.js';
 import type { DatabaseKind } from '../../lib/prisma.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
-import { userSummarySelect } from '../../lib/user-summary.js';
+import type { CsvFile } from '../../lib/http.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
 // TODO(issue 11): becomes a MatchesService method injected here once the matches feature is converted.
 import { createOrReuseAcceptedMatch } from '../matches/matches.service.js';
-import { runMatchingEngine, type EngineResult } from './matching.engine.js';
+import { runMatchingEngine, type EngineResult, type EngineUnfilled } from './matching.engine.js';
+import { EXPORT_COLUMNS, EXPORT_STATUSES, exportSelect, toExportRecord, type ExportRecord } from './matching.export.js';
 import { loadEngineInput } from './matching.loader.js';
 import type { MatchingLock } from './matching.lock.js';
-import { writeRunResult } from './matching.writer.js';
+import {
+  countByReason,
+  runSelect,
+  storedUnfilled,
+  suggestionOrder,
+  suggestionSelect,
+  toRunView,
+  toUnfilledHeats,
+  unfilledHeatSelect,
+  type MatchingRunView,
+  type SuggestionView,
+} from './matching.views.js';
+import { reuseOf, writeRunResult } from './matching.writer.js';
+
+export type { MatchingRunView, SuggestionView } from './matching.views.js';
 
 export type RunTrigger = 'manual' | 'scheduled';
 export type Decision = 'accepted' | 'rejected';
@@ -28,45 +42,13 @@ export interface RunTimings {
   totalMs?: number;
 }
 
-const runSelect = {
-  id: true,
-  eventId: true,
-  trigger: true,
-  status: true,
-  startedAt: true,
-  finishedAt: true,
-  heatsTotal: true,
-  heatsAssigned: true,
-  heatsUnassigned: true,
-  error: true,
-} as const;
-
-export type MatchingRunView = Prisma.MatchingRunGetPayload<{ select: typeof runSelect }>;
-
-const suggestionSelect = {
-  id: true,
-  heat: { select: heatSummarySelect },
-  dancer: { select: userSummarySelect },
-  recorder: { select: userSummarySelect },
-  status: true,
-  originRunId: true,
-  createdAt: true,
-} as const;
-
-export type SuggestionView = Prisma.RecordingSuggestionGetPayload<{ select: typeof suggestionSelect }>;
-
-/** Heats in the order of heats/me: competition type, division, heat number; then id. */
-const suggestionOrder: Prisma.RecordingSuggestionOrderByWithRelationInput[] = [
-  { heat: { competitionTypeId: 'asc' } },
-  { heat: { divisionId: 'asc' } },
-  { heat: { heatNumber: 'asc' } },
-  { id: 'asc' },
-];
-
 /** Longest a run's write transaction may take (engine included) before PostgreSQL gives up. */
 const RUN_TRANSACTION_TIMEOUT_MS = 120_000;
 /** After a failed scheduled run, the next attempt waits this long (no run row every tick). */
 export const SCHEDULED_RETRY_AFTER_FAILURE_MS = 5 * 60_000;
+
+/** Rows per page of the CSV export. */
+const EXPORT_PAGE_SIZE = 500;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -185,11 +167,11 @@ export class MatchingService {
         data: { status: 'failed', finishedAt: this.clock.now(), error: errorText(err) },
         select: runSelect,
       });
-      await this.auditRun(event, failed, actor);
-      return failed;
+      await this.auditRun(event, toRunView(failed), actor);
+      return toRunView(failed);
     }
     if (timings) timings.totalMs = performance.now() - t0;
-    const finished = await this.db.matchingRun.findUniqueOrThrow({ where: { id: run.id }, select: runSelect });
+    const finished = toRunView(await this.db.matchingRun.findUniqueOrThrow({ where: { id: run.id }, select: runSelect }));
     this.notifyAffectedUsers(event, run.id, outcome.result, outcome.dancerOf);
     await this.auditRun(event, finished, actor);
     return finished;
@@ -198,11 +180,12 @@ export class MatchingService {
   /** Load → engine → write, inside the run's transaction. */
   private async computeAndWrite(tx: Prisma.TransactionClient, event: Event, runId: string, timings: RunTimings | undefined) {
     const l0 = performance.now();
-    const input = await loadEngineInput(tx, event);
+    const { input, pending } = await loadEngineInput(tx, event);
     const e0 = performance.now();
     const result = runMatchingEngine(input);
     const w0 = performance.now();
-    await writeRunResult(tx, { eventId: event.id, runId, heats: input.heats, result, finishedAt: this.clock.now(), kind: this.databaseKind });
+    const finishedAt = this.clock.now();
+    await writeRunResult(tx, { eventId: event.id, runId, heats: input.heats, pending, result, finishedAt, kind: this.databaseKind });
     if (timings) Object.assign(timings, { loadMs: e0 - l0, engineMs: w0 - e0, writeMs: performance.now() - w0 });
     return { result, dancerOf: new Map(input.heats.map((h) => [h.id, h.userId])) };
   }
@@ -219,9 +202,45 @@ export class MatchingService {
         heatsTotal: run.heatsTotal,
         heatsAssigned: run.heatsAssigned,
         heatsUnassigned: run.heatsUnassigned,
+        ...(run.reuse ? { reuse: run.reuse } : {}),
+        ...(run.status === 'success' ? { unfilledByReason: run.unfilledByReason } : {}),
         ...(run.error ? { error: run.error } : {}),
       },
     });
+  }
+
+  /**
+   * Dry run: what a run of the event would do now — the pairs it would keep, add and drop
+   * and the heats it would leave open, per reason — computed like a run but writing
+   * nothing (no suggestions, no run row, no notification, no matchingRunAt). It takes no
+   * lock: it reads one consistent snapshot (repeatable read) and may differ from a run made
+   * after further changes. Event 404; audited as `matching_dry_run`.
+   */
+  async preview(slug: string, actor: Actor) {
+    const event = await this.eventAccess.getBySlug(slug);
+    const { pending, result } = await this.db.$transaction(
+      async (tx) => {
+        const loaded = await loadEngineInput(tx, event);
+        return { pending: loaded.pending, result: runMatchingEngine(loaded.input) };
+      },
+      { isolationLevel: 'RepeatableRead', timeout: RUN_TRANSACTION_TIMEOUT_MS, maxWait: 10_000 },
+    );
+    const preview = {
+      dryRun: true as const,
+      heatsTotal: result.assignments.length + result.unassigned.length,
+      heatsAssigned: result.assignments.length,
+      heatsUnassigned: result.unassigned.length,
+      reuse: reuseOf(pending, result),
+      unfilledByReason: countByReason(result.unfilled),
+    };
+    await this.audit.record(actor, { category: 'admin', action: 'matching_dry_run', resource: `event:${event.slug}`, metadata: preview });
+    return { ...preview, unfilledHeats: await this.unfilledHeats(result.unfilled) };
+  }
+
+  private async unfilledHeats(unfilled: EngineUnfilled[]) {
+    if (!unfilled.length) return [];
+    const rows = await this.db.heat.findMany({ where: { id: { in: unfilled.map((u) => u.heatId) } }, select: unfilledHeatSelect });
+    return toUnfilledHeats(unfilled, rows);
   }
 
   /**
@@ -266,17 +285,65 @@ export class MatchingService {
   /** The event's runs, newest first (event 404). */
   async listRuns(slug: string): Promise<MatchingRunView[]> {
     const event = await this.eventAccess.getBySlug(slug);
-    return this.db.matchingRun.findMany({ where: { eventId: event.id }, select: runSelect, orderBy: [{ startedAt: 'desc' }, { id: 'desc' }] });
+    const runs = await this.db.matchingRun.findMany({ where: { eventId: event.id }, select: runSelect, orderBy: [{ startedAt: 'desc' }, { id: 'desc' }] });
+    return runs.map(toRunView);
   }
 
   /**
-   * The suggestions a run created that still exist (a later run replaces its pending ones).
+   * One run with the heats it left open, each with its reason, heat and dancer (null once
+   * the heat was deleted). Check order: event 404, run of this event 404.
+   */
+  async getRun(slug: string, runId: string) {
+    const event = await this.eventAccess.getBySlug(slug);
+    const run = await this.findRun(event.id, runId);
+    return { ...toRunView(run), unfilledHeats: await this.unfilledHeats(storedUnfilled(run)) };
+  }
+
+  /**
+   * The suggestions a run created that still exist (a later run keeps the pending ones it can, replaces the rest).
    * Check order: event 404, run of this event 404 (unknown or non-UUID id).
    */
   async listRunSuggestions(slug: string, runId: string): Promise<SuggestionView[]> {
     const event = await this.eventAccess.getBySlug(slug);
     const run = await this.findRun(event.id, runId);
     return this.db.recordingSuggestion.findMany({ where: { originRunId: run.id }, select: suggestionSelect, orderBy: suggestionOrder });
+  }
+
+  /**
+   * The organiser's CSV of the plan the run left, as it stands now: every heat with its
+   * pending, accepted or not_found suggestion (rejected pairs are history), in heats/me order.
+   * Only the latest successful run has a current plan (a later run rewrites it; a failed run
+   * never wrote one). Check order: event 404, run of this event 404, latest successful run
+   * 409 MATCHING_RUN_NOT_CURRENT. Audited as `matching_run_export`. The records are read
+   * page by page while they are sent.
+   */
+  async exportPlan(slug: string, runId: string, actor: Actor): Promise<CsvFile<ExportRecord>> {
+    const event = await this.eventAccess.getBySlug(slug);
+    const run = await this.findRun(event.id, runId);
+    const latest = await this.db.matchingRun.findFirst({
+      where: { eventId: event.id, status: 'success' },
+      select: { id: true },
+      orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+    });
+    if (latest?.id !== run.id) throw new AppError('MATCHING_RUN_NOT_CURRENT');
+    await this.audit.record(actor, { category: 'admin', action: 'matching_run_export', resource: `event:${event.slug}`, metadata: { runId: run.id } });
+    return { filename: `matching-${event.slug}-${run.id}.csv`, columns: EXPORT_COLUMNS, records: this.exportRecords(event.id) };
+  }
+
+  /** The plan's ids in order first (small), then the rows a page at a time: the file is never held whole. */
+  private async *exportRecords(eventId: number): AsyncGenerator<ExportRecord> {
+    const where = { eventId, status: { in: EXPORT_STATUSES } };
+    const ids = (await this.db.recordingSuggestion.findMany({ where, select: { id: true }, orderBy: suggestionOrder })).map((r) => r.id);
+    const select = exportSelect(eventId);
+    for (let i = 0; i < ids.length; i += EXPORT_PAGE_SIZE) {
+      const page = ids.slice(i, i + EXPORT_PAGE_SIZE);
+      const rows = await this.db.recordingSuggestion.findMany({ where: { id: { in: page } }, select });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      for (const id of page) {
+        const row = byId.get(id);
+        if (row) yield toExportRecord(row); // deleted meanwhile by a later run: left out
+      }
+    }
   }
 
   private async findRun(eventId: number, runId: string) {
