@@ -26,6 +26,8 @@ import { HeatsService } from './modules/heats/heats.service.js';
 import { EventSettingsService } from './modules/event-settings/event-settings.service.js';
 import { MatchesService } from './modules/matches/matches.service.js';
 import { ReferenceData } from './lib/reference-data.js';
+import { MatchingLock } from './modules/matching/matching.lock.js';
+import { MatchingService } from './modules/matching/matching.service.js';
 import { Notifier } from './realtime/notifier.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
@@ -88,6 +90,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
     requireEmailVerification: config.requireEmailVerification,
   });
+  const matchingLock = new MatchingLock(database.kind, config.databaseUrl);
+  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, database.kind, logger, clock);
 
   const container = {
     config,
@@ -116,6 +120,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     heats,
     eventSettings,
     matches,
+    matching,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

@@ -9,7 +9,7 @@ import { createHealthRouter } from './modules/health/health.router.js';
 import { createEventSettingsRouter } from './modules/event-settings/event-settings.router.js';
 import { createHeatsRouter } from './modules/heats/heats.router.js';
 import { createMatchesRouter } from './modules/matches/matches.router.js';
-import { matchingRouter } from './modules/matching/matching.router.js';
+import { createMatchingRouter } from './modules/matching/matching.router.js';
 import { createRegistryRouter } from './modules/registry/registry.router.js';
 import { createUsersRouter } from './modules/users/users.router.js';
 import { createWebrtcRouter } from './modules/webrtc/webrtc.router.js';
@@ -30,7 +30,7 @@ export const createRouters = (c: Container): Router[] => [
   createHeatsRouter(c),
   createEventSettingsRouter(c),
   createMatchesRouter(c),
-  matchingRouter,
+  createMatchingRouter(c),
   createActivityLogRouter(c),
   createDashboardRouter(c),
   createWebrtcRouter(c),

@@ -1,5 +1,6 @@
 import type { Container } from '../container.js';
 import { AppError } from '../lib/errors.js';
+import type { MatchingService } from '../modules/matching/matching.service.js';
 import { prisma } from '../lib/prisma.js';
 import { systemActor } from '../lib/actor.js';
 import type { EventsService } from '../modules/events/events.service.js';
@@ -45,14 +46,11 @@ export async function createEvent(events: EventsService, input: CreateEventInput
 }
 
 /**
- * Runs matching for an event now (trigger "manual", no admin user) and returns the finished
- * run; a failed run (kept with its error) or a run already in progress ends with exit 1.
+ * Runs matching for an event now (trigger "manual", the system actor "cli") and returns the
+ * finished run; a failed run (kept with its error) or a run already in progress ends with exit 1.
  */
-export async function runMatching(slug: string): Promise<unknown> {
-  const event = await prisma.event.findUnique({ where: { slug } });
-  if (!event) throw new AppError('EVENT_NOT_FOUND');
-  const { runMatchingNow } = await import('../modules/matching/matching.service.js');
-  const run = await runMatchingNow(event, 'manual', { userId: null, username: null });
+export async function runMatching(matching: MatchingService, slug: string): Promise<unknown> {
+  const run = await matching.runNow(slug, systemActor('cli'));
   if (run.status !== 'success') throw new AppError('MATCHING_RUN_FAILED', { message: `Matching run ${run.id} failed: ${run.error ?? 'unknown error'}` });
   return run;
 }
