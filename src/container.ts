@@ -1,5 +1,4 @@
 import type { Config } from './config/index.js';
-import { releaseBridgedContainer, setBridgedContainer } from './container-bridge.js';
 import { TokenAuthenticator } from './lib/auth.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
@@ -91,7 +90,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     requireEmailVerification: config.requireEmailVerification,
   });
   const matchingLock = new MatchingLock(database.kind, config.databaseUrl);
-  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, database.kind, logger, clock);
+  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, database.kind, logger, clock, matches);
 
   const container = {
     config,
@@ -127,14 +126,12 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     csrf: createCsrf(config) as Csrf,
     /** Releases what the container opened (pool, Redis, SMTP transport). */
     async close(): Promise<void> {
-      releaseBridgedContainer(container);
       notifier.unbind();
       mailer.close();
       await redis.close();
       await database.close();
     },
   };
-  setBridgedContainer(container);
   return container;
 }
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import { bridgedConfig } from '../container-bridge.js';
 
 /**
  * Configuration, parsed and validated by the entry points (server, CLI, tests) and handed to the
@@ -221,5 +220,3 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 
-/** @deprecated transitional: the current container's configuration (src/container-bridge.ts). */
-export const config: Config = bridgedConfig();

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { Response } from 'express';
 
-/** Response envelope of DECISIONS.md: `{ success: true, data }`, lists add `count`. */
+/** Response envelope (OpenAPI `components.schemas`): `{ success: true, data }`, lists add `count`. */
 export function sendData(res: Response, data: unknown, status = 200): void {
   res.status(status).json({ success: true, data });
 }

@@ -10,7 +10,6 @@ import { applyMigrations, type MigrationResult, type SqlExecutor } from './migra
 import { seedReferenceData } from './seed.js';
 import { createPgAdapter } from './database-pool.js';
 import type { DatabasePoolStats } from './metrics.js';
-import { bridgedPrisma } from '../container-bridge.js';
 
 /**
  * The database of a container.
@@ -142,5 +141,3 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** @deprecated transitional: the current container's client (src/container-bridge.ts). */
-export const prisma: PrismaClient = bridgedPrisma();

@@ -12,7 +12,7 @@ export const INT32_MAX = 2_147_483_647;
 export const isPositiveInt32 = (value: unknown): boolean =>
   typeof value === 'number' ? Number.isInteger(value) && value >= 1 && value <= INT32_MAX : false;
 
-/** E-mail: valid address, normalized by trim + lower-case only (DECISIONS.md). */
+/** E-mail: valid address, normalized by trim + lower-case only (no provider-specific rules; see the OpenAPI document). */
 export const emailField = (field = 'email'): ValidationChain =>
   body(field)
     .exists({ values: 'null' })

@@ -101,20 +101,3 @@ export async function closeRealtime(io: AppServer): Promise<void> {
   await new Promise<void>((resolve) => io.close(() => resolve()));
 }
 
-// ---- transitional (issue 11): modules not yet converted emit through the current container's notifier
-import { bridgedContainer } from '../container-bridge.js';
-
-/** @deprecated transitional */
-export function getIO(): AppServer | undefined {
-  return bridgedContainer().notifier.server;
-}
-
-/** @deprecated transitional */
-export function emitToRoom<E extends keyof ServerToClientEvents>(room: string, event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
-  bridgedContainer().notifier.toRoom(room, event, ...args);
-}
-
-/** @deprecated transitional */
-export function emitToUser<E extends keyof ServerToClientEvents>(userId: number, event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
-  bridgedContainer().notifier.toUser(userId, event, ...args);
-}

@@ -9,8 +9,7 @@ import type { CsvFile } from '../../lib/http.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
-// TODO(issue 11): becomes a MatchesService method injected here once the matches feature is converted.
-import { createOrReuseAcceptedMatch } from '../matches/matches.service.js';
+import type { MatchesService } from '../matches/matches.service.js';
 import { runMatchingEngine, type EngineResult, type EngineUnfilled } from './matching.engine.js';
 import { EXPORT_COLUMNS, EXPORT_STATUSES, exportSelect, toExportRecord, type ExportRecord } from './matching.export.js';
 import { loadEngineInput } from './matching.loader.js';
@@ -66,6 +65,7 @@ export class MatchingService {
     private readonly databaseKind: DatabaseKind,
     private readonly logger: Logger,
     private readonly clock: Clock,
+    private readonly matches: MatchesService,
   ) {}
 
   // -------------------------------------------------------------------------------------
@@ -423,7 +423,7 @@ export class MatchingService {
     });
     if (updated.count === 0) throw new AppError('SUGGESTION_NOT_PENDING');
     if (status === 'rejected') return { changed: true, match: null };
-    const match = await createOrReuseAcceptedMatch(tx, {
+    const match = await this.matches.createOrReuseAcceptedMatch(tx, {
       eventId: event.id,
       userAId: suggestion.dancerId,
       userBId: userId,
