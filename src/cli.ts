@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config/config-error.js';
+import { EmbeddedDatabaseError, EmbeddedDatabaseInUseError } from './lib/embedded-postgres.js';
 
 /**
  * Operator commands (DECISIONS.md "Command line"): `npm run cli -- <command> ...`
@@ -22,10 +23,23 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 1;
   }
+  const { config } = await import('./config/index.js');
+  const { logger } = await import('./lib/logger.js');
+  const { resolveDatabase } = await import('./lib/database.js');
+  // Joins the running service's embedded server, or starts it and stops it when done.
+  const database = await resolveDatabase(config, logger, 'cli');
+  try {
+    return await runCommand(command, rest);
+  } finally {
+    await database.stop();
+  }
+}
+
+async function runCommand(command: string, rest: string[]): Promise<number> {
   const { prepareDatabase, closeDatabase } = await import('./lib/prisma.js');
   const commands = await import('./cli/commands.js');
-  await prepareDatabase();
   try {
+    await prepareDatabase();
     switch (command) {
       case 'user:promote': {
         const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
@@ -78,7 +92,9 @@ main(process.argv.slice(2))
   .catch((err: unknown) => {
     if (err instanceof UsageError || err instanceof ConfigError) {
       console.error(`${err.message}\n\n${USAGE}`);
-    } else if (err instanceof Error && (err.name === 'AppError' || err.name === 'EmbeddedDatabaseLockedError')) {
+    } else if (err instanceof EmbeddedDatabaseError || err instanceof EmbeddedDatabaseInUseError) {
+      console.error(`Error: ${err.message}`);
+    } else if (err instanceof Error && err.name === 'AppError') {
       console.error(`Error: ${err.message}`);
     } else if (err instanceof TypeError && (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       console.error(`${err.message}\n\n${USAGE}`);

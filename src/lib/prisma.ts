@@ -1,87 +1,27 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { Client } from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { config } from '../config/index.js';
+import { currentDatabase } from './database.js';
 import { logger } from './logger.js';
 import { applyMigrations, type MigrationResult, type SqlExecutor } from './migrate.js';
 import { seedReferenceData } from './seed.js';
 
 /**
- * The one Prisma client of the process.
- * DATABASE_URL set   → PostgreSQL through @prisma/adapter-pg (a pg pool).
- * DATABASE_URL unset → embedded PGlite (WebAssembly PostgreSQL) kept in EMBEDDED_DB_DIR.
- * Both run the same migrations (src/lib/migrate.ts).
+ * The one Prisma client of the process: PostgreSQL through @prisma/adapter-pg (a pg pool),
+ * on DATABASE_URL or on the embedded server that server.ts/cli.ts started (src/lib/database.ts).
  */
 
-export type DatabaseKind = 'postgres' | 'embedded';
-export const databaseKind: DatabaseKind = config.databaseUrl ? 'postgres' : 'embedded';
+const database = currentDatabase(config);
+export const databaseKind = database.kind;
 
-let pglite: PGlite | undefined;
-let embeddedLockFile: string | undefined;
-
-/**
- * PGlite is single-process: a second process opening the same data directory would not see
- * the first one's writes and could corrupt the files. A lock file holding the owner's pid
- * makes the second process (e.g. the CLI while the server runs) refuse with a clear message.
- */
-function lockEmbeddedDirectory(dir: string): void {
-  const file = path.join(dir, 'wcs-service.lock');
-  try {
-    const pid = Number(readFileSync(file, 'utf8').trim());
-    if (pid && pid !== process.pid && isAlive(pid)) {
-      const error = new Error(
-        `The embedded database in ${dir} is in use by process ${pid}. Stop that process first, ` +
-          'or use the admin API, or run both against PostgreSQL (DATABASE_URL).',
-      );
-      error.name = 'EmbeddedDatabaseLockedError';
-      throw error;
-    }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  writeFileSync(file, String(process.pid));
-  embeddedLockFile = file;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function createClient(): PrismaClient {
-  if (config.databaseUrl) {
-    const adapter = new PrismaPg({ connectionString: config.databaseUrl, connectionTimeoutMillis: 5000 });
-    return new PrismaClient({ adapter });
-  }
-  const dir = path.resolve(config.embeddedDbDir);
-  mkdirSync(dir, { recursive: true });
-  lockEmbeddedDirectory(dir);
-  pglite = new PGlite(dir);
-  return new PrismaClient({ adapter: new PrismaPGlite(pglite) });
-}
-
-export const prisma = createClient();
+export const prisma = new PrismaClient({
+  adapter: new PrismaPg({ connectionString: database.url, connectionTimeoutMillis: 5000 }),
+});
 
 async function withMigrationExecutor<T>(fn: (db: SqlExecutor) => Promise<T>): Promise<T> {
-  if (pglite) {
-    const db = pglite;
-    return fn({
-      query: async <R>(sql: string, params?: unknown[]) => (await db.query<R>(sql, params)).rows,
-      exec: async (sql: string) => {
-        await db.exec(sql);
-      },
-    });
-  }
   // A dedicated connection: the advisory lock of the migration runner is per session.
-  const client = new Client({ connectionString: config.databaseUrl, connectionTimeoutMillis: 10000 });
+  const client = new Client({ connectionString: database.url, connectionTimeoutMillis: 10000 });
   await client.connect();
   try {
     return await fn({
@@ -118,6 +58,4 @@ export async function pingDatabase(): Promise<boolean> {
 
 export async function closeDatabase(): Promise<void> {
   await prisma.$disconnect().catch(() => undefined);
-  if (pglite && !pglite.closed) await pglite.close().catch(() => undefined);
-  if (embeddedLockFile) rmSync(embeddedLockFile, { force: true });
 }

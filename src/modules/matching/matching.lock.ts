@@ -1,31 +1,21 @@
 import { Client } from 'pg';
 import { config } from '../../config/index.js';
-import { databaseKind } from '../../lib/prisma.js';
+import { currentDatabase } from '../../lib/database.js';
 
 /**
  * One lock per event serialises every matching run of that event (manual, CLI and
  * scheduled), across all service instances: a PostgreSQL session-level advisory lock
  * `pg_try_advisory_lock(MATCHING_LOCK_CLASS, eventId)` held on a dedicated connection
  * for the whole run (load → engine → write). A crashed holder loses its session and with
- * it the lock. The embedded database (PGlite) is single-process, so an in-process set
- * stands in for it there.
+ * it the lock.
  */
 export const MATCHING_LOCK_CLASS = 7_270_001;
 
 export type ReleaseLock = () => Promise<void>;
 
-const embeddedHeld = new Set<number>();
-
 /** The release function when the lock was free, undefined when another run holds it. */
 export async function tryLockEvent(eventId: number): Promise<ReleaseLock | undefined> {
-  if (databaseKind === 'embedded') {
-    if (embeddedHeld.has(eventId)) return undefined;
-    embeddedHeld.add(eventId);
-    return async () => {
-      embeddedHeld.delete(eventId);
-    };
-  }
-  const client = new Client({ connectionString: config.databaseUrl, connectionTimeoutMillis: 5000 });
+  const client = new Client({ connectionString: currentDatabase(config).url, connectionTimeoutMillis: 5000 });
   // A broken lock connection must not crash the process; the run notices at release.
   client.on('error', () => undefined);
   await client.connect();

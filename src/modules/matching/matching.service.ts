@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { Event, Prisma } from '../../generated/prisma/client.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import { logger } from '../../lib/logger.js';
-import { prisma, databaseKind } from '../../lib/prisma.js';
+import { prisma } from '../../lib/prisma.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import { userSummarySelect } from '../../lib/user-summary.js';
 import { emitToUser } from '../../realtime/io.js';
@@ -257,9 +257,7 @@ export async function decideSuggestion(event: Event, suggestionId: number, userI
 
 async function decideOnce(event: Event, suggestionId: number, userId: number, status: Decision, req?: Request) {
   const outcome = await prisma.$transaction(async (tx) => {
-    if (databaseKind === 'postgres') {
-      await tx.$queryRaw`SELECT pg_advisory_xact_lock_shared(${MATCHING_LOCK_CLASS}::int, ${event.id}::int)::text AS locked`;
-    }
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock_shared(${MATCHING_LOCK_CLASS}::int, ${event.id}::int)::text AS locked`;
     const suggestion = await tx.recordingSuggestion.findFirst({ where: { id: suggestionId, eventId: event.id } });
     if (!suggestion) throw notFound(MatchingMessages.suggestionNotFound, 'SUGGESTION_NOT_FOUND');
     if (suggestion.recorderId !== userId) throw forbidden(MatchingMessages.onlyRecorder, 'NOT_RECORDER');

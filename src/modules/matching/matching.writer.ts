@@ -1,5 +1,4 @@
 import type { Prisma } from '../../generated/prisma/client.js';
-import { databaseKind } from '../../lib/prisma.js';
 import type { EngineHeat, EngineResult } from './matching.engine.js';
 
 type Db = Prisma.TransactionClient;
@@ -53,15 +52,11 @@ export async function writeRunResult(
 }
 
 /**
- * Bulk insert of a run's suggestions. On PostgreSQL one INSERT ... SELECT FROM unnest() of
- * six arrays: a few thousand rows take milliseconds, where createMany spends about a
- * second building its statement (benchmark). The embedded database uses createMany.
+ * Bulk insert of a run's suggestions: one INSERT ... SELECT FROM unnest() of six arrays.
+ * A few thousand rows take milliseconds, where createMany spends about a second building
+ * its statement (benchmark).
  */
 async function insertSuggestions(tx: Db, rows: Prisma.RecordingSuggestionCreateManyInput[]): Promise<void> {
-  if (databaseKind !== 'postgres') {
-    await tx.recordingSuggestion.createMany({ data: rows });
-    return;
-  }
   await tx.$executeRaw`
     INSERT INTO "RecordingSuggestion" ("eventId", "heatId", "dancerId", "recorderId", "status", "originRunId")
     SELECT * FROM unnest(
