@@ -59,8 +59,8 @@ export interface EmbeddedDatabaseOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
   /** who owns the server while it runs; shown to a second process */
   role?: 'service' | 'cli' | 'test';
-  /** extra postgresql.conf settings written at initdb (the tests turn fsync off) */
-  settings?: Record<string, string>;
+  /** a throw-away cluster (the test runs): no fsync at initdb nor while running */
+  disposable?: boolean;
 }
 
 interface Owner {
@@ -110,7 +110,7 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   if (owner) throw new EmbeddedDatabaseInUseError(dataDir, owner);
   try {
     const cluster = new Cluster(dataDir, binaries, runAs);
-    const created = await cluster.initialiseIfNeeded(options.settings ?? {});
+    const created = await cluster.initialiseIfNeeded(options.disposable ?? false);
     const port = await cluster.ensureRunning(options.port, options.logger);
     const url = cluster.url(port);
     const version = await prepareDatabase(cluster.url(port, 'postgres'));
@@ -176,7 +176,7 @@ class Cluster {
   }
 
   /** initdb on first use; true when it created the cluster */
-  async initialiseIfNeeded(settings: Record<string, string>): Promise<boolean> {
+  async initialiseIfNeeded(disposable: boolean): Promise<boolean> {
     if (existsSync(path.join(this.pgdata, 'PG_VERSION'))) return false;
     // A half-created cluster (initdb interrupted) is started over.
     rmSync(this.pgdata, { recursive: true, force: true });
@@ -195,8 +195,14 @@ class Cluster {
       '--no-locale',
       '--locale-provider=builtin',
       '--builtin-locale=C.UTF-8',
+      // One syncfs() instead of an fsync per file: seconds less on a busy machine, as durable.
+      ...(disposable ? ['--no-sync'] : process.platform === 'linux' ? ['--sync-method=syncfs'] : []),
     ]);
-    const conf = { listen_addresses: "'127.0.0.1'", unix_socket_directories: "''", ...settings };
+    const conf = {
+      listen_addresses: "'127.0.0.1'",
+      unix_socket_directories: "''",
+      ...(disposable ? { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } : {}),
+    };
     const lines = Object.entries(conf).map(([key, value]) => `${key} = ${value}`);
     writeFileSync(path.join(this.pgdata, 'postgresql.conf'), `\n# embedded database\n${lines.join('\n')}\n`, { flag: 'a' });
     return true;

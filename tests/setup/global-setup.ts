@@ -68,8 +68,7 @@ async function startRunServer(stateFile: string) {
     dataDir: dir,
     logger: pino({ level: 'silent' }),
     role: 'test',
-    // A throw-away cluster: no need to survive a power cut.
-    settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+    disposable: true,
   });
   globalThis.wcsTestServer = embedded;
   return {
