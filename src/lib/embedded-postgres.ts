@@ -103,7 +103,9 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   const dataDir = path.resolve(options.dataDir);
   const binaries = locateBinaries();
   const runAs = postgresUser();
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Parents with the usual mode (the postgres user must traverse them), the directory private.
+  mkdirSync(path.dirname(dataDir), { recursive: true });
+  if (!existsSync(dataDir)) mkdirSync(dataDir, { mode: 0o700 });
   if (runAs) chownSync(dataDir, runAs.uid, runAs.gid);
 
   const owner = await claimOwnership(dataDir, options.role ?? 'service');

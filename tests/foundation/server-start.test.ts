@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -38,7 +38,10 @@ async function eventName(server: ServerProcess, slug: string): Promise<string | 
 }
 
 describe('server on the embedded PostgreSQL server (no DATABASE_URL)', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'wcs-embedded-'));
+  // Like the default .data/postgres: a data directory whose parent does not exist yet.
+  const root = mkdtempSync(path.join(os.tmpdir(), 'wcs-embedded-'));
+  chmodSync(root, 0o755);
+  const dir = path.join(root, 'data', 'postgres');
   const env = childEnv({ EMBEDDED_DB_DIR: dir });
   delete env.DATABASE_URL;
 
@@ -47,7 +50,7 @@ describe('server on the embedded PostgreSQL server (no DATABASE_URL)', () => {
     const pid = postmaster(dir);
     if (pid) process.kill(pid, 'SIGQUIT');
     for (let i = 0; i < 50 && postmaster(dir); i++) await new Promise((r) => setTimeout(r, 100));
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
   });
 
   it('creates the cluster at the first start, is healthy, keeps the password in a mode-600 file, and stops its PostgreSQL on SIGTERM', async () => {
