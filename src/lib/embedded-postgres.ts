@@ -150,9 +150,9 @@ export async function openEmbeddedDatabase(options: EmbeddedDatabaseOptions): Pr
       if (!owner) throw err;
     }
   }
-  const url = `postgresql://${ROLE}:${encodeURIComponent(readPassword(dataDir))}@127.0.0.1:${owner.port}/${DATABASE_NAME}`;
+  const url = connectionUrl(dataDir, owner.port);
   const version = await prepareDatabase(url);
-  return { url, port: owner.port!, version, created: false, stop: async () => undefined };
+  return { url, port: owner.port, version, created: false, stop: async () => undefined };
 }
 
 // ─── the cluster ────────────────────────────────────────────────────────────────────────────
@@ -174,21 +174,24 @@ class Cluster {
   }
 
   url(port: number, database = DATABASE_NAME): string {
-    return `postgresql://${ROLE}:${encodeURIComponent(readPassword(this.dataDir))}@127.0.0.1:${port}/${database}`;
+    return connectionUrl(this.dataDir, port, database);
   }
 
-  /** initdb on first use; true when it created the cluster */
+  /**
+   * initdb on first use; true when it created the cluster. The cluster is made in pgdata.new
+   * and renamed when complete, so an interrupted first start is simply started over.
+   */
   async initialiseIfNeeded(disposable: boolean): Promise<boolean> {
-    if (existsSync(path.join(this.pgdata, 'PG_VERSION'))) return false;
-    // A half-created cluster (initdb interrupted) is started over.
-    rmSync(this.pgdata, { recursive: true, force: true });
+    if (existsSync(this.pgdata)) return false;
+    const building = `${this.pgdata}.new`;
+    rmSync(building, { recursive: true, force: true });
     const passwordFile = path.join(this.dataDir, 'password');
     if (!existsSync(passwordFile)) {
       writeFileSync(passwordFile, randomBytes(24).toString('base64url'), { mode: 0o600 });
     }
     if (this.runAs) chownSync(passwordFile, this.runAs.uid, this.runAs.gid);
     await this.run(this.binaries.initdb, [
-      `--pgdata=${this.pgdata}`,
+      `--pgdata=${building}`,
       `--username=${ROLE}`,
       `--pwfile=${passwordFile}`,
       '--auth=scram-sha-256',
@@ -206,7 +209,8 @@ class Cluster {
       ...(disposable ? { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } : {}),
     };
     const lines = Object.entries(conf).map(([key, value]) => `${key} = ${value}`);
-    writeFileSync(path.join(this.pgdata, 'postgresql.conf'), `\n# embedded database\n${lines.join('\n')}\n`, { flag: 'a' });
+    writeFileSync(path.join(building, 'postgresql.conf'), `\n# embedded database\n${lines.join('\n')}\n`, { flag: 'a' });
+    renameSync(building, this.pgdata);
     return true;
   }
 
@@ -245,17 +249,27 @@ class Cluster {
     return path.join(this.dataDir, 'postgres.log');
   }
 
-  /** pid and port from pgdata/postmaster.pid when that process is alive */
+  /**
+   * pid and port from pgdata/postmaster.pid when that process is alive. After a reboot or a
+   * container restart the pid may belong to another process: then the file is stale and
+   * removed (PostgreSQL would refuse to start, and pg_ctl stop would signal that process).
+   */
   private runningServer(): { pid: number; port: number } | undefined {
+    const file = path.join(this.pgdata, 'postmaster.pid');
     let lines: string[];
     try {
-      lines = readFileSync(path.join(this.pgdata, 'postmaster.pid'), 'utf8').split('\n');
+      lines = readFileSync(file, 'utf8').split('\n');
     } catch {
       return undefined;
     }
     const pid = Number(lines[0]);
     const port = Number(lines[3]);
-    return pid > 0 && port > 0 && isAlive(pid) ? { pid, port } : undefined;
+    if (!(pid > 0 && port > 0 && isAlive(pid))) return undefined;
+    if (pid === process.pid || pid === process.ppid || !isPostgres(pid)) {
+      rmSync(file, { force: true });
+      return undefined;
+    }
+    return { pid, port };
   }
 
   private logTail(): string {
@@ -348,13 +362,23 @@ function postgresUser(): RunAs | undefined {
   }
 }
 
-function readPassword(dataDir: string): string {
-  return readFileSync(path.join(dataDir, 'password'), 'utf8').trim();
+function connectionUrl(dataDir: string, port: number, database = DATABASE_NAME): string {
+  const password = readFileSync(path.join(dataDir, 'password'), 'utf8').trim();
+  return `postgresql://${ROLE}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
 // ─── ownership: owner.json ──────────────────────────────────────────────────────────────────
 
 const ownerFile = (dataDir: string) => path.join(dataDir, 'owner.json');
+
+/** false only when /proc shows that the process runs another program */
+function isPostgres(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+  } catch {
+    return true;
+  }
+}
 
 /** true for a running process; a zombie (killed, not yet reaped) counts as dead */
 function isAlive(pid: number): boolean {

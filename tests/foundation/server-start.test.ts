@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -6,7 +7,7 @@ import { childEnv, runTs, startServer, waitForHealth, type ServerProcess } from 
 import { adminUrl, databaseUrlFor } from '../setup/test-db';
 
 /**
- * The real server process (`npm start` runs `tsx src/server.ts`): it migrates its database at
+ * The real server process (`npm start` runs `node --import tsx src/server.ts`): it migrates its database at
  * start, serves /api/health, applies nothing new on a second start, and exits 0 on SIGTERM.
  * Without DATABASE_URL it runs its own PostgreSQL server in EMBEDDED_DB_DIR.
  */
@@ -90,8 +91,9 @@ describe('server on the embedded PostgreSQL server (no DATABASE_URL)', () => {
     await waitForHealth(first);
     const cli = await createEventWithCli(env, 'Survives a crash');
     expect(cli.code).toBe(0);
-    // The service's own Node process (tsx runs it as a child), as recorded in owner.json.
+    // The service's Node process, which recorded itself as the owner of the server.
     const servicePid = (JSON.parse(readFileSync(path.join(dir, 'owner.json'), 'utf8')) as { pid: number }).pid;
+    expect(servicePid).toBe(first.child.pid);
     const orphan = postmaster(dir);
     process.kill(servicePid, 'SIGKILL');
     await first.exited;
@@ -120,6 +122,22 @@ describe('server on the embedded PostgreSQL server (no DATABASE_URL)', () => {
       expect(await eventName(server, cli.slug)).toBe('CLI alone');
     } finally {
       await stop(server);
+    }
+  }, 120000);
+
+  it('starts when postmaster.pid names a live process that is not PostgreSQL (pid reused after a reboot)', async () => {
+    expect(postmaster(dir)).toBeUndefined();
+    const other = spawn('sleep', ['120'], { stdio: 'ignore' });
+    const pgdata = path.join(dir, 'pgdata');
+    writeFileSync(path.join(pgdata, 'postmaster.pid'), `${other.pid}\n${pgdata}\n1795500000\n5432\n\n127.0.0.1\n  0 0\nready   \n`);
+    const server = await startServer(env);
+    try {
+      expect((await waitForHealth(server)).body.data.status).toBe('ok');
+      // That process was left alone (pg_ctl stop would have signalled it).
+      expect(other.exitCode ?? other.signalCode).toBeNull();
+    } finally {
+      expect(await stop(server)).toBe(0);
+      other.kill();
     }
   }, 120000);
 });

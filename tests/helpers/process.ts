@@ -3,7 +3,6 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 
 export const ROOT = path.join(__dirname, '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 export interface RunResult {
   code: number | null;
@@ -11,9 +10,13 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a TypeScript entry point (src/server.ts, src/cli.ts) as a real process. */
+/**
+ * Runs a TypeScript entry point (src/server.ts, src/cli.ts) as a real process, as `npm start`
+ * does: one Node process with tsx's loader, so a signal sent to it reaches the service itself
+ * (the tsx command would relay it, and SIGKILL the child when it answers slowly).
+ */
 export function spawnTs(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(TSX, [entry, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 export function runTs(entry: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60000): Promise<RunResult> {
@@ -67,7 +70,7 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `tsx src/server.ts` on a free port. */
+/** Starts the service (`src/server.ts`) on a free port. */
 export async function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawnTs('src/server.ts', [], { ...env, PORT: String(port), LOG_LEVEL: 'info' });
