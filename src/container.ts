@@ -4,7 +4,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
 import { Metrics } from './lib/metrics.js';
 import { Mailer } from './lib/mailer.js';
-import { Database } from './lib/prisma.js';
+import { Database, type DatabaseKind } from './lib/prisma.js';
 import { RedisConnections } from './lib/redis.js';
 import { createAuthGuards, type AuthGuards } from './middleware/auth.js';
 import { createCsrf, type Csrf } from './middleware/csrf.js';
@@ -36,6 +36,8 @@ export interface ContainerOverrides {
   clock?: Clock;
   mailer?: Mailer;
   database?: Database;
+  /** where config.databaseUrl came from (the embedded server reports 'embedded') */
+  databaseKind?: DatabaseKind;
   /** the chat flood limiter (scripts/bench-chat.ts passes one that always allows) */
   chatFlood?: FloodLimiter;
 }
@@ -49,7 +51,7 @@ export interface ContainerOverrides {
 export function createContainer(config: Config, overrides: ContainerOverrides = {}) {
   const logger = overrides.logger ?? createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
   const clock = overrides.clock ?? systemClock;
-  const database = overrides.database ?? new Database(config, logger);
+  const database = overrides.database ?? new Database(requireDatabaseUrl(config), overrides.databaseKind ?? 'postgres', logger);
   const prisma = database.prisma;
   const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
   const notifier = new Notifier(logger);
@@ -89,8 +91,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
     requireEmailVerification: config.requireEmailVerification,
   });
-  const matchingLock = new MatchingLock(database.kind, config.databaseUrl);
-  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, database.kind, logger, clock, matches);
+  const matchingLock = new MatchingLock(requireDatabaseUrl(config));
+  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, logger, clock, matches);
 
   const container = {
     config,
@@ -136,3 +138,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
 }
 
 export type Container = ReturnType<typeof createContainer>;
+
+/** The entry points resolve the database (DATABASE_URL or the embedded server) before building a container. */
+function requireDatabaseUrl(config: Config): string {
+  if (!config.databaseUrl) throw new Error('createContainer needs config.databaseUrl: resolve the database first (src/lib/database.ts)');
+  return config.databaseUrl;
+}

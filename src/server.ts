@@ -1,5 +1,7 @@
 import 'dotenv/config';
 import { ConfigError } from './config/config-error.js';
+import type { ResolvedDatabase } from './lib/database.js';
+import { EmbeddedDatabaseError, EmbeddedDatabaseInUseError } from './lib/embedded-postgres.js';
 
 /**
  * Entry point: validates the configuration, builds the container, prepares the database
@@ -9,16 +11,22 @@ import { ConfigError } from './config/config-error.js';
  */
 const SHUTDOWN_TIMEOUT_MS = 9_000;
 
+// Resolved first (DATABASE_URL or the embedded server), stopped last.
+let database: ResolvedDatabase | undefined;
+
 async function main(): Promise<void> {
   const { loadConfig } = await import('./config/index.js');
+  const { createLogger, prettyTransport } = await import('./lib/logger.js');
+  const { resolveDatabase } = await import('./lib/database.js');
   const { createContainer } = await import('./container.js');
   const { createAppServer } = await import('./http-server.js');
   const { closeRealtime } = await import('./realtime/io.js');
   const { startMatchingScheduler } = await import('./modules/matching/matching.scheduler.js');
 
   const config = loadConfig(process.env);
-  const container = createContainer(config);
-  const { logger } = container;
+  const logger = createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
+  database = await resolveDatabase(config, logger, 'service');
+  const container = createContainer({ ...config, databaseUrl: database.url }, { logger, databaseKind: database.kind });
   if (config.jwt.usingDevSecret) logger.warn('JWT_SECRET is not set: using the development secret (never do this in production)');
   await container.database.prepare();
 
@@ -30,6 +38,13 @@ async function main(): Promise<void> {
   const address = httpServer.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, database: container.database.kind, env: config.env }, `listening on http://localhost:${port}`);
+  // Start-up figure (process start → listening); the README records measured values.
+  const startupMs = Math.round(performance.now());
+  const on =
+    database.kind === 'embedded'
+      ? `embedded PostgreSQL ${database.version}, ${database.created ? 'new' : 'existing'} data directory`
+      : 'DATABASE_URL';
+  logger.info({ startupMs }, `ready in ${startupMs} ms (${on})`);
 
   const stopScheduler = config.matchingScheduler.enabled ? startMatchingScheduler(container) : async () => undefined;
 
@@ -50,6 +65,7 @@ async function main(): Promise<void> {
     await closeRealtime(io);
     await closed;
     await container.close();
+    await database?.stop().catch((err: unknown) => logger.error({ err }, 'stopping the embedded database failed'));
     clearTimeout(force);
     logger.info('shutdown complete');
     process.exit(0);
@@ -62,8 +78,9 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError || (err as Error)?.name === 'EmbeddedDatabaseLockedError') {
+main().catch(async (err: unknown) => {
+  await database?.stop().catch(() => undefined);
+  if (err instanceof ConfigError || err instanceof EmbeddedDatabaseInUseError || err instanceof EmbeddedDatabaseError) {
     console.error(`Cannot start: ${(err as Error).message}`);
   } else if ((err as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
     console.error(`Cannot start: port already in use (${(err as Error).message})`);

@@ -78,6 +78,7 @@ const schema = z.object({
   HOST: optionalString,
   DATABASE_URL: url(),
   EMBEDDED_DB_DIR: optionalString,
+  EMBEDDED_DB_PORT: int(0, 0, 65535),
   JWT_SECRET: optionalString,
   JWT_EXPIRES_IN_SECONDS: int(24 * 60 * 60, 60, 30 * 24 * 60 * 60),
   BCRYPT_ROUNDS: int(10, 4, 15),
@@ -167,7 +168,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    embeddedDbDir: e.EMBEDDED_DB_DIR ?? '.data/pglite',
+    // The embedded PostgreSQL server used when DATABASE_URL is unset; port 0 = a free port.
+    embeddedDb: { dir: e.EMBEDDED_DB_DIR ?? '.data/postgres', port: e.EMBEDDED_DB_PORT || undefined },
     jwt: {
       secret: e.JWT_SECRET ?? DEV_JWT_SECRET,
       usingDevSecret: e.JWT_SECRET === undefined,

@@ -5,7 +5,7 @@ import path from 'node:path';
 /**
  * Applies the hand-written migrations under prisma/migrations and records them in
  * Prisma's own `_prisma_migrations` table (same columns, checksum = sha256 of the file),
- * so that Prisma's CLI sees them as applied. Works with `pg` and with PGlite through the
+ * so that Prisma's CLI sees them as applied. Runs on a `pg` connection through the
  * small SqlExecutor interface. Concurrent starts are serialised by an advisory lock.
  */
 

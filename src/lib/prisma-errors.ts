@@ -2,8 +2,8 @@ import { Prisma } from '../generated/prisma/client.js';
 
 /**
  * Helpers to recognise database errors raised through Prisma's driver adapters.
- * @prisma/adapter-pg and the PGlite adapter report the violated constraint in different
- * places (TOOLCHAIN.md): `meta.target` vs `meta.driverAdapterError.cause.constraint`.
+ * @prisma/adapter-pg reports the violated constraint in
+ * `meta.driverAdapterError.cause.constraint`, other adapters in `meta.target`.
  */
 
 type AnyRecord = Record<string, unknown>;

@@ -3,7 +3,6 @@ import { systemActor, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import type { DatabaseKind } from '../../lib/prisma.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { CsvFile } from '../../lib/http.js';
 import type { Notifier } from '../../realtime/notifier.js';
@@ -62,7 +61,6 @@ export class MatchingService {
     private readonly audit: ActivityLogService,
     private readonly eventAccess: EventAccess,
     private readonly lock: MatchingLock,
-    private readonly databaseKind: DatabaseKind,
     private readonly logger: Logger,
     private readonly clock: Clock,
     private readonly matches: MatchesService,
@@ -185,7 +183,7 @@ export class MatchingService {
     const result = runMatchingEngine(input);
     const w0 = performance.now();
     const finishedAt = this.clock.now();
-    await writeRunResult(tx, { eventId: event.id, runId, heats: input.heats, pending, result, finishedAt, kind: this.databaseKind });
+    await writeRunResult(tx, { eventId: event.id, runId, heats: input.heats, pending, result, finishedAt });
     if (timings) Object.assign(timings, { loadMs: e0 - l0, engineMs: w0 - e0, writeMs: performance.now() - w0 });
     return { result, dancerOf: new Map(input.heats.map((h) => [h.id, h.userId])) };
   }
