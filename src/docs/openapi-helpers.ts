@@ -1,3 +1,4 @@
+import { UNFILLED_REASONS } from '../modules/matching/matching.unfilled.js';
 import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
 
 /**
@@ -301,21 +302,27 @@ const suggestionProperties = {
   createdAt: dateTime,
 };
 
-const UNFILLED_REASON_NAMES = [
-  'NO_OTHER_PARTICIPANT',
-  'ALL_CANDIDATES_DANCING',
-  'SLOT_CONFLICT',
-  'ALL_CANDIDATES_REJECTED',
-  'ONLY_OPTED_OUT_AT_CAP',
-  'ALL_CANDIDATES_AT_CAP',
-] as const;
 
 const runOutcomeProperties = {
   reuse: {
     oneOf: [obj({ previous: int, kept: int, added: int, dropped: int, invalid: int }), { type: 'null' }],
     description: 'what became of the pending suggestions the run started from; null for failed runs and runs made before stable re-runs',
   },
-  unfilledByReason: obj(Object.fromEntries(UNFILLED_REASON_NAMES.map((r) => [r, int]))),
+  unfilledByReason: obj(Object.fromEntries(UNFILLED_REASONS.map((r) => [r, int]))),
+};
+
+const runProperties = {
+  id: { type: 'string', format: 'uuid' },
+  eventId: int,
+  trigger: { enum: ['manual', 'scheduled'] },
+  status: { enum: ['running', 'success', 'failed'] },
+  startedAt: dateTime,
+  finishedAt: nullDateTime,
+  heatsTotal: int,
+  heatsAssigned: int,
+  heatsUnassigned: int,
+  error: nullStr,
+  ...runOutcomeProperties,
 };
 
 const unfilledHeat = obj({
@@ -408,33 +415,8 @@ export const componentSchemas: Record<string, Schema> = {
       description: 'the accepted match of dancer and recorder after an accept; null after a reject',
     },
   }),
-  Run: obj({
-    id: { type: 'string', format: 'uuid' },
-    eventId: int,
-    trigger: { enum: ['manual', 'scheduled'] },
-    status: { enum: ['running', 'success', 'failed'] },
-    startedAt: dateTime,
-    finishedAt: nullDateTime,
-    heatsTotal: int,
-    heatsAssigned: int,
-    heatsUnassigned: int,
-    error: nullStr,
-    ...runOutcomeProperties,
-  }),
-  RunDetail: obj({
-    id: { type: 'string', format: 'uuid' },
-    eventId: int,
-    trigger: { enum: ['manual', 'scheduled'] },
-    status: { enum: ['running', 'success', 'failed'] },
-    startedAt: dateTime,
-    finishedAt: nullDateTime,
-    heatsTotal: int,
-    heatsAssigned: int,
-    heatsUnassigned: int,
-    error: nullStr,
-    ...runOutcomeProperties,
-    unfilledHeats: array(unfilledHeat),
-  }),
+  Run: obj(runProperties),
+  RunDetail: obj({ ...runProperties, unfilledHeats: array(unfilledHeat) }),
   RunPreview: obj({
     dryRun: { const: true },
     heatsTotal: int,
@@ -444,7 +426,7 @@ export const componentSchemas: Record<string, Schema> = {
     unfilledByReason: runOutcomeProperties.unfilledByReason,
     unfilledHeats: array(unfilledHeat),
   }),
-  UnfilledReason: { enum: [...UNFILLED_REASON_NAMES] },
+  UnfilledReason: { enum: [...UNFILLED_REASONS] },
   ActivityLogEntry: obj({
     id: int,
     createdAt: dateTime,
