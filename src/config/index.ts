@@ -79,6 +79,11 @@ const schema = z.object({
   HOST: optionalString,
   DATABASE_URL: url(),
   EMBEDDED_DB_DIR: optionalString,
+  // Reliability (issue 16): the pool, its wait, the start-up retry and the shutdown grace.
+  DATABASE_POOL_SIZE: int(10, 1, 1000),
+  DATABASE_POOL_TIMEOUT_MS: int(5000, 1, 600_000),
+  DATABASE_STARTUP_TIMEOUT_SECONDS: int(30, 0, 3600),
+  SHUTDOWN_TIMEOUT_MS: int(2500, 0, 600_000),
   JWT_SECRET: optionalString,
   JWT_EXPIRES_IN_SECONDS: int(24 * 60 * 60, 60, 30 * 24 * 60 * 60),
   BCRYPT_ROUNDS: int(10, 4, 15),
@@ -169,6 +174,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     embeddedDbDir: e.EMBEDDED_DB_DIR ?? '.data/pglite',
+    /**
+     * At most `size` connections; a query waits up to `timeoutMs` for one, then the request
+     * answers 503 with Retry-After (src/lib/database-pool.ts, src/lib/prisma-errors.ts).
+     */
+    databasePool: { size: e.DATABASE_POOL_SIZE, timeoutMs: e.DATABASE_POOL_TIMEOUT_MS },
+    /** How long the start waits for an unreachable database, retrying with backoff (src/lifecycle.ts). */
+    databaseStartupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,
+    /** On SIGTERM, how long in-flight requests may finish before their connections are closed (src/lifecycle.ts). */
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     jwt: {
       secret: e.JWT_SECRET ?? DEV_JWT_SECRET,
       usingDevSecret: e.JWT_SECRET === undefined,

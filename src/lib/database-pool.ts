@@ -10,8 +10,22 @@ import type { DatabasePoolStats } from './metrics.js';
  * `disposeExternalPool` keeps today's lifecycle: `prisma.$disconnect()` ends the pool. (A query
  * after that makes the adapter build a fresh internal pool, which these counters no longer see.)
  */
-export function createPgAdapter(connectionString: string): { adapter: PrismaPg; stats: () => DatabasePoolStats } {
-  const pool = new Pool({ connectionString, connectionTimeoutMillis: 5000 });
+export interface PoolSettings {
+  /** most connections open at once (pg's `max`) */
+  size: number;
+  /**
+   * How long a query waits for a free connection (pg's `connectionTimeoutMillis`, which also
+   * bounds opening one). Past it pg rejects with "timeout exceeded when trying to connect",
+   * which src/lib/prisma-errors.ts reads as "database unavailable": 503 with Retry-After.
+   */
+  timeoutMs: number;
+}
+
+export function createPgAdapter(
+  connectionString: string,
+  settings: PoolSettings = { size: 10, timeoutMs: 5000 },
+): { adapter: PrismaPg; stats: () => DatabasePoolStats } {
+  const pool = new Pool({ connectionString, max: settings.size, connectionTimeoutMillis: settings.timeoutMs });
   return {
     adapter: new PrismaPg(pool, { disposeExternalPool: true }),
     stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

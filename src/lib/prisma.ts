@@ -33,7 +33,7 @@ export class Database {
   private readPoolStats: (() => DatabasePoolStats) | undefined;
 
   constructor(
-    private readonly config: Pick<Config, 'databaseUrl' | 'embeddedDbDir'>,
+    private readonly config: Pick<Config, 'databaseUrl' | 'embeddedDbDir'> & Partial<Pick<Config, 'databasePool'>>,
     private readonly logger: Logger,
   ) {
     this.kind = config.databaseUrl ? 'postgres' : 'embedded';
@@ -42,7 +42,7 @@ export class Database {
 
   private createClient(): PrismaClient {
     if (this.config.databaseUrl) {
-      const pg = createPgAdapter(this.config.databaseUrl);
+      const pg = createPgAdapter(this.config.databaseUrl, this.config.databasePool); // issue 16: size and wait from config
       this.readPoolStats = pg.stats;
       return new PrismaClient({ adapter: pg.adapter });
     }
