@@ -4,7 +4,6 @@ import { Server, type Socket } from 'socket.io';
 import type { Container } from '../container.js';
 import type { Actor } from '../lib/actor.js';
 import { bearerToken } from '../lib/auth.js';
-import { AppError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { toAppError } from '../middleware/error-handler.js';
 import type {
