@@ -5,6 +5,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
 import { Metrics } from './lib/metrics.js';
 import { Mailer } from './lib/mailer.js';
+import { MailQueue } from './lib/mail-queue.js';
 import { Database } from './lib/prisma.js';
 import { RedisConnections } from './lib/redis.js';
 import { createAuthGuards, type AuthGuards } from './middleware/auth.js';
@@ -41,6 +42,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger);
+  // Durable mail (issue 16): src/server.ts starts its worker; callers use mailQueue.enqueue(mail, tx).
+  const mailQueue = new MailQueue(config.databaseUrl, config.mailQueue, mailer, logger);
   const redis = new RedisConnections(config.redisUrl, logger);
   const tokens = new TokenAuthenticator(prisma, config.jwt);
 
@@ -62,6 +65,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     metrics,
     notifier,
     mailer,
+    mailQueue,
     redis,
     tokens,
     audit,
@@ -78,6 +82,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     async close(): Promise<void> {
       releaseBridgedContainer(container);
       notifier.unbind();
+      await mailQueue.stop();
       mailer.close();
       await redis.close();
       await database.close();

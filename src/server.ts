@@ -35,6 +35,7 @@ async function main(): Promise<void> {
       signal: startup.signal,
     });
     await duringStartup(startup.signal, prepare, config.shutdownTimeoutMs);
+    await duringStartup(startup.signal, container.mailQueue.startWorker(), config.shutdownTimeoutMs);
   } catch (err) {
     if (!(err instanceof StartupAborted)) {
       await container.close();
@@ -68,11 +69,14 @@ async function main(): Promise<void> {
     drain.begin();
     logger.info({ signal, inFlight: drain.active }, 'shutting down');
     void (async () => {
+      // A mail being sent gets the same time; if it overruns, pg-boss retries it later.
+      const mailStopped = container.mailQueue.stop(config.shutdownTimeoutMs);
       await stopScheduler().catch((err: unknown) => logger.error({ err }, 'scheduler stop failed'));
       await closeRealtime(io);
       if (!(await drain.finished(config.shutdownTimeoutMs))) {
         logger.warn({ inFlight: drain.active }, 'in-flight requests did not finish in time; closed their connections');
       }
+      await mailStopped;
       await container.close();
       logger.info('shutdown complete');
       process.exit(0);

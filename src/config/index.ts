@@ -96,6 +96,9 @@ const schema = z.object({
   SMTP_PASS: optionalString,
   SMTP_SECURE: bool(false),
   MAIL_FROM: optionalString,
+  MAIL_RETRY_LIMIT: int(10, 0, 1000),
+  MAIL_RETRY_DELAY_SECONDS: int(5, 1, 86_400),
+  MAIL_POLL_INTERVAL_SECONDS: int(2, 1, 3600),
   CSRF_ENABLED: bool(false),
   CSRF_SECRET: optionalString,
   RATE_LIMIT_ENABLED: bool(true),
@@ -202,6 +205,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         }
       : undefined,
     mailFrom: e.MAIL_FROM ?? 'WCS Partner <no-reply@localhost>',
+    /** The durable mail queue (src/lib/mail-queue.ts): retries with doubling delays, then gives up. */
+    mailQueue: {
+      retryLimit: e.MAIL_RETRY_LIMIT,
+      retryDelaySeconds: e.MAIL_RETRY_DELAY_SECONDS,
+      pollingIntervalSeconds: e.MAIL_POLL_INTERVAL_SECONDS,
+    },
     csrf: {
       enabled: e.CSRF_ENABLED,
       secret: e.CSRF_SECRET ?? e.JWT_SECRET ?? DEV_JWT_SECRET,
