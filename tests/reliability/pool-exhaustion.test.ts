@@ -54,6 +54,15 @@ describe('pool exhaustion', () => {
     expect(ack).toEqual({ success: false, error: 'Service temporarily unavailable', code: 'SERVICE_UNAVAILABLE' });
   });
 
+  it('refuses a socket handshake with code SERVICE_UNAVAILABLE, not as a bad token', async () => {
+    const refusal = (await connectSocket(server.url, member.token).then(
+      () => undefined,
+      (err: unknown) => err,
+    )) as Error & { data?: unknown };
+    expect(refusal.message).toBe('Service temporarily unavailable');
+    expect(refusal.data).toEqual({ code: 'SERVICE_UNAVAILABLE' });
+  });
+
   it('serves again once the connection is free', async () => {
     release();
     await holding;
