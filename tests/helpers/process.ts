@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 export const ROOT = path.join(__dirname, '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
 
 export interface RunResult {
   code: number | null;
@@ -10,9 +10,13 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a TypeScript entry point (src/server.ts, src/cli.ts) as a real process. */
+/**
+ * Runs a TypeScript entry point (src/server.ts, src/cli.ts) as a real process, like `npm start`:
+ * one node process with tsx's loader. (The `tsx` CLI runs the code in a second process and, when
+ * that one does not confirm a signal within 30 ms, as under load, SIGKILLs it and exits 143.)
+ */
 export function spawnTs(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(TSX, [entry, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 export function runTs(entry: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60000): Promise<RunResult> {
