@@ -82,6 +82,7 @@ const schema = z.object({
   // Reliability (issue 16): the pool, its wait, the start-up retry and the shutdown grace.
   DATABASE_POOL_SIZE: int(10, 1, 1000),
   DATABASE_POOL_TIMEOUT_MS: int(5000, 1, 600_000),
+  DATABASE_POOL_QUEUE_SIZE: int(200, 0, 1_000_000),
   DATABASE_STARTUP_TIMEOUT_SECONDS: int(30, 0, 3600),
   SHUTDOWN_TIMEOUT_MS: int(2500, 0, 600_000),
   JWT_SECRET: optionalString,
@@ -178,10 +179,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     databaseUrl: e.DATABASE_URL,
     embeddedDbDir: e.EMBEDDED_DB_DIR ?? '.data/pglite',
     /**
-     * At most `size` connections; a query waits up to `timeoutMs` for one, then the request
-     * answers 503 with Retry-After (src/lib/database-pool.ts, src/lib/prisma-errors.ts).
+     * At most `size` connections; a query waits up to `timeoutMs` for one, behind at most
+     * `queueSize` others; past either the request answers 503 with Retry-After
+     * (src/lib/database-pool.ts, src/lib/prisma-errors.ts).
      */
-    databasePool: { size: e.DATABASE_POOL_SIZE, timeoutMs: e.DATABASE_POOL_TIMEOUT_MS },
+    databasePool: { size: e.DATABASE_POOL_SIZE, timeoutMs: e.DATABASE_POOL_TIMEOUT_MS, queueSize: e.DATABASE_POOL_QUEUE_SIZE },
     /** How long the start waits for an unreachable database, retrying with backoff (src/lifecycle.ts). */
     databaseStartupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,
     /** On SIGTERM, how long in-flight requests may finish before their connections are closed (src/lifecycle.ts). */

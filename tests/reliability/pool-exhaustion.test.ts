@@ -1,5 +1,6 @@
 import { startTestServer, type TestServer } from '../helpers/server';
 import { createUser, type TestUser } from '../helpers/factories';
+import { until } from '../helpers/server-process';
 import { connectSocket, emitAck, type ClientSocket } from '../helpers/socket';
 
 /**
@@ -68,5 +69,47 @@ describe('pool exhaustion', () => {
     await holding;
     const res = await server.request.get('/api/events/no-such-event/details').set('Authorization', member.auth);
     expect(res.status).toBe(404);
+  });
+});
+
+describe('a full wait queue', () => {
+  let server: TestServer;
+  let member: TestUser;
+  let release: () => void = () => undefined;
+  let holding: Promise<unknown> = Promise.resolve();
+
+  beforeAll(async () => {
+    member = await createUser();
+    // One connection, a wait long enough never to run out here, room for one waiting query.
+    server = await startTestServer({ databasePool: { size: 1, timeoutMs: 60_000, queueSize: 1 } });
+    await new Promise<void>((held) => {
+      holding = server.container.prisma.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT 1`;
+          held();
+          await new Promise<void>((r) => (release = r));
+        },
+        { maxWait: 60_000, timeout: 60_000 },
+      );
+    });
+  });
+  afterAll(async () => {
+    release();
+    await holding;
+    await server?.close();
+  });
+
+  it('refuses the requests past the queue at once with 503 and serves the queued one when a connection frees up', async () => {
+    const pending = Array.from({ length: 5 }, () =>
+      server.request.get('/api/events/no-such-event/details').set('Authorization', member.auth).then((res) => res),
+    );
+    const settled: number[] = [];
+    pending.forEach((p) => void p.then((res) => settled.push(res.status)));
+    // Four are refused while the connection is still held; one waits in the queue.
+    await until(async () => settled.length >= 4);
+    expect(settled).toEqual([503, 503, 503, 503]);
+    release();
+    const statuses = (await Promise.all(pending)).map((res) => res.status).sort();
+    expect(statuses).toEqual([404, 503, 503, 503, 503]);
   });
 });
