@@ -1,5 +1,6 @@
 import 'dotenv/config';
 import { ConfigError } from './config/config-error.js';
+import { DatabaseUnreachableError } from './lib/startup-errors.js';
 
 /**
  * Entry point: validates the configuration, builds the container, prepares the database
@@ -90,7 +91,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || ['EmbeddedDatabaseLockedError', 'DatabaseUnreachableError'].includes((err as Error)?.name)) {
+  if (err instanceof ConfigError || err instanceof DatabaseUnreachableError || (err as Error)?.name === 'EmbeddedDatabaseLockedError') {
     console.error(`Cannot start: ${(err as Error).message}`);
   } else if ((err as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
     console.error(`Cannot start: port already in use (${(err as Error).message})`);

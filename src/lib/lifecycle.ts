@@ -1,21 +1,14 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from './logger.js';
 import { isDatabaseUnavailable } from './prisma-errors.js';
+import { DatabaseUnreachableError, StartupAborted } from './startup-errors.js';
 
 /**
  * The process lifecycle of src/server.ts (issue 16): waiting for the database at start-up,
  * stopping when a signal arrives during start-up, and draining HTTP on shutdown.
  */
 
-/** The start gave up on an unreachable database; the message is the one line to print. */
-export class DatabaseUnreachableError extends Error {
-  override name = 'DatabaseUnreachableError';
-}
-
-/** A signal arrived before the server was listening. */
-export class StartupAborted extends Error {
-  override name = 'StartupAborted';
-}
+export { DatabaseUnreachableError, StartupAborted } from './startup-errors.js';
 
 /** `database "wcs" at db.internal:5432 (postgresql://app:****@db.internal:5432/wcs)`: never the password. */
 export function describeDatabase(url: string | undefined): string {
@@ -107,7 +100,9 @@ export async function duringStartup<T>(signal: AbortSignal, step: Promise<T>, gr
   );
   const aborted = new Promise<'aborted'>((resolve) => signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
   if ((await Promise.race([settled, aborted])) === 'aborted') {
-    await Promise.race([settled, pause(graceMs, new AbortController().signal)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
     throw new StartupAborted();
   }
   return step;
