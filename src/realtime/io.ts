@@ -85,8 +85,9 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     } catch (err) {
       // issue 16: an unreachable database is not a bad token; the client can retry
       const appError = toAppError(err);
-      const refusal = new Error(appError.status === 401 || appError.status === 503 ? appError.message : 'Invalid or expired token');
-      (refusal as Error & { data?: unknown }).data = { code: appError.status === 503 ? appError.code : 'INVALID_TOKEN' };
+      const known = appError.status === 401 || appError.status === 503;
+      const refusal = new Error(known ? appError.message : 'Invalid or expired token');
+      (refusal as Error & { data?: unknown }).data = { code: known ? appError.code : 'INVALID_TOKEN' };
       next(refusal);
     }
   });
