@@ -17,7 +17,9 @@ describe('pool exhaustion', () => {
 
   beforeAll(async () => {
     member = await createUser();
-    server = await startTestServer({ databasePool: { size: 1, timeoutMs: 100 } });
+    server = await startTestServer({ databasePool: { size: 1, timeoutMs: 1000 } });
+    // Open the pool's connection first (opening one also counts against the wait on a busy machine).
+    await until(() => server.container.database.ping());
     socket = await connectSocket(server.url, member.token);
     // Take the pool's only connection and keep it until released.
     await new Promise<void>((held) => {
