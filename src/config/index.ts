@@ -79,6 +79,12 @@ const schema = z.object({
   DATABASE_URL: url(),
   EMBEDDED_DB_DIR: optionalString,
   EMBEDDED_DB_PORT: int(0, 0, 65535),
+  // Reliability (issue 16): the pool, its wait, the start-up retry and the shutdown grace.
+  DATABASE_POOL_SIZE: int(10, 1, 1000),
+  DATABASE_POOL_TIMEOUT_MS: int(5000, 1, 600_000),
+  DATABASE_POOL_QUEUE_SIZE: int(200, 0, 1_000_000),
+  DATABASE_STARTUP_TIMEOUT_SECONDS: int(30, 0, 3600),
+  SHUTDOWN_TIMEOUT_MS: int(2500, 0, 600_000),
   JWT_SECRET: optionalString,
   JWT_EXPIRES_IN_SECONDS: int(24 * 60 * 60, 60, 30 * 24 * 60 * 60),
   BCRYPT_ROUNDS: int(10, 4, 15),
@@ -91,6 +97,9 @@ const schema = z.object({
   SMTP_PASS: optionalString,
   SMTP_SECURE: bool(false),
   MAIL_FROM: optionalString,
+  MAIL_RETRY_LIMIT: int(10, 0, 1000),
+  MAIL_RETRY_DELAY_SECONDS: int(5, 1, 86_400),
+  MAIL_POLL_INTERVAL_SECONDS: int(2, 1, 3600),
   CSRF_ENABLED: bool(false),
   CSRF_SECRET: optionalString,
   RATE_LIMIT_ENABLED: bool(true),
@@ -170,6 +179,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     databaseUrl: e.DATABASE_URL,
     // The embedded PostgreSQL server used when DATABASE_URL is unset; port 0 = a free port.
     embeddedDb: { dir: e.EMBEDDED_DB_DIR ?? '.data/postgres', port: e.EMBEDDED_DB_PORT || undefined },
+    /**
+     * At most `size` connections; a query waits up to `timeoutMs` for one, behind at most
+     * `queueSize` others; past either the request answers 503 with Retry-After
+     * (src/lib/database-pool.ts, src/lib/prisma-errors.ts).
+     */
+    databasePool: { size: e.DATABASE_POOL_SIZE, timeoutMs: e.DATABASE_POOL_TIMEOUT_MS, queueSize: e.DATABASE_POOL_QUEUE_SIZE },
+    /** How long the start waits for an unreachable database, retrying with backoff (src/lifecycle.ts). */
+    databaseStartupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,
+    /** On SIGTERM, how long in-flight requests may finish before their connections are closed (src/lifecycle.ts). */
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     jwt: {
       secret: e.JWT_SECRET ?? DEV_JWT_SECRET,
       usingDevSecret: e.JWT_SECRET === undefined,
@@ -189,6 +208,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         }
       : undefined,
     mailFrom: e.MAIL_FROM ?? 'WCS Partner <no-reply@localhost>',
+    /** The durable mail queue (src/lib/mail-queue.ts): retries with doubling delays, then gives up. */
+    mailQueue: {
+      retryLimit: e.MAIL_RETRY_LIMIT,
+      retryDelaySeconds: e.MAIL_RETRY_DELAY_SECONDS,
+      pollingIntervalSeconds: e.MAIL_POLL_INTERVAL_SECONDS,
+    },
     csrf: {
       enabled: e.CSRF_ENABLED,
       secret: e.CSRF_SECRET ?? e.JWT_SECRET ?? DEV_JWT_SECRET,

@@ -48,6 +48,15 @@ export function isForeignKeyViolation(err: unknown): boolean {
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 const NET_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P03']);
 
+/**
+ * Messages of "no connection to be had": the server is down or restarting, pg's pool waited
+ * `connectionTimeoutMillis` for a free connection ("timeout exceeded when trying to connect":
+ * pool exhaustion, issue 16) or its wait queue was full (src/lib/database-pool.ts), or the pool
+ * was ended during shutdown.
+ */
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|timeout exceeded when trying to connect|database pool queue is full|Cannot use a pool after calling end on the pool/i;
+
 /** True when the database cannot be reached (connection refused, pool timeout, shutdown). */
 export function isDatabaseUnavailable(err: unknown): boolean {
   let current: unknown = err;
@@ -57,7 +66,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (c instanceof Prisma.PrismaClientInitializationError) return true;
     const kind = (c.cause as AnyRecord | undefined)?.kind;
     if (kind === 'DatabaseNotReachable' || kind === 'DatabaseDoesNotExist' || kind === 'ConnectionClosed') return true;
-    if (typeof c.message === 'string' && /Connection terminated|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection/i.test(c.message)) {
+    if (typeof c.message === 'string' && UNAVAILABLE_MESSAGE.test(c.message)) {
       return true;
     }
     current = c.cause ?? (c.meta as AnyRecord | undefined)?.driverAdapterError;
