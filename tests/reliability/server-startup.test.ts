@@ -112,6 +112,7 @@ describe('SIGTERM in the middle of a migration', () => {
     await next.waitForOutput(/listening on/);
     next.child.kill('SIGTERM');
     expect(await next.exited).toEqual({ code: 0, signal: null });
-    expect(next.output()).toContain('applied 1 migration(s)');
+    // the interrupted migration is applied now (with any later ones)
+    expect(next.output()).toMatch(/"applied":\["[^"\]]*webrtc_transfers"/);
   }, 120000);
 });
