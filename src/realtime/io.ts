@@ -7,6 +7,7 @@ import { bearerToken } from '../lib/auth.js';
 import { AppError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { toAppError } from '../middleware/error-handler.js';
+import { socketInputGuard } from '../middleware/input-guard.js';
 import type {
   Ack,
   ClientToServerEvents,
@@ -88,6 +89,7 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
 
   io.on('connection', (socket) => {
     void socket.join(rooms.user(socket.data.user.id));
+    socket.use(socketInputGuard(socket)); // NUL in a payload: refused before any handler (issue 13)
     for (const register of registrars) register(io, socket, container);
   });
 
