@@ -234,3 +234,43 @@ describe('the error mapper under validation', () => {
     expect(toAppError(err)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
   });
 });
+
+describe('dates out of range in the features (the isoDate atom)', () => {
+  it.each([
+    ['POST', { startDate: [] }],
+    ['POST', { endDate: [] }],
+    ['POST', { startDate: '0000-01-01' }],
+    ['PATCH', { startDate: [] }],
+    ['PATCH', { endDate: '9999-12-31T23:59:59-14:00' }],
+  ])('%s /admin/events with %j answers 400 "Validation failed"', async (method, dates) => {
+    const { auth } = await createAdmin();
+    const event = await createEvent();
+    const body = { name: 'Dates', location: 'Here', startDate: '2031-01-01', endDate: '2031-01-02', ...dates };
+    const res =
+      method === 'POST'
+        ? await api().post('/api/admin/events').set('Authorization', auth).send(body)
+        : await api().patch(`/api/admin/events/${event.slug}`).set('Authorization', auth).send(dates);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(validationFailed(Object.keys(dates)[0]!));
+  });
+
+  it.each(['0000-01-01', '9999-12-31T23:59:59-14:00', '1899-12-31T23:59:59Z'])(
+    'PUT /events/:slug/registration-deadline with %s answers 400 and stores nothing',
+    async (deadline) => {
+      const { auth } = await createAdmin();
+      const event = await createEvent();
+      const res = await api().put(`/api/events/${event.slug}/registration-deadline`).set('Authorization', auth).send({ registrationDeadline: deadline });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(validationFailed('registrationDeadline'));
+      expect((await prisma.event.findUniqueOrThrow({ where: { id: event.id } })).registrationDeadline).toBeNull();
+    },
+  );
+
+  it('PUT /events/:slug/registration-deadline keeps accepting 9999-12-31T23:59:59Z', async () => {
+    const { auth } = await createAdmin();
+    const event = await createEvent();
+    const res = await api().put(`/api/events/${event.slug}/registration-deadline`).set('Authorization', auth).send({ registrationDeadline: '9999-12-31T23:59:59Z' });
+    expect(res.status).toBe(200);
+    expect((await api().get(`/api/events/${event.slug}`).set('Authorization', auth)).status).toBe(200);
+  });
+});
