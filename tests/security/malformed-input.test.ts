@@ -164,6 +164,13 @@ describe('U+0000 in a socket payload', () => {
     expect(await prisma.message.count({ where: { userId: member.user.id } })).toBe(0);
   });
 
+  it.each([2 ** 31, 2 ** 53, 1e308])('join_private_room with matchId %p answers "Validation failed", not a server error', async (matchId) => {
+    const member = await createUser();
+    const socket = await connectSocket(server.url, member.token);
+    sockets.push(socket);
+    expect(await emitAck(socket, 'join_private_room', { matchId })).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+  });
+
   it('without an ack the refusal arrives as error_message', async () => {
     const member = await createUser();
     const socket = await connectSocket(server.url, member.token);
