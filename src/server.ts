@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
   database = await resolveDatabase(config, logger, 'service');
   const container = createContainer({ ...config, databaseUrl: database.url }, { logger, databaseKind: database.kind });
-  if (config.jwt.usingDevSecret) logger.warn('JWT_SECRET is not set: using the development secret (never do this in production)');
+  if (config.jwt.secretFile) logger.warn({ file: config.jwt.secretFile }, 'JWT_SECRET is not set: using the secret generated in the data directory');
   try {
     const prepare = prepareDatabase(() => container.database.prepare(), {
       url: database.url,

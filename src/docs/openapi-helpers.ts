@@ -113,7 +113,7 @@ export interface OperationSpec {
   /** public: no token; user: Bearer; admin: Bearer of an admin (403 ADMIN_REQUIRED otherwise) */
   access: Access;
   parameters?: unknown[];
-  /** JSON request body schema (adds 400 MALFORMED_JSON, 413 and 415) */
+  /** JSON request body schema */
   body?: Schema;
   bodyRequired?: boolean;
   /** success answers: status → response object */
@@ -152,14 +152,16 @@ export function operation(method: Method, spec: OperationSpec): Record<string, u
   for (const [status, codes] of Object.entries(spec.errors ?? {})) add(Number(status), ...codes);
   // A path parameter that is not valid percent-encoding (e.g. `%E0%A4%A`) is refused by the router.
   if (spec.parameters?.some((p) => (p as { in?: string }).in === 'path')) add(400, 'BAD_REQUEST');
+  // Every request may carry a JSON body (parsed before any route), and hostile input
+  // (src/middleware/input-guard.ts) is refused before any route: a control character in the path
+  // or query, U+0000 in the JSON body, a body that is not a JSON object. A value the database
+  // cannot hold that validation let through is a 400 too, never a 500.
+  add(400, 'VALIDATION_ERROR', 'BAD_REQUEST', 'MALFORMED_JSON');
+  add(413, 'PAYLOAD_TOO_LARGE');
+  add(415, 'UNSUPPORTED_ENCODING');
   if (spec.access !== 'public') add(401, 'AUTH_REQUIRED', 'INVALID_TOKEN');
   if (spec.access === 'admin') add(403, 'ADMIN_REQUIRED');
   if (method !== 'get') add(403, 'CSRF_INVALID');
-  if (spec.body) {
-    add(400, 'MALFORMED_JSON');
-    add(413, 'PAYLOAD_TOO_LARGE');
-    add(415, 'UNSUPPORTED_ENCODING');
-  }
   add(429, 'RATE_LIMITED');
   add(500, 'INTERNAL_ERROR');
   add(503, 'SERVICE_UNAVAILABLE');

@@ -73,3 +73,21 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * SQLSTATEs of PostgreSQL's "data exception" class that only input can cause: U+0000 or a bad
+ * byte in text (22021), a number (22003) or date (22008, 22007) out of the column's range, text
+ * that is not of the column's type (22P02), a value too long (22001). Validation refuses these
+ * first; this is the net under it, so that such input never becomes a 500.
+ */
+const INVALID_INPUT_SQLSTATES = new Set(['22021', '22003', '22008', '22007', '22P02', '22001']);
+
+/** True for a database error caused by a value the column cannot hold (see above) or Prisma's P2020. */
+export function isInvalidInputValue(err: unknown): boolean {
+  const e = knownError(err);
+  if (!e) return false;
+  if (e.code === 'P2020') return true;
+  const cause = ((e.meta as AnyRecord | undefined)?.driverAdapterError as AnyRecord | undefined)?.cause as AnyRecord | undefined;
+  const sqlState = cause?.originalCode ?? cause?.code;
+  return typeof sqlState === 'string' && INVALID_INPUT_SQLSTATES.has(sqlState);
+}

@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger.js';
 import {
   isDatabaseUnavailable,
   isForeignKeyViolation,
+  isInvalidInputValue,
   isRecordNotFound,
   isUniqueViolation,
 } from '../lib/prisma-errors.js';
@@ -43,6 +44,8 @@ export function toAppError(err: unknown): AppError {
   if (isRecordNotFound(err)) return new AppError('NOT_FOUND');
   if (isForeignKeyViolation(err)) return new AppError('INVALID_REFERENCE');
   if (err instanceof Prisma.PrismaClientValidationError) return new AppError('BAD_REQUEST', { message: 'Invalid request' });
+  // a value the column cannot hold (NUL in text, an integer or date out of range) that slipped past validation
+  if (isInvalidInputValue(err)) return new AppError('BAD_REQUEST', { message: 'Invalid request' });
   if (isDatabaseUnavailable(err)) return new AppError('SERVICE_UNAVAILABLE');
   // other HTTP errors raised by middleware (e.g. 4xx from a library)
   const status = e.status ?? e.statusCode;

@@ -6,6 +6,7 @@ import type { Actor } from '../lib/actor.js';
 import { bearerToken } from '../lib/auth.js';
 import type { Logger } from '../lib/logger.js';
 import { toAppError } from '../middleware/error-handler.js';
+import { socketInputGuard } from '../middleware/input-guard.js';
 import type {
   Ack,
   ClientToServerEvents,
@@ -94,6 +95,7 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
 
   io.on('connection', (socket) => {
     void socket.join(rooms.user(socket.data.user.id));
+    socket.use(socketInputGuard(socket)); // NUL in a payload: refused before any handler (issue 13)
     for (const register of registrars) register(io, socket, container);
   });
 
