@@ -55,7 +55,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const prisma = database.prisma;
   const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
   const notifier = new Notifier(logger);
-  const mailer = overrides.mailer ?? new Mailer(config, logger);
+  const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
   const redis = new RedisConnections(config.redisUrl, logger);
   const tokens = new TokenAuthenticator(prisma, config.jwt);
 
@@ -63,12 +63,12 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const registry = new RegistryService(config.registry, logger, clock);
   const eventAccess = new EventAccess(prisma);
   const accountSettings = { bcryptRounds: config.bcryptRounds, frontendUrl: config.frontendUrl };
-  const auth = new AuthService(prisma, audit, tokens, mailer, clock, { ...accountSettings, lockout: config.lockout });
+  const auth = new AuthService(prisma, audit, tokens, mailer, clock, metrics, { ...accountSettings, lockout: config.lockout });
   const users = new UsersService(prisma, audit, tokens, mailer, clock, accountSettings);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
   const chatFlood = overrides.chatFlood ?? new TokenBucketLimiter(5, 10, () => clock.now().getTime());
   const chat = new ChatService(prisma);
-  const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, {
+  const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
   });
   const events = new EventsService(prisma, notifier, audit, eventAccess, clock, {
@@ -88,11 +88,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
-  const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
+  const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
   });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
-  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, logger, clock, matches);
+  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics);
 
   const container = {
     config,
