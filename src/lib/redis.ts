@@ -14,6 +14,8 @@ export class RedisConnections {
   constructor(
     private readonly url: string | undefined,
     private readonly logger: Logger,
+    /** REDIS_KEY_PREFIX: every key and channel name the service uses starts with it */
+    readonly keyPrefix = '',
   ) {}
 
   get enabled(): boolean {

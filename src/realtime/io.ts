@@ -83,7 +83,7 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     connectionStateRecovery: undefined,
   });
   // With REDIS_URL, broadcasts reach the sockets of every service instance.
-  if (redis.enabled) io.adapter(createAdapter(redis.command(), redis.subscriber()));
+  if (redis.enabled) io.adapter(createAdapter(redis.command(), redis.subscriber(), { key: `${redis.keyPrefix}socket.io` }));
 
   io.use(async (socket, next) => {
     const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
