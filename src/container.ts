@@ -14,8 +14,8 @@ import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
-import { TokenBucketLimiter, type FloodLimiter } from './modules/chat/flood-limit.js';
-import { RedisTokenBucketLimiter } from './modules/chat/redis-flood-limit.js';
+import type { FloodLimiter } from './modules/chat/flood-limit.js';
+import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
 import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
 import { ChatService, validateContent } from './modules/chat/chat.service.js';
@@ -66,7 +66,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const accountSettings = { bcryptRounds: config.bcryptRounds, frontendUrl: config.frontendUrl };
   const auth = new AuthService(prisma, audit, tokens, mailer, clock, metrics, { ...accountSettings, lockout: config.lockout });
   const users = new UsersService(prisma, audit, tokens, mailer, clock, accountSettings);
-  const chatFlood = overrides.chatFlood ?? createChatFlood(redis, logger, clock);
+  const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);
   const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
@@ -138,24 +138,6 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
 }
 
 export type Container = ReturnType<typeof createContainer>;
-
-/** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
-const CHAT_FLOOD = { ratePerSecond: 5, burst: 10 } as const;
-
-/**
- * The chat flood limiter: per instance, or with REDIS_URL one bucket per user in Redis shared by
- * every instance, falling back to the per-instance bucket while Redis fails.
- */
-function createChatFlood(redis: RedisConnections, logger: Logger, clock: Clock): FloodLimiter {
-  const now = () => clock.now().getTime();
-  const local = new TokenBucketLimiter(CHAT_FLOOD.ratePerSecond, CHAT_FLOOD.burst, now);
-  if (!redis.enabled) return local;
-  return new RedisTokenBucketLimiter((args) => redis.command().sendCommand(args), local, logger, {
-    ...CHAT_FLOOD,
-    keyPrefix: `${redis.keyPrefix}chat-flood:`,
-    now,
-  });
-}
 
 /** The entry points resolve the database (DATABASE_URL or the embedded server) before building a container. */
 function requireDatabaseUrl(config: Config): string {

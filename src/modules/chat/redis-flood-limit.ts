@@ -1,6 +1,24 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/logger.js';
-import type { FloodLimiter } from './flood-limit.js';
+import type { RedisConnections } from '../../lib/redis.js';
+import { TokenBucketLimiter, type FloodLimiter } from './flood-limit.js';
+
+/** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
+export const CHAT_FLOOD_LIMIT = { ratePerSecond: 5, burst: 10 } as const;
+
+/**
+ * The chat flood limiter of the container: per instance, or with REDIS_URL one bucket per user
+ * in Redis shared by every instance, falling back to the per-instance bucket while Redis fails.
+ */
+export function createChatFloodLimiter(redis: RedisConnections, logger: Logger, now: () => number): FloodLimiter {
+  const local = new TokenBucketLimiter(CHAT_FLOOD_LIMIT.ratePerSecond, CHAT_FLOOD_LIMIT.burst, now);
+  if (!redis.enabled) return local;
+  return new RedisTokenBucketLimiter((args) => redis.command().sendCommand(args), local, logger, {
+    ...CHAT_FLOOD_LIMIT,
+    keyPrefix: `${redis.keyPrefix}chat-flood:`,
+    now,
+  });
+}
 
 /**
  * The token bucket of TokenBucketLimiter, kept in Redis so every instance draws on the same
