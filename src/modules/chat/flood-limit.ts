@@ -10,7 +10,6 @@ export interface FloodLimiter {
  * applies the limit on its own; with REDIS_URL the container uses RedisTokenBucketLimiter
  * (redis-flood-limit.ts), which shares the buckets and falls back to this one.
  */
-
 export class TokenBucketLimiter implements FloodLimiter {
   private readonly buckets = new Map<number, { tokens: number; at: number }>();
   private calls = 0;
