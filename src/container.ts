@@ -15,7 +15,8 @@ import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
-import { TokenBucketLimiter, type FloodLimiter } from './modules/chat/flood-limit.js';
+import type { FloodLimiter } from './modules/chat/flood-limit.js';
+import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
 import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
 import { ChatService, validateContent } from './modules/chat/chat.service.js';
@@ -56,22 +57,21 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const prisma = database.prisma;
   const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
   const notifier = new Notifier(logger);
-  const mailer = overrides.mailer ?? new Mailer(config, logger);
-  // Durable mail (issue 16): src/server.ts starts its worker; callers use mailQueue.enqueue(mail, tx).
+  const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
+  // Durable mail: src/server.ts starts its worker; callers use mailQueue.enqueue(mail, tx).
   const mailQueue = new MailQueue(config.databaseUrl, config.mailQueue, mailer, logger);
-  const redis = new RedisConnections(config.redisUrl, logger);
+  const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
   const tokens = new TokenAuthenticator(prisma, config.jwt);
 
   const audit = new ActivityLogService(prisma, notifier, logger, clock);
   const registry = new RegistryService(config.registry, logger, clock);
   const eventAccess = new EventAccess(prisma);
   const accountSettings = { bcryptRounds: config.bcryptRounds, frontendUrl: config.frontendUrl };
-  const auth = new AuthService(prisma, audit, tokens, mailer, clock, { ...accountSettings, lockout: config.lockout });
+  const auth = new AuthService(prisma, audit, tokens, mailer, clock, metrics, { ...accountSettings, lockout: config.lockout });
   const users = new UsersService(prisma, audit, tokens, mailer, clock, accountSettings);
-  /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
-  const chatFlood = overrides.chatFlood ?? new TokenBucketLimiter(5, 10, () => clock.now().getTime());
+  const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);
-  const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, {
+  const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
   });
   const events = new EventsService(prisma, notifier, audit, eventAccess, clock, {
@@ -91,11 +91,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
-  const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
+  const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
   });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
-  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, logger, clock, matches);
+  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics);
 
   const container = {
     config,

@@ -5,6 +5,7 @@ import type { Container } from '../container.js';
 import type { Actor } from '../lib/actor.js';
 import { bearerToken } from '../lib/auth.js';
 import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
 import { toAppError } from '../middleware/error-handler.js';
 import { socketInputGuard } from '../middleware/input-guard.js';
 import type {
@@ -28,32 +29,45 @@ export function socketActor(socket: AppSocket, event: string): Actor {
   return { userId: user.id, username: user.username, ip: socket.handshake.address ?? null, method: 'SOCKET', path: event };
 }
 
+/** What handle() reports to: the logger (unexpected errors) and the metrics (messages, joins). */
+export interface SocketEdge {
+  logger: Logger;
+  metrics: Metrics;
+}
+
 /**
- * Wraps a client→server handler with the acknowledgement convention: ack({ success: true, data })
- * or ack({ success: false, error, code }); without an ack callback, errors are emitted as
- * `error_message`. Unexpected errors never reach the client verbatim (same mapping as HTTP).
+ * Registers the client→server handler of `event` with the acknowledgement convention:
+ * ack({ success: true, data }) or ack({ success: false, error, code }); without an ack callback,
+ * errors are emitted as `error_message`. Unexpected errors never reach the client verbatim (same
+ * mapping as HTTP). Every received message is counted by event name, and a handler that put the
+ * socket into a room it was not in counts as a join under that event name.
  */
 export function handle<A extends unknown[]>(
   socket: AppSocket,
+  event: keyof ClientToServerEvents,
   fn: (...args: A) => Promise<unknown> | unknown,
-  logger?: Logger,
-) {
-  return async (...raw: unknown[]): Promise<void> => {
+  { logger, metrics }: SocketEdge,
+): void {
+  const listener = async (...raw: unknown[]): Promise<void> => {
+    metrics.socketMessageReceived(event);
     const last = raw[raw.length - 1];
     const ack = typeof last === 'function' ? (last as Ack) : undefined;
     const args = (ack ? raw.slice(0, -1) : raw) as A;
+    const roomsBefore = new Set(socket.rooms);
     try {
       const data = await fn(...args);
+      if ([...socket.rooms].some((room) => !roomsBefore.has(room))) metrics.socketJoined(event);
       ack?.(data === undefined ? { success: true } : { success: true, data });
     } catch (err) {
       const appError = toAppError(err);
       // one line per failure; a 503 (database down, pool exhausted) at warn without a stack (issue 16)
-      if (appError.status === 503) logger?.warn({ code: appError.code, socketId: socket.id }, 'socket handler failed: service unavailable');
-      else if (appError.status >= 500) logger?.error({ err, socketId: socket.id }, 'socket handler failed');
+      if (appError.status === 503) logger.warn({ code: appError.code, socketId: socket.id }, 'socket handler failed: service unavailable');
+      else if (appError.status >= 500) logger.error({ err, socketId: socket.id }, 'socket handler failed');
       if (ack) ack({ success: false, error: appError.message, code: appError.code });
       else socket.emit('error_message', { error: appError.message });
     }
   };
+  socket.on(event, listener as never);
 }
 
 /**
@@ -63,7 +77,7 @@ export function handle<A extends unknown[]>(
  * Every socket joins `user_<id>`.
  */
 export function attachRealtime(httpServer: HttpServer, container: Container, registrars: SocketRegistrar[]): AppServer {
-  const { config, redis, tokens, notifier } = container;
+  const { config, redis, tokens, notifier, metrics } = container;
   const io: AppServer = new Server(httpServer, {
     path: '/socket.io',
     cors: { origin: config.corsOrigins, credentials: true },
@@ -71,7 +85,7 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     connectionStateRecovery: undefined,
   });
   // With REDIS_URL, broadcasts reach the sockets of every service instance.
-  if (redis.enabled) io.adapter(createAdapter(redis.command(), redis.subscriber()));
+  if (redis.enabled) io.adapter(createAdapter(redis.command(), redis.subscriber(), { key: `${redis.keyPrefix}socket.io` }));
 
   io.use(async (socket, next) => {
     const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
@@ -94,6 +108,8 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
   });
 
   io.on('connection', (socket) => {
+    metrics.socketConnected();
+    socket.on('disconnect', () => metrics.socketDisconnected());
     void socket.join(rooms.user(socket.data.user.id));
     socket.use(socketInputGuard(socket)); // NUL in a payload: refused before any handler (issue 13)
     for (const register of registrars) register(io, socket, container);

@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { sha256 } from '../../lib/ids.js';
 import { passwordResetMail, verificationMail, type Mailer } from '../../lib/mailer.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import { avatarUrlFor, userObjectSelect } from '../../lib/user-summary.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
@@ -70,6 +71,7 @@ export class AuthService {
     private readonly tokens: TokenAuthenticator,
     private readonly mailer: Mailer,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
     private readonly settings: AuthSettings,
   ) {}
 
@@ -114,6 +116,7 @@ export class AuthService {
    * Checks in order: unknown e-mail → 401 INVALID_CREDENTIALS (after a dummy compare, so
    * timing does not tell); locked account → 423 ACCOUNT_LOCKED with Retry-After; wrong password
    * → counted, 423 when this attempt locks the account, else 401. A success clears the counter.
+   * Every refusal counts in login_failures_total, a new lock also in account_lockouts_total.
    */
   async login(actor: Actor, { email, password }: LoginInput) {
     const found = await this.db.user.findUnique({
@@ -121,6 +124,7 @@ export class AuthService {
       select: { ...userObjectSelect, passwordHash: true, lockedUntil: true, failedLoginAttempts: true },
     });
     if (!found) {
+      this.metrics.loginFailed();
       await bcrypt.compare(password, this.dummyPasswordHash());
       await this.audit.record(actingAs(actor, null), {
         category: 'auth',
@@ -135,6 +139,7 @@ export class AuthService {
     const now = this.clock.now().getTime();
 
     if (lockedUntil && lockedUntil.getTime() > now) {
+      this.metrics.loginFailed();
       await this.audit.record(who, { category: 'auth', action: 'login_locked', success: false });
       throw lockedError(lockedUntil.getTime() - now);
     }
@@ -150,7 +155,9 @@ export class AuthService {
   /** Counts a wrong password and answers the error to throw: 423 when it locked the account, else 401. */
   private async failedLogin(who: Actor, userId: number): Promise<AppError> {
     const after = await this.recordFailedLogin(userId);
+    this.metrics.loginFailed();
     if (after.remainingMs !== null && after.remainingMs > 0) {
+      this.metrics.accountLockedOut();
       await this.audit.record(who, {
         category: 'auth',
         action: 'account_locked',

@@ -42,43 +42,37 @@ function joinedRoom(socket: AppSocket) {
  * leave_event_room; send_event_message({ content }) → event_message to the room only. The rules
  * live in EventChatService; this layer keeps the socket's joined room and the presence list.
  */
-export const registerChatSocket: SocketRegistrar = (io, socket, { eventChat, notifier, logger }) => {
-  socket.on(
+export const registerChatSocket: SocketRegistrar = (io, socket, { eventChat, notifier, logger, metrics }) => {
+  const edge = { logger, metrics };
+  handle(
+    socket,
     'join_event_room',
-    handle(
-      socket,
-      async (slug: unknown) => {
-        const { event, room, history } = await eventChat.openRoom(slug, socket.data.user.id);
-        if (socket.data.eventId !== undefined && socket.data.eventId !== event.id) await leaveCurrentRoom(io, socket);
-        await socket.join(rooms.event(event.id));
-        socket.data.eventId = event.id;
-        socket.data.eventSlug = event.slug;
-        socket.emit('message_history', history);
-        await broadcastActiveUsers(io, event.id);
-        return { eventId: event.id, slug: event.slug, roomId: room.id };
-      },
-      logger,
-    ),
+    async (slug: unknown) => {
+      const { event, room, history } = await eventChat.openRoom(slug, socket.data.user.id);
+      if (socket.data.eventId !== undefined && socket.data.eventId !== event.id) await leaveCurrentRoom(io, socket);
+      await socket.join(rooms.event(event.id));
+      socket.data.eventId = event.id;
+      socket.data.eventSlug = event.slug;
+      socket.emit('message_history', history);
+      await broadcastActiveUsers(io, event.id);
+      return { eventId: event.id, slug: event.slug, roomId: room.id };
+    },
+    edge,
   );
 
-  socket.on(
-    'leave_event_room',
-    handle(socket, () => leaveCurrentRoom(io, socket), logger),
-  );
+  handle(socket, 'leave_event_room', () => leaveCurrentRoom(io, socket), edge);
 
-  socket.on(
+  handle(
+    socket,
     'send_event_message',
-    handle(
-      socket,
-      async (payload: unknown) => {
-        const content = (payload as { content?: unknown } | null | undefined)?.content;
-        const actor = socketActor(socket, 'send_event_message');
-        const { eventId, message } = await eventChat.postMessage(actor, socket.data.user.id, joinedRoom(socket), content);
-        notifier.toRoom(rooms.event(eventId), 'event_message', message);
-        return message;
-      },
-      logger,
-    ),
+    async (payload: unknown) => {
+      const content = (payload as { content?: unknown } | null | undefined)?.content;
+      const actor = socketActor(socket, 'send_event_message');
+      const { eventId, message } = await eventChat.postMessage(actor, socket.data.user.id, joinedRoom(socket), content);
+      notifier.toRoom(rooms.event(eventId), 'event_message', message);
+      return message;
+    },
+    edge,
   );
 
   socket.on('disconnect', () => {

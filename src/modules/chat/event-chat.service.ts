@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { AppError } from '../../lib/errors.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
@@ -49,6 +50,7 @@ export class EventChatService {
     private readonly audit: ActivityLogService,
     private readonly notifier: Notifier,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
     private readonly settings: EventChatSettings,
   ) {}
 
@@ -85,7 +87,7 @@ export class EventChatService {
   async postMessage(actor: Actor, userId: number, joined: JoinedEventRoom | undefined, content: unknown): Promise<{ eventId: number; message: ChatMessagePayload }> {
     if (!joined) throw new AppError('NOT_IN_ROOM');
     const text = validateContent(content);
-    if (!this.flood.take(userId)) {
+    if (!(await this.flood.take(userId))) {
       await this.recordFlood(actor, userId, joined);
       throw new AppError('CHAT_FLOOD');
     }
@@ -98,7 +100,9 @@ export class EventChatService {
     }
     if (ctx.roomId === null) throw new AppError('CHAT_ROOM_NOT_FOUND');
     const author = { id: userId, username: ctx.username, avatar: ctx.avatar };
-    return { eventId: joined.eventId, message: await this.chat.createMessage(ctx.roomId, author, text) };
+    const message = await this.chat.createMessage(ctx.roomId, author, text);
+    this.metrics.chatMessageStored('event');
+    return { eventId: joined.eventId, message };
   }
 
   private findRoom(eventId: number) {

@@ -1,13 +1,15 @@
+/** What a flood limit needs: one token per message and user. */
+export interface FloodLimiter {
+  /** true when `key` (a user id) may send now, and a token is taken. */
+  take(key: number): Promise<boolean>;
+}
+
 /**
  * Per-user flood limit for chat messages: a token bucket refilled at `ratePerSecond` holding at
  * most `burst` tokens. One token per message. In-process state: with several instances each
- * applies the limit on its own (a user's sockets usually stay on one instance).
+ * applies the limit on its own; with REDIS_URL the container uses RedisTokenBucketLimiter
+ * (redis-flood-limit.ts), which shares the buckets and falls back to this one.
  */
-/** What a flood limit needs: one token per message and user. */
-export interface FloodLimiter {
-  take(key: number): boolean;
-}
-
 export class TokenBucketLimiter implements FloodLimiter {
   private readonly buckets = new Map<number, { tokens: number; at: number }>();
   private calls = 0;
@@ -19,7 +21,11 @@ export class TokenBucketLimiter implements FloodLimiter {
   ) {}
 
   /** true when the user may send now (and a token is taken). */
-  take(key: number): boolean {
+  async take(key: number): Promise<boolean> {
+    return this.takeNow(key);
+  }
+
+  private takeNow(key: number): boolean {
     const now = this.now();
     if (++this.calls % 1000 === 0) this.sweep(now);
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };

@@ -10,6 +10,7 @@ import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type ChatMessagePayload, type MatchNotification } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { FloodLimiter } from '../chat/flood-limit.js';
+import type { Metrics } from '../../lib/metrics.js';
 import type { EventAccess } from '../events/event-access.js';
 import type { MatchStatus } from './matches.schemas.js';
 import { completedTransfersInclude, videosReceivedBy } from '../webrtc/transfers.service.js';
@@ -147,6 +148,7 @@ export class MatchesService {
     private readonly chat: MatchChat,
     private readonly chatFlood: FloodLimiter,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
     private readonly settings: MatchesSettings,
   ) {}
 
@@ -315,10 +317,11 @@ export class MatchesService {
    */
   async sendPrivateMessage(matchId: number, author: Author, content: unknown): Promise<ChatMessagePayload & { matchId: number }> {
     const text = this.chat.validateContent(content);
-    if (!this.chatFlood.take(author.id)) throw new AppError('CHAT_FLOOD');
+    if (!(await this.chatFlood.take(author.id))) throw new AppError('CHAT_FLOOD');
     const { roomId, senderVerified } = await this.privateRoom(matchId, author.id);
     if (this.settings.requireEmailVerification && !senderVerified) throw new AppError('EMAIL_NOT_VERIFIED');
     const message = await this.chat.createMessage(roomId, author, text);
+    this.metrics.chatMessageStored('private');
     return { ...message, matchId };
   }
 

@@ -3,6 +3,7 @@ import { systemActor, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { CsvFile } from '../../lib/http.js';
 import type { Notifier } from '../../realtime/notifier.js';
@@ -64,6 +65,7 @@ export class MatchingService {
     private readonly logger: Logger,
     private readonly clock: Clock,
     private readonly matches: MatchesService,
+    private readonly metrics: Metrics,
   ) {}
 
   // -------------------------------------------------------------------------------------
@@ -138,7 +140,7 @@ export class MatchingService {
    * "running") is committed first so that a failure can be recorded; loading, the engine and
    * every write then happen in ONE transaction, so readers see either the old suggestions
    * or the complete new set. Audited once (matching_run or matching_run_failed); users are
-   * notified after the commit.
+   * notified after the commit. Observed in the matching_* metrics once finished, either way.
    */
   private async executeLockedRun(event: Event, trigger: RunTrigger, actor: Actor, timings: RunTimings | undefined): Promise<MatchingRunView> {
     const t0 = performance.now();
@@ -165,11 +167,13 @@ export class MatchingService {
         data: { status: 'failed', finishedAt: this.clock.now(), error: errorText(err) },
         select: runSelect,
       });
+      this.observeRun(toRunView(failed), t0);
       await this.auditRun(event, toRunView(failed), actor);
       return toRunView(failed);
     }
     if (timings) timings.totalMs = performance.now() - t0;
     const finished = toRunView(await this.db.matchingRun.findUniqueOrThrow({ where: { id: run.id }, select: runSelect }));
+    this.observeRun(finished, t0);
     this.notifyAffectedUsers(event, run.id, outcome.result, outcome.dancerOf);
     await this.auditRun(event, finished, actor);
     return finished;
@@ -186,6 +190,15 @@ export class MatchingService {
     await writeRunResult(tx, { eventId: event.id, runId, heats: input.heats, pending, result, finishedAt });
     if (timings) Object.assign(timings, { loadMs: e0 - l0, engineMs: w0 - e0, writeMs: performance.now() - w0 });
     return { result, dancerOf: new Map(input.heats.map((h) => [h.id, h.userId])) };
+  }
+
+  private observeRun(run: MatchingRunView, startedAt: number): void {
+    this.metrics.matchingRunFinished({
+      outcome: run.status === 'failed' ? 'failed' : 'completed',
+      durationSeconds: (performance.now() - startedAt) / 1000,
+      heatsCovered: run.heatsAssigned,
+      heatsUnfilled: run.heatsUnassigned,
+    });
   }
 
   private auditRun(event: Event, run: MatchingRunView, actor: Actor) {
