@@ -79,7 +79,9 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     else if (header) token = bearerToken(header) ?? 'malformed';
     if (!token) return next(new Error('Authentication required'));
     try {
-      socket.data.user = await tokens.authenticate(token);
+      const { user, session } = await tokens.authenticateSession(token);
+      socket.data.user = user;
+      socket.data.session = session;
       next();
     } catch (err) {
       next(new Error(err instanceof AppError && err.status === 401 ? err.message : 'Invalid or expired token'));
@@ -87,12 +89,35 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
   });
 
   io.on('connection', (socket) => {
+    socket.use((packet, next) => void checkSession(socket, packet, container).then(() => next(), () => undefined));
     void socket.join(rooms.user(socket.data.user.id));
     for (const register of registrars) register(io, socket, container);
   });
 
   notifier.bind(io);
   return io;
+}
+
+/**
+ * Runs before every client→server event of a connected socket: once the handshake token
+ * expired, every event is refused (ack `{ success: false, error: "Invalid or expired token" }`)
+ * and the socket is disconnected. Room joins (`join_*`) also reload the user, so they see the
+ * current role and are refused after the session was revoked (password change or reset). The
+ * promise rejects when the event must not run.
+ */
+async function checkSession(socket: AppSocket, packet: unknown[], { tokens, clock }: Container): Promise<void> {
+  const { session } = socket.data;
+  try {
+    if (clock.now().getTime() >= session.expiresAt) throw new AppError('INVALID_TOKEN');
+    if (typeof packet[0] === 'string' && packet[0].startsWith('join_')) socket.data.user = await tokens.currentUser(session);
+  } catch (err) {
+    const appError = toAppError(err);
+    const ack = packet[packet.length - 1];
+    if (typeof ack === 'function') (ack as Ack)({ success: false, error: appError.message, code: appError.code });
+    else socket.emit('error_message', { error: appError.message });
+    if (appError.code === 'INVALID_TOKEN') socket.disconnect(true);
+    throw appError;
+  }
 }
 
 /** Disconnects every socket and closes the Socket.IO server. */

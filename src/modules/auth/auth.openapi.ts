@@ -49,7 +49,7 @@ export const authOpenApi: Record<string, unknown> = {
           password,
           firstName: { type: ['string', 'null'], maxLength: 100 },
           lastName: { type: ['string', 'null'], maxLength: 100 },
-          registryId: { type: ['string', 'integer', 'null'], pattern: '^\\s*(\\d{1,10})?\\s*$', description: '1-10 digits ("" or null: none)' },
+          registryId: { type: ['string', 'null'], pattern: '^\\s*(\\d{1,10})?\\s*$', description: 'a string of 1-10 digits ("" or null: none); a number is refused (400)' },
         },
         ['firstName', 'lastName', 'registryId'],
       ),
