@@ -44,7 +44,7 @@ export const authOpenApi: Record<string, unknown> = {
         userObject,
       body: obj(
         {
-          username: { type: 'string', minLength: 3, maxLength: 50, pattern: '^[A-Za-z0-9_]+$', description: 'unique regardless of case' },
+          username: { type: 'string', minLength: 3, maxLength: 50, pattern: '^[A-Za-z0-9_]+$', description: 'unique regardless of case (`Alice` taken → `alice` gets 409); kept as written for display' },
           email,
           password,
           firstName: { type: ['string', 'null'], maxLength: 100 },
@@ -63,7 +63,7 @@ export const authOpenApi: Record<string, unknown> = {
       summary: 'Log in',
       access: 'public',
       description:
-        'A wrong password and an unknown e-mail both answer 401 "Invalid email or password" (INVALID_CREDENTIALS). Failed attempts are counted atomically; the attempt that reaches LOCKOUT_MAX_ATTEMPTS (default 5) locks the account for LOCKOUT_MINUTES (default 15) and already answers 423. While locked, every login (right password too) answers 423 "Account is locked. Try again in N minute(s)." (N rounded up) with `retryAfter` (seconds) in the body and a `Retry-After` header; the lock ends by itself. A successful login resets the counter. Rate limit: auth tier.',
+        'A wrong password and an unknown e-mail both answer 401 "Invalid email or password" (INVALID_CREDENTIALS). Every attempt on an unlocked account is counted atomically before the password is compared (so parallel attempts cannot get past the limit), and a successful login resets the counter; the attempt that reaches LOCKOUT_MAX_ATTEMPTS (default 5) locks the account for LOCKOUT_MINUTES (default 15) and already answers 423. While locked, every login (right password too) answers 423 "Account is locked. Try again in N minute(s)." (N rounded up) with `retryAfter` (seconds) in the body and a `Retry-After` header; the lock ends by itself. Password hashing runs with bounded concurrency: when too many logins wait for it, 503 SERVICE_UNAVAILABLE with a `Retry-After` header. Rate limit: auth tier.',
       body: obj({ email, password: str }),
       ok: { '200': json(dataOf(ref('AuthResult'))) },
       errors: { 400: ['VALIDATION_ERROR'], 401: ['INVALID_CREDENTIALS'] },
@@ -76,7 +76,7 @@ export const authOpenApi: Record<string, unknown> = {
       summary: 'Verify the e-mail address with the link token',
       access: 'public',
       parameters: [queryParam('token', { type: 'string', minLength: 1, maxLength: 200 }, undefined, true)],
-      description: 'Single use. Sets emailVerified=true and voids the token and the code.',
+      description: 'Single use. Sets emailVerified=true and voids the token and the code. Failed attempts are written to the activity log at most once per IP address and minute (metadata `failures`: how many the entry stands for).',
       ok: { '200': json(messageAndData(['Email verified'], verified)) },
       errors: { 400: ['INVALID_VERIFICATION_TOKEN', 'VALIDATION_ERROR'] },
     }),
@@ -122,7 +122,7 @@ export const authOpenApi: Record<string, unknown> = {
       tags: ['auth'],
       summary: 'Set a new password with the reset token',
       access: 'public',
-      description: 'Single use; also clears the account lock and the failed-login counter.',
+      description: 'Single use; also clears the account lock and the failed-login counter, and ends every earlier session (older tokens answer 401, their sockets are disconnected).',
       body: obj({ token: { type: 'string', minLength: 1, maxLength: 200 }, newPassword: password }),
       ok: { '200': json(messageAndData(['Password has been reset'])) },
       errors: { 400: ['INVALID_RESET_TOKEN', 'VALIDATION_ERROR'] },
