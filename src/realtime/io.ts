@@ -90,12 +90,29 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
 
   io.on('connection', (socket) => {
     socket.use((packet, next) => void checkSession(socket, packet, container).then(() => next(), () => undefined));
+    disconnectAtExpiry(socket, container);
     void socket.join(rooms.user(socket.data.user.id));
     for (const register of registrars) register(io, socket, container);
   });
 
   notifier.bind(io);
   return io;
+}
+
+/** Largest delay setTimeout accepts (about 24.8 days); a longer-lived token is re-armed. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Disconnects the socket when its handshake token expires, so it stops receiving too. */
+function disconnectAtExpiry(socket: AppSocket, { clock }: Container): void {
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = socket.data.session.expiresAt - clock.now().getTime();
+    if (left <= 0) return void socket.disconnect(true);
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    timer.unref();
+  };
+  arm();
+  socket.once('disconnect', () => clearTimeout(timer));
 }
 
 /**
