@@ -5,6 +5,7 @@ import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
 import { Metrics } from './lib/metrics.js';
 import { Mailer } from './lib/mailer.js';
 import { DEFAULT_HASHER_LIMITS, PasswordHasher } from './lib/password-hasher.js';
+import { MailQueue } from './lib/mail-queue.js';
 import { Database, type DatabaseKind } from './lib/prisma.js';
 import { RedisConnections } from './lib/redis.js';
 import { createAuthGuards, type AuthGuards } from './middleware/auth.js';
@@ -54,11 +55,13 @@ export interface ContainerOverrides {
 export function createContainer(config: Config, overrides: ContainerOverrides = {}) {
   const logger = overrides.logger ?? createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
   const clock = overrides.clock ?? systemClock;
-  const database = overrides.database ?? new Database(requireDatabaseUrl(config), overrides.databaseKind ?? 'postgres', logger);
+  const database = overrides.database ?? new Database(requireDatabaseUrl(config), overrides.databaseKind ?? 'postgres', logger, config.databasePool);
   const prisma = database.prisma;
   const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger);
+  // Durable mail (issue 16): src/server.ts starts its worker; callers use mailQueue.enqueue(mail, tx).
+  const mailQueue = new MailQueue(config.databaseUrl, config.mailQueue, mailer, logger);
   const redis = new RedisConnections(config.redisUrl, logger);
   const tokens = new TokenAuthenticator(prisma, config.jwt);
 
@@ -107,6 +110,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     metrics,
     notifier,
     mailer,
+    mailQueue,
     redis,
     tokens,
     passwordHasher,
@@ -134,6 +138,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     /** Releases what the container opened (pool, Redis, SMTP transport). */
     async close(): Promise<void> {
       notifier.unbind();
+      await mailQueue.stop();
       mailer.close();
       await redis.close();
       await database.close();

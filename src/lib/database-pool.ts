@@ -10,8 +10,45 @@ import type { DatabasePoolStats } from './metrics.js';
  * `disposeExternalPool` keeps today's lifecycle: `prisma.$disconnect()` ends the pool. (A query
  * after that makes the adapter build a fresh internal pool, which these counters no longer see.)
  */
-export function createPgAdapter(connectionString: string): { adapter: PrismaPg; stats: () => DatabasePoolStats } {
-  const pool = new Pool({ connectionString, connectionTimeoutMillis: 5000 });
+export interface PoolSettings {
+  /** most connections open at once (pg's `max`) */
+  size: number;
+  /**
+   * How long a query waits for a free connection (pg's `connectionTimeoutMillis`, which also
+   * bounds opening one). Past it pg rejects with "timeout exceeded when trying to connect",
+   * which src/lib/prisma-errors.ts reads as "database unavailable": 503 with Retry-After.
+   */
+  timeoutMs: number;
+  /** most queries waiting for a connection; one more is refused at once (503) instead of queueing */
+  queueSize: number;
+}
+
+/** The refusal of a full wait queue; src/lib/prisma-errors.ts reads it as "database unavailable". */
+export const POOL_QUEUE_FULL = 'database pool queue is full';
+
+/**
+ * Bounds pg's wait queue (it has no such option): with every connection busy and `queueSize`
+ * queries already waiting, `connect` fails at once. pg's own `query` and Prisma's transactions
+ * both go through `pool.connect`.
+ */
+function boundQueue(pool: Pool, settings: PoolSettings): void {
+  const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, ...rest: unknown[]) => void) => unknown;
+  const full = () => pool.idleCount === 0 && pool.totalCount >= settings.size && pool.waitingCount >= settings.queueSize;
+  (pool as unknown as { connect: typeof connect }).connect = (cb) => {
+    if (!full()) return connect(cb);
+    const err = new Error(POOL_QUEUE_FULL);
+    if (!cb) return Promise.reject(err);
+    process.nextTick(() => cb(err));
+    return undefined;
+  };
+}
+
+export function createPgAdapter(
+  connectionString: string,
+  settings: PoolSettings = { size: 10, timeoutMs: 5000, queueSize: 1000 },
+): { adapter: PrismaPg; stats: () => DatabasePoolStats } {
+  const pool = new Pool({ connectionString, max: settings.size, connectionTimeoutMillis: settings.timeoutMs });
+  boundQueue(pool, settings);
   return {
     adapter: new PrismaPg(pool, { disposeExternalPool: true }),
     stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

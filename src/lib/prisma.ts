@@ -3,7 +3,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from './logger.js';
 import { applyMigrations, type MigrationResult, type SqlExecutor } from './migrate.js';
 import { seedReferenceData } from './seed.js';
-import { createPgAdapter } from './database-pool.js';
+import { createPgAdapter, type PoolSettings } from './database-pool.js';
 import type { DatabasePoolStats } from './metrics.js';
 
 /**
@@ -22,8 +22,9 @@ export class Database {
     /** where the URL came from: DATABASE_URL, or the embedded server (reported by /api/health) */
     readonly kind: DatabaseKind,
     private readonly logger: Logger,
+    pool?: PoolSettings,
   ) {
-    const pg = createPgAdapter(url);
+    const pg = createPgAdapter(url, pool);
     this.readPoolStats = pg.stats;
     this.prisma = new PrismaClient({ adapter: pg.adapter });
   }

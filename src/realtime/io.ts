@@ -7,6 +7,7 @@ import { bearerToken } from '../lib/auth.js';
 import { AppError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { toAppError } from '../middleware/error-handler.js';
+import { socketInputGuard } from '../middleware/input-guard.js';
 import type {
   Ack,
   ClientToServerEvents,
@@ -47,7 +48,9 @@ export function handle<A extends unknown[]>(
       ack?.(data === undefined ? { success: true } : { success: true, data });
     } catch (err) {
       const appError = toAppError(err);
-      if (appError.status >= 500) logger?.error({ err, socketId: socket.id }, 'socket handler failed');
+      // one line per failure; a 503 (database down, pool exhausted) at warn without a stack (issue 16)
+      if (appError.status === 503) logger?.warn({ code: appError.code, socketId: socket.id }, 'socket handler failed: service unavailable');
+      else if (appError.status >= 500) logger?.error({ err, socketId: socket.id }, 'socket handler failed');
       if (ack) ack({ success: false, error: appError.message, code: appError.code });
       else socket.emit('error_message', { error: appError.message });
     }
@@ -84,14 +87,21 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
       socket.data.session = session;
       next();
     } catch (err) {
-      next(new Error(err instanceof AppError && err.status === 401 ? err.message : 'Invalid or expired token'));
+      // issue 16: an unreachable database is not a bad token; the client can retry
+      const appError = toAppError(err);
+      const known = appError.status === 401 || appError.status === 503;
+      const refusal = new Error(known ? appError.message : 'Invalid or expired token');
+      (refusal as Error & { data?: unknown }).data = { code: known ? appError.code : 'INVALID_TOKEN' };
+      next(refusal);
     }
   });
 
   io.on('connection', (socket) => {
+    void socket.join(rooms.user(socket.data.user.id));
+    socket.use(socketInputGuard(socket)); // NUL in a payload: refused before any handler (issue 13)
+    // an expired token: every event refused; a revoked session or a lost role: room joins refused
     socket.use((packet, next) => void checkSession(socket, packet, container).then(() => next(), () => undefined));
     disconnectAtExpiry(socket, container);
-    void socket.join(rooms.user(socket.data.user.id));
     for (const register of registrars) register(io, socket, container);
   });
 

@@ -2,6 +2,7 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { pagination } from '../../lib/http.js';
+import { equalsIgnoringCase } from '../../lib/prisma-filters.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type ActivityLogEntryPayload } from '../../realtime/types.js';
@@ -80,12 +81,15 @@ export class ActivityLogService {
     return new Set(admins.map((a) => a.id));
   }
 
-  /** A page of entries (50, newest first) matching the filter; the username matches case-insensitively. */
+  /**
+   * A page of entries (50, newest first) matching the filter; the username is the literal name
+   * ignoring case (`%` and `_` are characters, not wildcards).
+   */
   async list(filter: ActivityLogFilter) {
     const where: Prisma.ActivityLogWhereInput = {
       category: filter.category,
       action: filter.action,
-      username: filter.username ? { equals: filter.username, mode: 'insensitive' } : undefined,
+      username: filter.username ? equalsIgnoringCase(filter.username) : undefined,
       success: filter.success,
       createdAt: filter.from || filter.to ? { gte: filter.from, lte: filter.to } : undefined,
     };
