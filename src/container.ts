@@ -4,6 +4,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
 import { Metrics } from './lib/metrics.js';
 import { Mailer } from './lib/mailer.js';
+import { DEFAULT_HASHER_LIMITS, PasswordHasher } from './lib/password-hasher.js';
 import { MailQueue } from './lib/mail-queue.js';
 import { Database, type DatabaseKind } from './lib/prisma.js';
 import { RedisConnections } from './lib/redis.js';
@@ -40,6 +41,8 @@ export interface ContainerOverrides {
   database?: Database;
   /** where config.databaseUrl came from (the embedded server reports 'embedded') */
   databaseKind?: DatabaseKind;
+  /** bcrypt with other concurrency or queue limits (tests of the 503) */
+  passwordHasher?: PasswordHasher;
   /** the chat flood limiter (scripts/bench-chat.ts passes one that always allows) */
   chatFlood?: FloodLimiter;
 }
@@ -66,9 +69,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const audit = new ActivityLogService(prisma, notifier, logger, clock);
   const registry = new RegistryService(config.registry, logger, clock);
   const eventAccess = new EventAccess(prisma);
-  const accountSettings = { bcryptRounds: config.bcryptRounds, frontendUrl: config.frontendUrl };
-  const auth = new AuthService(prisma, audit, tokens, mailer, clock, metrics, { ...accountSettings, lockout: config.lockout });
-  const users = new UsersService(prisma, audit, tokens, mailer, clock, accountSettings);
+  const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
+  const accountSettings = { frontendUrl: config.frontendUrl };
+  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailer, clock, metrics, { ...accountSettings, lockout: config.lockout });
+  const users = new UsersService(prisma, audit, tokens, passwordHasher, notifier, mailer, clock, accountSettings);
+  /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);
   const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, metrics, {
@@ -109,6 +114,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     mailQueue,
     redis,
     tokens,
+    passwordHasher,
     audit,
     registry,
     eventAccess,

@@ -138,3 +138,23 @@ export function passwordResetMail(frontendUrl: string, to: string, username: str
 <p>The link is valid for 1 hour and can be used once. If you did not ask for this, ignore this mail.</p>`,
   };
 }
+
+/** To the previous address after an e-mail change: a stolen session cannot move the account away unnoticed. */
+export function emailChangedMail(to: string, username: string, newEmail: string): Mail {
+  const text = [
+    `Hi ${username},`,
+    '',
+    `the e-mail address of your account was changed to ${newEmail}.`,
+    '',
+    'If you did not do this, reset your password at once and contact the organisers.',
+  ].join('\n');
+  return {
+    kind: 'email_changed',
+    to,
+    subject: 'Your e-mail address was changed',
+    text,
+    html: `<p>Hi ${escapeHtml(username)},</p>
+<p>the e-mail address of your account was changed to ${escapeHtml(newEmail)}.</p>
+<p>If you did not do this, reset your password at once and contact the organisers.</p>`,
+  };
+}

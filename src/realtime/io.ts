@@ -4,6 +4,7 @@ import { Server, type Socket } from 'socket.io';
 import type { Container } from '../container.js';
 import type { Actor } from '../lib/actor.js';
 import { bearerToken } from '../lib/auth.js';
+import { AppError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import { toAppError } from '../middleware/error-handler.js';
@@ -95,7 +96,9 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     else if (header) token = bearerToken(header) ?? 'malformed';
     if (!token) return next(new Error('Authentication required'));
     try {
-      socket.data.user = await tokens.authenticate(token);
+      const { user, session } = await tokens.authenticateSession(token);
+      socket.data.user = user;
+      socket.data.session = session;
       next();
     } catch (err) {
       // issue 16: an unreachable database is not a bad token; the client can retry
@@ -112,11 +115,52 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     socket.on('disconnect', () => metrics.socketDisconnected());
     void socket.join(rooms.user(socket.data.user.id));
     socket.use(socketInputGuard(socket)); // NUL in a payload: refused before any handler (issue 13)
+    // an expired token: every event refused; a revoked session or a lost role: room joins refused
+    socket.use((packet, next) => void checkSession(socket, packet, container).then(() => next(), () => undefined));
+    disconnectAtExpiry(socket, container);
     for (const register of registrars) register(io, socket, container);
   });
 
   notifier.bind(io);
   return io;
+}
+
+/** Largest delay setTimeout accepts (about 24.8 days); a longer-lived token is re-armed. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Disconnects the socket when its handshake token expires, so it stops receiving too. */
+function disconnectAtExpiry(socket: AppSocket, { clock }: Container): void {
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = socket.data.session.expiresAt - clock.now().getTime();
+    if (left <= 0) return void socket.disconnect(true);
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    timer.unref();
+  };
+  arm();
+  socket.once('disconnect', () => clearTimeout(timer));
+}
+
+/**
+ * Runs before every client→server event of a connected socket: once the handshake token
+ * expired, every event is refused (ack `{ success: false, error: "Invalid or expired token" }`)
+ * and the socket is disconnected. Room joins (`join_*`) also reload the user, so they see the
+ * current role and are refused after the session was revoked (password change or reset). The
+ * promise rejects when the event must not run.
+ */
+async function checkSession(socket: AppSocket, packet: unknown[], { tokens, clock }: Container): Promise<void> {
+  const { session } = socket.data;
+  try {
+    if (clock.now().getTime() >= session.expiresAt) throw new AppError('INVALID_TOKEN');
+    if (typeof packet[0] === 'string' && packet[0].startsWith('join_')) socket.data.user = await tokens.currentUser(session);
+  } catch (err) {
+    const appError = toAppError(err);
+    const ack = packet[packet.length - 1];
+    if (typeof ack === 'function') (ack as Ack)({ success: false, error: appError.message, code: appError.code });
+    else socket.emit('error_message', { error: appError.message });
+    if (appError.code === 'INVALID_TOKEN') socket.disconnect(true);
+    throw appError;
+  }
 }
 
 /** Disconnects every socket and closes the Socket.IO server. */

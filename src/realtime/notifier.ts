@@ -53,6 +53,47 @@ export class Notifier {
     }
   }
 
+  /**
+   * Emits to the sockets of a room whose users `allowed` still admits (e.g. current admins);
+   * the other sockets are taken out of the room instead. For rooms whose membership depends on
+   * a role that can be lost while connected.
+   */
+  async toRoomMembers<E extends keyof ServerToClientEvents>(
+    room: string,
+    allowed: (userIds: number[]) => Promise<Set<number>>,
+    event: E,
+    ...args: Parameters<ServerToClientEvents[E]>
+  ): Promise<void> {
+    if (!this.io) return;
+    try {
+      const sockets = await this.io.in(room).fetchSockets();
+      if (sockets.length === 0) return;
+      const admitted = await allowed([...new Set(sockets.map((s) => s.data.user.id))]);
+      for (const socket of sockets) {
+        if (admitted.has(socket.data.user.id)) socket.emit(event, ...args);
+        else socket.leave(room);
+      }
+    } catch (err) {
+      this.logger.warn({ err, room, event }, 'socket broadcast failed');
+    }
+  }
+
+  /**
+   * Disconnects the user's sockets whose handshake token is older than `keepTokenVersion`
+   * (all of them without it): after a password change or reset.
+   */
+  async disconnectUser(userId: number, keepTokenVersion?: number): Promise<void> {
+    if (!this.io) return;
+    try {
+      const sockets = await this.io.in(rooms.user(userId)).fetchSockets();
+      for (const socket of sockets) {
+        if (keepTokenVersion === undefined || socket.data.session.tokenVersion < keepTokenVersion) socket.disconnect(true);
+      }
+    } catch (err) {
+      this.logger.warn({ err, userId }, 'socket disconnect failed');
+    }
+  }
+
   /** After a user left an event: their sockets leave the event room and presence is updated. */
   async removeUserFromEventRoom(userId: number, eventId: number): Promise<void> {
     if (!this.io) return;

@@ -1,4 +1,4 @@
-import type { AuthUser } from '../lib/auth.js';
+import type { AuthUser, TokenSession } from '../lib/auth.js';
 
 /**
  * Typed Socket.IO event maps (README "Real-time channel", OpenAPI `x-socket-io`).
@@ -119,6 +119,8 @@ export type InterServerEvents = Record<string, never>;
 
 export interface SocketData {
   user: AuthUser;
+  /** the handshake token's session: checked before every event (expiry) and room join (revocation) */
+  session: TokenSession;
   /** id of the event room this socket joined with join_event_room */
   eventId?: number;
   eventSlug?: string;
