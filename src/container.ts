@@ -68,8 +68,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
   const chatFlood = overrides.chatFlood ?? new TokenBucketLimiter(5, 10, () => clock.now().getTime());
   const chat = new ChatService(prisma);
+  const { roomJoins } = config.realtime;
   const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, {
     requireEmailVerification: config.requireEmailVerification,
+    joinLimit: new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () => clock.now().getTime()),
   });
   const events = new EventsService(prisma, notifier, audit, eventAccess, clock, {
     ...config.checkin,
@@ -88,11 +90,15 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
+  const { matchRequests } = config;
   const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
     requireEmailVerification: config.requireEmailVerification,
+    requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () => clock.now().getTime()),
   });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
-  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, logger, clock, matches);
+  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, logger, clock, matches, {
+    requireEmailVerification: config.requireEmailVerification,
+  });
 
   const container = {
     config,

@@ -29,6 +29,8 @@ async function main(): Promise<void> {
   const container = createContainer({ ...config, databaseUrl: database.url }, { logger, databaseKind: database.kind });
   if (config.jwt.usingDevSecret) logger.warn('JWT_SECRET is not set: using the development secret (never do this in production)');
   await container.database.prepare();
+  // Runs left `running` by a process that stopped mid-run (another instance's live run keeps its lock and is left alone).
+  await container.matching.closeInterruptedRuns().catch((err: unknown) => logger.error({ err }, 'closing interrupted matching runs failed'));
 
   const { httpServer, io } = createAppServer(container);
   await new Promise<void>((resolve, reject) => {

@@ -58,7 +58,9 @@ export function handle<A extends unknown[]>(
  * Attaches Socket.IO to the HTTP server (same port, path /socket.io) and binds the
  * container's notifier to it. The handshake carries the JWT in `auth.token` or an
  * `Authorization: Bearer` header and is checked by the same authenticator as HTTP requests.
- * Every socket joins `user_<id>`.
+ * Every socket joins `user_<id>` at the handshake; a user has at most
+ * `config.realtime.maxSocketsPerUser` sockets per instance (more → connect_error "Too many
+ * connections for this user", `data.code` TOO_MANY_CONNECTIONS).
  */
 export function attachRealtime(httpServer: HttpServer, container: Container, registrars: SocketRegistrar[]): AppServer {
   const { config, redis, tokens, notifier } = container;
@@ -80,14 +82,22 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     if (!token) return next(new Error('Authentication required'));
     try {
       socket.data.user = await tokens.authenticate(token);
-      next();
     } catch (err) {
-      next(new Error(err instanceof AppError && err.status === 401 ? err.message : 'Invalid or expired token'));
+      return next(new Error(err instanceof AppError && err.status === 401 ? err.message : 'Invalid or expired token'));
     }
+    // At most config.realtime.maxSocketsPerUser sockets per user on this instance: counted and
+    // joined in one synchronous step, so parallel handshakes cannot overshoot. A handshake that
+    // fails later is cleaned up by Socket.IO (its rooms are left).
+    const userRoom = rooms.user(socket.data.user.id);
+    if ((io.of('/').adapter.rooms.get(userRoom)?.size ?? 0) >= config.realtime.maxSocketsPerUser) {
+      const refused = new AppError('TOO_MANY_CONNECTIONS');
+      return next(Object.assign(new Error(refused.message), { data: { code: refused.code } }));
+    }
+    void socket.join(userRoom);
+    next();
   });
 
   io.on('connection', (socket) => {
-    void socket.join(rooms.user(socket.data.user.id));
     for (const register of registrars) register(io, socket, container);
   });
 
