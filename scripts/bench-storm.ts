@@ -6,8 +6,9 @@
  * TEST_DATABASE_ADMIN_URL or postgresql://postgres@127.0.0.1:5432/postgres). A worker thread
  * connects SOCKETS sockets (one user each) that join one event room, one by one (default) or
  * all at once (`npm run bench:storm -- --at-once`). Then one member sends one message.
- * Reports: bytes received per member during the joins (mean, max, first joiner), presence
- * frames, sockets still connected, and how many sockets the message reached.
+ * Reports: bytes received per socket during the joins (mean, max, first joiner), presence
+ * frames, refused joins (by error), sockets still connected, and how many of the members
+ * the message reached.
  * Everything stays on 127.0.0.1 and every wait is bounded.
  */
 import type { AddressInfo } from 'node:net';
@@ -33,7 +34,7 @@ const dbUrl = (() => {
 Object.assign(process.env, {
   DATABASE_URL: dbUrl,
   NODE_ENV: 'development',
-  LOG_LEVEL: 'silent',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
   RATE_LIMIT_ENABLED: 'false',
   CSRF_ENABLED: 'false',
   MATCHING_SCHEDULER_ENABLED: 'false',
@@ -76,18 +77,25 @@ parentPort.on('message', async (msg) => {
     parentPort.postMessage({ connected: clients.length });
   } else if (msg.type === 'join') {
     const t0 = Date.now();
-    let failed = 0;
-    if (atOnce) failed = (await Promise.all(clients.map(join))).filter((a) => !a || !a.success).length;
-    else for (const c of clients) { const a = await join(c); if (!a || !a.success) failed++; }
+    const errors = {};
+    const record = (c, a) => {
+      c.ok = Boolean(a && a.success);
+      if (!c.ok) { const e = (a && a.error) || 'no ack'; errors[e] = (errors[e] || 0) + 1; }
+    };
+    if (atOnce) await Promise.all(clients.map(async (c) => record(c, await join(c))));
+    else for (const c of clients) record(c, await join(c));
     const joinMs = Date.now() - t0;
-    // settled when the first member heard of everyone else (bounded wait)
-    const settled = await until(() => clients[0].joined >= clients.length - 1 || clients[0].disconnected, msg.settleMs);
-    parentPort.postMessage({ joinMs, failed, settled });
+    const members = clients.filter((c) => c.ok);
+    // settled when the first member heard of every other member (bounded wait)
+    const first = members[0];
+    const settled = first ? await until(() => first.joined >= members.length - 1 || first.disconnected, msg.settleMs) : false;
+    parentPort.postMessage({ joinMs, members: members.length, errors, settled });
   } else if (msg.type === 'send') {
-    const sender = clients[clients.length - 1];
-    const ack = await new Promise((r) => sender.s.emit('send_event_message', { content: 'storm over?' }, r));
-    const live = clients.filter((c) => !c.disconnected).length;
-    await until(() => clients.filter((c) => c.got).length >= live, msg.timeoutMs);
+    const members = clients.filter((c) => c.ok);
+    const sender = members[members.length - 1];
+    const ack = sender ? await new Promise((r) => sender.s.emit('send_event_message', { content: 'storm over?' }, r)) : undefined;
+    const live = members.filter((c) => !c.disconnected).length;
+    if (ack && ack.success) await until(() => clients.filter((c) => c.got).length >= live, msg.timeoutMs);
     parentPort.postMessage({
       sent: Boolean(ack && ack.success),
       delivered: clients.filter((c) => c.got).length,
@@ -164,7 +172,7 @@ async function main() {
     await ask({ type: 'connect' });
     console.log(`joining one event room ${AT_ONCE ? 'all at once' : 'one by one'} ...`);
     const t0 = performance.now();
-    const joined = await ask<{ joinMs: number; failed: number; settled: boolean }>({ type: 'join', settleMs: SETTLE_TIMEOUT_MS });
+    const joined = await ask<{ joinMs: number; members: number; errors: Record<string, number>; settled: boolean }>({ type: 'join', settleMs: SETTLE_TIMEOUT_MS });
     const result = await ask<{ sent: boolean; delivered: number; connected: number; bytes: number[]; presence: number[] }>({
       type: 'send',
       timeoutMs: DELIVERY_TIMEOUT_MS,
@@ -176,11 +184,12 @@ async function main() {
     const totalPresence = result.presence.reduce((a, b) => a + b, 0);
     console.log('');
     console.log(`presence storm: ${SOCKETS} sockets, ${AT_ONCE ? 'all at once' : 'one by one'} (${new Date().toISOString().slice(0, 10)}, ${process.platform}, ${cores()} cores, load ${loadAverage()})`);
-    console.log(`  joins: ${joined.joinMs} ms, failed acks ${joined.failed}, presence settled: ${joined.settled ? 'yes' : 'no (timed out)'}`);
+    const refused = Object.entries(joined.errors).map(([error, n]) => `${n} × "${error}"`).join(', ') || 'none';
+    console.log(`  joins: ${joined.joinMs} ms, ${joined.members} joined, refused acks: ${refused}; presence settled: ${joined.settled ? 'yes' : 'no (timed out)'}`);
     console.log(`  bytes received per member: mean ${kb(totalBytes / SOCKETS)}, max ${kb(Math.max(...result.bytes))}, first joiner ${kb(result.bytes[0])}`);
     console.log(`  presence frames: ${totalPresence} in total (${(totalPresence / SOCKETS).toFixed(1)} per member); all bytes ${kb(totalBytes)}`);
     console.log(`  sockets still connected: ${result.connected} / ${SOCKETS}`);
-    console.log(`  broadcast delivery: ${result.delivered} / ${SOCKETS}${result.sent ? '' : ' (send refused)'}`);
+    console.log(`  broadcast delivery: ${result.delivered} / ${joined.members} members${result.sent ? '' : ' (send refused)'}`);
     console.log(`  total ${totalSeconds.toFixed(1)} s`);
   } finally {
     await worker?.terminate();
