@@ -1,7 +1,5 @@
-import type { SocketRegistrar } from '../../realtime/io.js';
-import { handle, socketActor } from '../../realtime/io.js';
+import { handle, socketActor, type AppSocket, type SocketRegistrar } from '../../realtime/io.js';
 import { rooms } from '../../realtime/types.js';
-import type { AppSocket } from '../../realtime/io.js';
 import { eventPresence } from './chat.presence.js';
 
 /** The event room this socket joined, if any. */
