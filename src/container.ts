@@ -16,8 +16,8 @@ import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
-import type { FloodLimiter } from './modules/chat/flood-limit.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
+import { TokenBucketLimiter, type FloodLimiter } from './modules/chat/flood-limit.js';
 import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
 import { ChatService, validateContent } from './modules/chat/chat.service.js';
@@ -76,8 +76,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);
+  const { roomJoins } = config.realtime;
   const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
+    joinLimit: new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () => clock.now().getTime()),
   });
   const events = new EventsService(prisma, notifier, audit, eventAccess, clock, {
     ...config.checkin,
@@ -96,11 +98,15 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
+  const { matchRequests } = config;
   const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
+    requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () => clock.now().getTime()),
   });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
-  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics);
+  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics, {
+    requireEmailVerification: config.requireEmailVerification,
+  });
 
   const container = {
     config,

@@ -296,6 +296,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       turnSecret: e.TURN_SECRET,
       turnTtlSeconds: e.TURN_TTL_SECONDS,
     },
+    /**
+     * Abuse limits of the real-time channel (per instance): join_event_room per socket (a token
+     * bucket: `burst` joins, refilled at `perSecond`) and sockets per user (refused at the handshake).
+     */
+    realtime: {
+      roomJoins: { perSecond: 1, burst: 10 },
+      maxSocketsPerUser: 20,
+    },
+    /** Match requests per requester (a token bucket: `burst` requests, refilled at `perMinute`). */
+    matchRequests: { perMinute: 10, burst: 10 },
     // Operations (issue 17): bearer token of GET /api/metrics; unset → the route does not exist.
     metrics: { token: e.METRICS_TOKEN },
   };

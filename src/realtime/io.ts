@@ -75,7 +75,9 @@ export function handle<A extends unknown[]>(
  * Attaches Socket.IO to the HTTP server (same port, path /socket.io) and binds the
  * container's notifier to it. The handshake carries the JWT in `auth.token` or an
  * `Authorization: Bearer` header and is checked by the same authenticator as HTTP requests.
- * Every socket joins `user_<id>`.
+ * Every socket joins `user_<id>` at the handshake; a user has at most
+ * `config.realtime.maxSocketsPerUser` sockets per instance (more → connect_error "Too many
+ * connections for this user", `data.code` TOO_MANY_CONNECTIONS).
  */
 export function attachRealtime(httpServer: HttpServer, container: Container, registrars: SocketRegistrar[]): AppServer {
   const { config, redis, tokens, notifier, metrics } = container;
@@ -99,21 +101,29 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
       const { user, session } = await tokens.authenticateSession(token);
       socket.data.user = user;
       socket.data.session = session;
-      next();
     } catch (err) {
-      // issue 16: an unreachable database is not a bad token; the client can retry
+      // an unreachable database is not a bad token; the client can retry
       const appError = toAppError(err);
       const known = appError.status === 401 || appError.status === 503;
       const refusal = new Error(known ? appError.message : 'Invalid or expired token');
       (refusal as Error & { data?: unknown }).data = { code: known ? appError.code : 'INVALID_TOKEN' };
-      next(refusal);
+      return next(refusal);
     }
+    // At most config.realtime.maxSocketsPerUser sockets per user on this instance: counted and
+    // joined in one synchronous step, so parallel handshakes cannot overshoot. A handshake that
+    // fails later is cleaned up by Socket.IO (its rooms are left).
+    const userRoom = rooms.user(socket.data.user.id);
+    if ((io.of('/').adapter.rooms.get(userRoom)?.size ?? 0) >= config.realtime.maxSocketsPerUser) {
+      const refused = new AppError('TOO_MANY_CONNECTIONS');
+      return next(Object.assign(new Error(refused.message), { data: { code: refused.code } }));
+    }
+    void socket.join(userRoom);
+    next();
   });
 
   io.on('connection', (socket) => {
     metrics.socketConnected();
     socket.on('disconnect', () => metrics.socketDisconnected());
-    void socket.join(rooms.user(socket.data.user.id));
     socket.use(socketInputGuard(socket)); // NUL in a payload: refused before any handler (issue 13)
     // an expired token: every event refused; a revoked session or a lost role: room joins refused
     socket.use((packet, next) => void checkSession(socket, packet, container).then(() => next(), () => undefined));

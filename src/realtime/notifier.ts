@@ -3,8 +3,10 @@ import type { AppServer } from './io.js';
 import type { ServerToClientEvents } from './types.js';
 import { rooms } from './types.js';
 
-/** Called after a user's sockets were taken out of an event room (presence update). */
-export type EventRoomLeftHandler = (eventId: number) => Promise<void> | void;
+/** Takes all of a user's sockets out of an event room and tells the room (src/modules/chat/chat.presence.ts). */
+export interface EventRoomPresence {
+  removeUser(userId: number, eventId: number): Promise<void>;
+}
 
 /**
  * The services' only way to reach connected clients. It is created with the container and
@@ -14,18 +16,18 @@ export type EventRoomLeftHandler = (eventId: number) => Promise<void> | void;
  */
 export class Notifier {
   private io: AppServer | undefined;
-  private onEventRoomLeft: EventRoomLeftHandler | undefined;
+  private presence: EventRoomPresence | undefined;
 
   constructor(private readonly logger: Logger) {}
 
-  bind(io: AppServer, onEventRoomLeft?: EventRoomLeftHandler): void {
+  bind(io: AppServer, presence?: EventRoomPresence): void {
     this.io = io;
-    this.onEventRoomLeft = onEventRoomLeft;
+    this.presence = presence;
   }
 
   unbind(): void {
     this.io = undefined;
-    this.onEventRoomLeft = undefined;
+    this.presence = undefined;
   }
 
   get server(): AppServer | undefined {
@@ -94,14 +96,15 @@ export class Notifier {
     }
   }
 
-  /** After a user left an event: their sockets leave the event room and presence is updated. */
+  /** After a user left an event: their sockets leave the event room and the room gets `user_left`. */
   async removeUserFromEventRoom(userId: number, eventId: number): Promise<void> {
     if (!this.io) return;
-    this.removeUserFromRoom(userId, rooms.event(eventId));
+    if (!this.presence) return this.removeUserFromRoom(userId, rooms.event(eventId));
     try {
-      await this.onEventRoomLeft?.(eventId);
+      await this.presence.removeUser(userId, eventId);
     } catch (err) {
-      this.logger.warn({ err, eventId }, 'presence update failed');
+      this.logger.warn({ err, eventId, userId }, 'presence update failed');
+      this.removeUserFromRoom(userId, rooms.event(eventId));
     }
   }
 }

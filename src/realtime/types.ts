@@ -105,6 +105,8 @@ export interface ServerToClientEvents {
   event_message: (message: ChatMessagePayload) => void;
   private_message: (message: ChatMessagePayload & { matchId: number }) => void;
   active_users: (users: { userId: number; username: string; avatar: string }[]) => void;
+  user_joined: (user: { userId: number; username: string; avatar: string }) => void;
+  user_left: (payload: { userId: number }) => void;
   heats_updated: (payload: { userId: number; username: string; heats: HeatPayload[] }) => void;
   match_request_received: (payload: MatchNotification) => void;
   match_accepted: (payload: MatchNotification) => void;

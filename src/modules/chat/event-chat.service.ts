@@ -19,6 +19,8 @@ const FLOOD_LOG_INTERVAL_MS = 60_000;
 export interface EventChatSettings {
   /** sending needs a verified e-mail address (REQUIRE_EMAIL_VERIFICATION) */
   requireEmailVerification: boolean;
+  /** join_event_room throttle, one token per join and socket */
+  joinLimit: FloodLimiter<string>;
 }
 
 /** The event room a socket joined (kept by the socket layer). */
@@ -65,9 +67,12 @@ export class EventChatService {
 
   /**
    * join_event_room: the event, its room (created if missing) and the last 20 messages, oldest
-   * first. Checks: slug a string of 1-50 characters, else 404 → event 404 → participant 403.
+   * first. Checks: join throttle of the socket `socketKey` 429 ROOM_JOIN_THROTTLED (a token
+   * bucket, config `realtime.roomJoins`) → slug a string of 1-50 characters, else 404 → event
+   * 404 → participant 403.
    */
-  async openRoom(slug: unknown, userId: number) {
+  async openRoom(slug: unknown, userId: number, socketKey: string) {
+    if (!this.settings.joinLimit.take(socketKey)) throw new AppError('ROOM_JOIN_THROTTLED');
     if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) throw new AppError('EVENT_NOT_FOUND');
     const event = await this.eventAccess.getBySlug(slug);
     await this.eventAccess.assertParticipant(event.id, userId);

@@ -1,17 +1,25 @@
-/** What a flood limit needs: one token per message and user. */
-export interface FloodLimiter {
-  /** true when `key` (a user id) may send now, and a token is taken. */
-  take(key: number): Promise<boolean>;
-}
-
 /**
  * Per-user flood limit for chat messages: a token bucket refilled at `ratePerSecond` holding at
  * most `burst` tokens. One token per message. In-process state: with several instances each
- * applies the limit on its own; with REDIS_URL the container uses RedisTokenBucketLimiter
- * (redis-flood-limit.ts), which shares the buckets and falls back to this one.
+ * applies the limit on its own (a user's sockets usually stay on one instance).
  */
-export class TokenBucketLimiter implements FloodLimiter {
-  private readonly buckets = new Map<number, { tokens: number; at: number }>();
+/**
+ * What a flood limit needs: one token per action and key (a user id, a socket id); true when
+ * the action may happen now. A shared limit (redis-flood-limit.ts) answers asynchronously, so
+ * callers await the answer.
+ */
+export interface FloodLimiter<K = number> {
+  take(key: K): boolean | Promise<boolean>;
+}
+
+/** A limit kept in this process, whose token can be given back when the action it paid for did not happen. */
+export interface RefundableLimiter<K = number> extends FloodLimiter<K> {
+  take(key: K): boolean;
+  refund(key: K): void;
+}
+
+export class TokenBucketLimiter<K = number> implements RefundableLimiter<K> {
+  private readonly buckets = new Map<K, { tokens: number; at: number }>();
   private calls = 0;
 
   constructor(
@@ -21,11 +29,7 @@ export class TokenBucketLimiter implements FloodLimiter {
   ) {}
 
   /** true when the user may send now (and a token is taken). */
-  async take(key: number): Promise<boolean> {
-    return this.takeNow(key);
-  }
-
-  private takeNow(key: number): boolean {
+  take(key: K): boolean {
     const now = this.now();
     if (++this.calls % 1000 === 0) this.sweep(now);
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
@@ -35,6 +39,12 @@ export class TokenBucketLimiter implements FloodLimiter {
     if (allowed) bucket.tokens -= 1;
     this.buckets.set(key, bucket);
     return allowed;
+  }
+
+  /** Gives back a token taken by `take` (never beyond the burst). */
+  refund(key: K): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
   }
 
   /** Forgets buckets that are full again (idle users), so the map does not grow forever. */

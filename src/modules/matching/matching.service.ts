@@ -1,3 +1,4 @@
+import type { AuthUser } from '../../lib/auth.js';
 import type { Event, Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { systemActor, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
@@ -49,7 +50,15 @@ export const SCHEDULED_RETRY_AFTER_FAILURE_MS = 5 * 60_000;
 /** Rows per page of the CSV export. */
 const EXPORT_PAGE_SIZE = 500;
 
+/** The error text of a run whose process stopped before it finished. */
+export const INTERRUPTED_RUN_ERROR = 'Interrupted (the service stopped during the run)';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface MatchingSettings {
+  /** accepting a suggestion needs a verified e-mail address, like POST /matches (REQUIRE_EMAIL_VERIFICATION) */
+  requireEmailVerification: boolean;
+}
 
 /**
  * Recording-partner matching around the pure engine (matching.engine.ts): runs (manual,
@@ -66,6 +75,7 @@ export class MatchingService {
     private readonly clock: Clock,
     private readonly matches: MatchesService,
     private readonly metrics: Metrics,
+    private readonly settings: MatchingSettings,
   ) {}
 
   // -------------------------------------------------------------------------------------
@@ -114,6 +124,38 @@ export class MatchingService {
     return runs;
   }
 
+  /**
+   * Closes runs left `running` by a process that died: for each event with such a run, the
+   * event's lock is tried first; when it is free no run of the event is alive (a run holds it
+   * from before its row is written until after it is finished), so its `running` rows become
+   * `failed` "Interrupted". A busy event is skipped: its holder is running it (any instance).
+   * Called at start-up and on every scheduler tick. Returns the number of runs closed.
+   */
+  async closeInterruptedRuns(): Promise<number> {
+    const stale = await this.db.matchingRun.findMany({ where: { status: 'running' }, distinct: ['eventId'], select: { eventId: true } });
+    let closed = 0;
+    for (const { eventId } of stale) {
+      const release = await this.lock.tryLock(eventId);
+      if (!release) continue;
+      try {
+        closed += await this.failRunningRuns(eventId);
+      } finally {
+        await release();
+      }
+    }
+    if (closed > 0) this.logger.warn({ closed }, 'interrupted matching runs marked failed');
+    return closed;
+  }
+
+  /** The caller holds the event's lock: no run of it is alive, a `running` row is a leftover. */
+  private async failRunningRuns(eventId: number): Promise<number> {
+    const { count } = await this.db.matchingRun.updateMany({
+      where: { eventId, status: 'running' },
+      data: { status: 'failed', finishedAt: this.clock.now(), error: INTERRUPTED_RUN_ERROR },
+    });
+    return count;
+  }
+
   private async dueEventIds(now: Date): Promise<number[]> {
     const events = await this.db.event.findMany({
       where: {
@@ -146,10 +188,7 @@ export class MatchingService {
     const t0 = performance.now();
     // Holding the lock, no other run of this event is alive: a "running" row left behind
     // by a crashed process is closed as failed.
-    await this.db.matchingRun.updateMany({
-      where: { eventId: event.id, status: 'running' },
-      data: { status: 'failed', finishedAt: this.clock.now(), error: 'Interrupted (the service stopped during the run)' },
-    });
+    await this.failRunningRuns(event.id);
     const run = await this.db.matchingRun.create({
       data: { eventId: event.id, trigger, status: 'running', triggeredById: actor.userId },
       select: { id: true },
@@ -367,7 +406,8 @@ export class MatchingService {
   // Accepting or rejecting
 
   /**
-   * The recorder answers a suggestion. Check order: event 404, participant 403, suggestion
+   * The recorder answers a suggestion. Check order: accepting needs a verified e-mail 403 (the
+   * rule of POST /matches, checked first as there; rejecting does not), event 404, participant 403, suggestion
    * of this event 404 (unknown id; null = a malformed one), recorder 403. Transitions: pending →
    * accepted | rejected; repeating the current answer is a no-op (200); any other change →
    * 409. Accepting creates or reuses an accepted match between dancer and recorder with its
@@ -376,7 +416,8 @@ export class MatchingService {
    * progress (shared advisory lock), so a run never replaces a suggestion being accepted.
    * A change is audited (recording_suggestion_accept / _reject); a no-op is not.
    */
-  async decide(slug: string, suggestionId: number | null, status: Decision, actor: Actor) {
+  async decide(slug: string, suggestionId: number | null, status: Decision, recorder: AuthUser, actor: Actor) {
+    if (status === 'accepted' && this.settings.requireEmailVerification && !recorder.emailVerified) throw new AppError('EMAIL_NOT_VERIFIED');
     const event = await this.eventAccess.getBySlug(slug);
     const userId = actor.userId;
     if (userId === null) throw new AppError('AUTH_REQUIRED');
