@@ -120,7 +120,7 @@ const trustProxy = z
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }).default('development'),
-  PORT: int(3000, 1, 65535),
+  PORT: int(3000, 0, 65535), // 0: a free port chosen by the system (logged at start)
   HOST: optionalString,
   DATABASE_URL: url(),
   EMBEDDED_DB_DIR: optionalString,

@@ -36,7 +36,7 @@ describe('configuration', () => {
   it('stops the real server start with a clear message on a bad PORT', async () => {
     const result = await runTs('src/server.ts', [], childEnv({ PORT: 'not-a-port' }));
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('PORT: must be a whole number from 1 to 65535');
+    expect(result.stderr).toContain('PORT: must be a whole number from 0 to 65535');
     expect(result.stderr).not.toMatch(/at .*\.ts:\d+/); // no stack trace
   });
 

@@ -63,22 +63,38 @@ export interface Health {
 
 export interface ServerProcess {
   child: ChildProcess;
-  port: number;
+  /** the port the service reported listening on (0 until then) */
+  readonly port: number;
   /** stdout and stderr so far */
   output(): string;
   /** exit code (null after a signal) */
   exited: Promise<number | null>;
 }
 
-/** Starts the service (`src/server.ts`) on a free port. */
+/**
+ * Starts the service (`src/server.ts`) on a port the system picks (PORT=0) and reads the port
+ * from its "listening on" line: a port picked here and freed again could be taken meanwhile,
+ * e.g. by the embedded PostgreSQL server the service starts first.
+ */
 export async function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
-  const port = await freePort();
-  const child = spawnTs('src/server.ts', [], { ...env, PORT: String(port), LOG_LEVEL: 'info' });
+  const child = spawnTs('src/server.ts', [], { ...env, PORT: '0', LOG_LEVEL: 'info' });
   let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  let port = 0;
+  const collect = (d: Buffer) => {
+    output += d;
+    port ||= Number(/listening on http:\/\/localhost:(\d+)/.exec(output)?.[1] ?? 0);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, port, output: () => output, exited };
+  return {
+    child,
+    get port() {
+      return port;
+    },
+    output: () => output,
+    exited,
+  };
 }
 
 /** Polls /api/health until it answers 200; fails when the process exits or after `waitMs`. */
@@ -88,6 +104,7 @@ export async function waitForHealth(server: ServerProcess, waitMs = 60000): Prom
   const deadline = Date.now() + waitMs;
   while (!exited && Date.now() < deadline) {
     try {
+      if (!server.port) throw new Error('not listening yet');
       const res = await fetch(`http://127.0.0.1:${server.port}/api/health`);
       if (res.ok) return { status: res.status, body: (await res.json()) as Health['body'] };
     } catch {
