@@ -73,13 +73,23 @@ export class MailQueue {
     if (!boss) return Promise.resolve();
     this.ready ??= (async () => {
       await boss.start();
-      await boss.createQueue(MAIL_QUEUE, {
-        name: MAIL_QUEUE,
-        retryLimit: this.settings.retryLimit,
-        retryDelay: this.settings.retryDelaySeconds,
-        retryBackoff: true,
-        expireInSeconds: SMTP_EXPIRE_SECONDS,
-      });
+      // Instances starting together can deadlock in createQueue (PostgreSQL aborts one of them
+      // with 40P01): that one tries again; the queue exists by then or is created on the retry.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await boss.createQueue(MAIL_QUEUE, {
+            name: MAIL_QUEUE,
+            retryLimit: this.settings.retryLimit,
+            retryDelay: this.settings.retryDelaySeconds,
+            retryBackoff: true,
+            expireInSeconds: SMTP_EXPIRE_SECONDS,
+          });
+          return;
+        } catch (err) {
+          if ((err as { code?: string }).code !== '40P01' || attempt >= 5) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100));
+        }
+      }
     })().catch((err: unknown) => {
       this.ready = undefined;
       throw err;
