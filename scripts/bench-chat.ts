@@ -15,8 +15,8 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
-import { Client } from 'pg';
 import { io as ioClient, type Socket } from 'socket.io-client';
+import { benchDatabase } from './lib/bench-database.js';
 
 const RECEIVERS = 200;
 const FANOUT_RATE = 20; // messages per second
@@ -25,15 +25,10 @@ const BURST_MESSAGES = 300;
 const HISTORY_SAMPLES = 500;
 const PAGE_LIMIT = 20;
 
-const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbName = `wcs_bench_${Date.now()}_${process.pid}`;
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const database = benchDatabase('wcs_bench');
+const dbUrl = database.url;
 
-// Configuration must be in place before any src module is imported (dynamic imports below).
+// The environment the container's configuration is loaded from (loadConfig(process.env) below).
 Object.assign(process.env, {
   DATABASE_URL: dbUrl,
   NODE_ENV: 'development',
@@ -96,16 +91,6 @@ function percentile(values: number[], p: number): number {
 }
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 
-async function adminQuery(sql: string): Promise<void> {
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
-
 function connect(url: string, token: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = ioClient(url, { transports: ['websocket'], reconnection: false, forceNew: true, auth: { token } });
@@ -119,7 +104,7 @@ function emitAck(socket: Socket, event: string, ...args: unknown[]): Promise<{ s
 }
 
 async function main() {
-  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  await database.create();
   const { loadConfig } = await import('../src/config/index.js');
   const { createContainer } = await import('../src/container.js');
   const { createAppServer } = await import('../src/http-server.js');
@@ -316,7 +301,7 @@ async function main() {
       await new Promise<void>((resolve) => httpServer!.close(() => resolve()));
     }
     await container.close();
-    await adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await database.drop();
   }
 }
 
@@ -324,6 +309,6 @@ main().then(
   () => process.exit(0),
   (err) => {
     console.error(err);
-    adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).finally(() => process.exit(1));
+    database.drop().finally(() => process.exit(1));
   },
 );

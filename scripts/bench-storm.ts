@@ -15,22 +15,17 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { Client } from 'pg';
+import { benchDatabase } from './lib/bench-database.js';
 
 const SOCKETS = Number(process.env.BENCH_STORM_SOCKETS ?? 1000);
 const AT_ONCE = process.argv.includes('--at-once');
 const SETTLE_TIMEOUT_MS = 60_000;
 const DELIVERY_TIMEOUT_MS = 30_000;
 
-const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbName = `wcs_storm_${Date.now()}_${process.pid}`;
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const database = benchDatabase('wcs_storm');
+const dbUrl = database.url;
 
-// Configuration must be in place before any src module is imported (dynamic imports below).
+// The environment the container's configuration is loaded from (loadConfig(process.env) below).
 Object.assign(process.env, {
   DATABASE_URL: dbUrl,
   NODE_ENV: 'development',
@@ -110,20 +105,10 @@ parentPort.on('message', async (msg) => {
 });
 `;
 
-async function adminQuery(sql: string): Promise<void> {
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
-
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 async function main() {
-  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  await database.create();
   const { loadConfig } = await import('../src/config/index.js');
   const { createContainer } = await import('../src/container.js');
   const { createAppServer } = await import('../src/http-server.js');
@@ -199,7 +184,7 @@ async function main() {
       await new Promise<void>((resolve) => server!.httpServer.close(() => resolve()));
     }
     await container.close();
-    await adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await database.drop();
   }
 }
 

@@ -11,7 +11,6 @@
  * signals go page to page through the driver instead: the signaling is not on the data path.
  */
 import type { AddressInfo } from 'node:net';
-import { Client } from 'pg';
 import {
   chromiumAvailable,
   CHROMIUM_PATH,
@@ -22,20 +21,16 @@ import {
   signalsSent,
   startPageServer,
 } from '../tests/helpers/handoff-browser.js';
+import { benchDatabase } from './lib/bench-database.js';
 
 const SIZE = 32 * 1024 * 1024;
 const RUNS = 5;
 const MB = 1024 * 1024;
 
-const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbName = `wcs_bench_${Date.now()}_${process.pid}`;
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const database = benchDatabase('wcs_bench_webrtc');
+const dbUrl = database.url;
 
-// Configuration must be in place before any src module is imported (dynamic imports below).
+// The environment the container's configuration is loaded from (loadConfig(process.env) below).
 Object.assign(process.env, {
   DATABASE_URL: dbUrl,
   NODE_ENV: 'development',
@@ -46,22 +41,12 @@ Object.assign(process.env, {
   JWT_SECRET: 'bench-secret-that-is-at-least-32-characters-long',
 });
 
-async function adminQuery(sql: string): Promise<void> {
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
-
 const rate = (bytes: number, ms: number) => `${(bytes / MB / (ms / 1000)).toFixed(1)} MB/s`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
   if (!chromiumAvailable()) throw new Error(`no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
-  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  await database.create();
   const { loadConfig } = await import('../src/config/index.js');
   const { createContainer } = await import('../src/container.js');
   const { createAppServer } = await import('../src/http-server.js');
@@ -141,7 +126,7 @@ async function main() {
       await new Promise<void>((resolve) => httpServer!.close(() => resolve()));
     }
     await container.close();
-    await adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await database.drop();
   }
 }
 
@@ -149,6 +134,6 @@ main().then(
   () => process.exit(0),
   (err) => {
     console.error(err);
-    adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).finally(() => process.exit(1));
+    database.drop().finally(() => process.exit(1));
   },
 );
