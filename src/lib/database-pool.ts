@@ -1,5 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import type { DatabasePoolStats } from './metrics.js';
 
 /**
@@ -9,11 +9,21 @@ import type { DatabasePoolStats } from './metrics.js';
  * exists only on the connection it makes internally), so we pass it our pool instead.
  * `disposeExternalPool` keeps today's lifecycle: `prisma.$disconnect()` ends the pool. (A query
  * after that makes the adapter build a fresh internal pool, which these counters no longer see.)
+ *
+ * Every statement sent on a pool connection is counted (`db_queries_total`; BEGIN and COMMIT
+ * included): `npm run bench:http` reads it to report SQL round trips per request.
  */
 export function createPgAdapter(connectionString: string): { adapter: PrismaPg; stats: () => DatabasePoolStats } {
-  const pool = new Pool({ connectionString, connectionTimeoutMillis: 5000 });
+  let queries = 0;
+  class CountingClient extends Client {
+    override query(...args: unknown[]): never {
+      queries++;
+      return (Client.prototype.query as (...a: unknown[]) => never).apply(this, args);
+    }
+  }
+  const pool = new Pool({ connectionString, connectionTimeoutMillis: 5000, Client: CountingClient });
   return {
     adapter: new PrismaPg(pool, { disposeExternalPool: true }),
-    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, queries }),
   };
 }
