@@ -27,6 +27,8 @@ export interface ContainerOverrides {
   clock?: Clock;
   mailer?: Mailer;
   database?: Database;
+  /** the server's log lines leave through an asynchronous destination (src/lib/logger.ts) */
+  asyncLogs?: boolean;
 }
 
 /**
@@ -36,7 +38,8 @@ export interface ContainerOverrides {
  * to nothing: the database pool and Redis open on first use.
  */
 export function createContainer(config: Config, overrides: ContainerOverrides = {}) {
-  const logger = overrides.logger ?? createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
+  const logger =
+    overrides.logger ?? createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true), overrides.asyncLogs);
   const clock = overrides.clock ?? systemClock;
   const database = overrides.database ?? new Database(config, logger);
   const prisma = database.prisma;
@@ -44,7 +47,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger);
   const redis = new RedisConnections(config.redisUrl, logger);
-  const tokens = new TokenAuthenticator(prisma, config.jwt);
+  const tokens = new TokenAuthenticator(database.sql, config.jwt);
 
   const audit = new ActivityLogService(prisma, notifier, logger, clock);
   const registry = new RegistryService(config.registry, logger, clock);

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const { startMatchingScheduler } = await import('./modules/matching/matching.scheduler.js');
 
   const config = loadConfig(process.env);
-  const container = createContainer(config);
+  const container = createContainer(config, { asyncLogs: true });
   const { logger } = container;
   if (config.jwt.usingDevSecret) logger.warn('JWT_SECRET is not set: using the development secret (never do this in production)');
   await container.database.prepare();

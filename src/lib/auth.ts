@@ -1,7 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import { AppError } from './errors.js';
+import { sql, type SqlReader } from './sql.js';
 import { bridgedContainer } from '../container-bridge.js';
 
 /** The caller as seen by routes and socket handlers (loaded from the database). */
@@ -14,14 +14,11 @@ export interface AuthUser {
   emailVerified: boolean;
 }
 
-const authUserSelect = {
-  id: true,
-  username: true,
-  email: true,
-  avatar: true,
-  isAdmin: true,
-  emailVerified: true,
-} as const;
+/** Read on every authenticated request and socket handshake, so never from a cache: a deleted or demoted user is refused at once. */
+const authUserById = sql(
+  'auth_user_by_id',
+  'SELECT id, username, email, avatar, "isAdmin", "emailVerified" FROM "User" WHERE id = $1',
+);
 
 export interface JwtSettings {
   secret: string;
@@ -37,7 +34,7 @@ export class TokenAuthenticator {
   private readonly key: KeyObject;
 
   constructor(
-    private readonly db: PrismaClient,
+    private readonly db: SqlReader,
     private readonly settings: JwtSettings,
   ) {
     this.key = createSecretKey(Buffer.from(settings.secret, 'utf8'));
@@ -67,7 +64,7 @@ export class TokenAuthenticator {
   /** Verifies the JWT and loads the user; a token of a deleted user is refused. */
   async authenticate(token: string): Promise<AuthUser> {
     const id = this.verify(token);
-    const user = await this.db.user.findUnique({ where: { id }, select: authUserSelect });
+    const [user] = await this.db.rows<AuthUser>(authUserById, [id]);
     if (!user) throw new AppError('INVALID_TOKEN');
     return user;
   }

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Client, Pool } from 'pg';
 import type { DatabasePoolStats } from './metrics.js';
+import type { SqlReader } from './sql.js';
 
 /**
  * The pg pool behind Prisma, built here so that its counters can be read for the metrics.
@@ -10,10 +11,16 @@ import type { DatabasePoolStats } from './metrics.js';
  * `disposeExternalPool` keeps today's lifecycle: `prisma.$disconnect()` ends the pool. (A query
  * after that makes the adapter build a fresh internal pool, which these counters no longer see.)
  *
+ * The same pool serves the plain SQL reads of src/lib/sql.ts.
+ *
  * Every statement sent on a pool connection is counted (`db_queries_total`; BEGIN and COMMIT
  * included): `npm run bench:http` reads it to report SQL round trips per request.
  */
-export function createPgAdapter(connectionString: string): { adapter: PrismaPg; stats: () => DatabasePoolStats } {
+export function createPgAdapter(connectionString: string): {
+  adapter: PrismaPg;
+  reader: SqlReader;
+  stats: () => DatabasePoolStats;
+} {
   let queries = 0;
   class CountingClient extends Client {
     override query(...args: unknown[]): never {
@@ -24,6 +31,10 @@ export function createPgAdapter(connectionString: string): { adapter: PrismaPg; 
   const pool = new Pool({ connectionString, connectionTimeoutMillis: 5000, Client: CountingClient });
   return {
     adapter: new PrismaPg(pool, { disposeExternalPool: true }),
+    reader: {
+      rows: async <T>(statement: { name: string; text: string }, params: readonly unknown[]) =>
+        (await pool.query({ name: statement.name, text: statement.text, values: params as unknown[] })).rows as T[],
+    },
     stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, queries }),
   };
 }

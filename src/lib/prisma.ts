@@ -10,6 +10,7 @@ import { applyMigrations, type MigrationResult, type SqlExecutor } from './migra
 import { seedReferenceData } from './seed.js';
 import { createPgAdapter } from './database-pool.js';
 import type { DatabasePoolStats } from './metrics.js';
+import type { SqlReader } from './sql.js';
 import { bridgedPrisma } from '../container-bridge.js';
 
 /**
@@ -28,6 +29,8 @@ export class EmbeddedDatabaseLockedError extends Error {
 export class Database {
   readonly prisma: PrismaClient;
   readonly kind: DatabaseKind;
+  /** plain SQL reads of the hot paths on the same connections (src/lib/sql.ts) */
+  readonly sql: SqlReader;
   private pglite: PGlite | undefined;
   private lockFile: string | undefined;
   private readPoolStats: (() => DatabasePoolStats) | undefined;
@@ -37,20 +40,27 @@ export class Database {
     private readonly logger: Logger,
   ) {
     this.kind = config.databaseUrl ? 'postgres' : 'embedded';
-    this.prisma = this.createClient();
+    const { prisma, sql } = this.createClient();
+    this.prisma = prisma;
+    this.sql = sql;
   }
 
-  private createClient(): PrismaClient {
+  private createClient(): { prisma: PrismaClient; sql: SqlReader } {
     if (this.config.databaseUrl) {
       const pg = createPgAdapter(this.config.databaseUrl);
       this.readPoolStats = pg.stats;
-      return new PrismaClient({ adapter: pg.adapter });
+      return { prisma: new PrismaClient({ adapter: pg.adapter }), sql: pg.reader };
     }
     const dir = path.resolve(this.config.embeddedDbDir);
     mkdirSync(dir, { recursive: true });
     this.lockEmbeddedDirectory(dir);
-    this.pglite = new PGlite(dir);
-    return new PrismaClient({ adapter: new PrismaPGlite(this.pglite) });
+    const pglite = new PGlite(dir);
+    this.pglite = pglite;
+    const sql: SqlReader = {
+      rows: async <T>(statement: { text: string }, params: readonly unknown[]) =>
+        (await pglite.query<T>(statement.text, params as unknown[])).rows,
+    };
+    return { prisma: new PrismaClient({ adapter: new PrismaPGlite(pglite) }), sql };
   }
 
   /**
