@@ -54,7 +54,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const eventAccess = new EventAccess(prisma);
   const accountSettings = { bcryptRounds: config.bcryptRounds, frontendUrl: config.frontendUrl };
   const auth = new AuthService(prisma, audit, tokens, mailer, clock, { ...accountSettings, lockout: config.lockout });
-  const users = new UsersService(prisma, audit, tokens, mailer, clock, accountSettings);
+  const users = new UsersService(prisma, database.sql, audit, tokens, mailer, clock, accountSettings);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
   const chatFlood = new TokenBucketLimiter(5, 10, () => clock.now().getTime());
   const notify = notifier.toUser.bind(notifier);
