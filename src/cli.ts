@@ -49,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
             description: { type: 'string' },
           },
         });
-        const event = await commands.createEvent({
+        const event = await commands.createEvent(container.events, {
           name: values.name,
           location: values.location,
           start: values.start,
@@ -64,7 +64,7 @@ async function main(argv: string[]): Promise<number> {
       case 'matching:run': {
         const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
         if (positionals.length !== 1) throw new UsageError('matching:run takes exactly one event slug');
-        const run = await commands.runMatching(positionals[0]);
+        const run = await commands.runMatching(container.matching, positionals[0]);
         console.log(JSON.stringify(run, null, 2));
         return 0;
       }

@@ -15,9 +15,19 @@ import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
-import { TokenBucketLimiter } from './modules/chat/flood-limit.js';
+import { TokenBucketLimiter, type FloodLimiter } from './modules/chat/flood-limit.js';
 import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
+import { ChatService, validateContent } from './modules/chat/chat.service.js';
+import { EventChatService } from './modules/chat/event-chat.service.js';
+import { EventsService } from './modules/events/events.service.js';
+import { DashboardService } from './modules/dashboard/dashboard.service.js';
+import { HeatsService } from './modules/heats/heats.service.js';
+import { EventSettingsService } from './modules/event-settings/event-settings.service.js';
+import { MatchesService } from './modules/matches/matches.service.js';
+import { ReferenceData } from './lib/reference-data.js';
+import { MatchingLock } from './modules/matching/matching.lock.js';
+import { MatchingService } from './modules/matching/matching.service.js';
 import { Notifier } from './realtime/notifier.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
@@ -27,6 +37,8 @@ export interface ContainerOverrides {
   clock?: Clock;
   mailer?: Mailer;
   database?: Database;
+  /** the chat flood limiter (scripts/bench-chat.ts passes one that always allows) */
+  chatFlood?: FloodLimiter;
   /** the server's log lines leave through an asynchronous destination (src/lib/logger.ts) */
   asyncLogs?: boolean;
 }
@@ -56,10 +68,33 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const auth = new AuthService(prisma, audit, tokens, mailer, clock, { ...accountSettings, lockout: config.lockout });
   const users = new UsersService(prisma, database.sql, audit, tokens, mailer, clock, accountSettings);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
-  const chatFlood = new TokenBucketLimiter(5, 10, () => clock.now().getTime());
+  const chatFlood = overrides.chatFlood ?? new TokenBucketLimiter(5, 10, () => clock.now().getTime());
+  const chat = new ChatService(prisma);
+  const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, {
+    requireEmailVerification: config.requireEmailVerification,
+  });
+  const events = new EventsService(prisma, notifier, audit, eventAccess, clock, {
+    ...config.checkin,
+    frontendUrl: config.frontendUrl,
+  });
   const notify = notifier.toUser.bind(notifier);
   const webrtc = new WebrtcService({ prisma, config: config.webrtc, clock: () => clock.now(), notify });
   const transfers = new TransfersService({ prisma, clock: () => clock.now(), notify });
+  const dashboard = new DashboardService(prisma, transfers);
+  const referenceData = new ReferenceData(prisma);
+  const heats = new HeatsService(prisma, notifier, audit, eventAccess, referenceData);
+  const eventSettings = new EventSettingsService(prisma, audit, eventAccess);
+  // what matches uses of the chat core (MatchChat)
+  const matchChat = {
+    validateContent,
+    createMessage: chat.createMessage.bind(chat),
+    listRoomMessages: chat.listRoomMessages.bind(chat),
+  };
+  const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
+    requireEmailVerification: config.requireEmailVerification,
+  });
+  const matchingLock = new MatchingLock(database.kind, config.databaseUrl);
+  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, database.kind, logger, clock);
 
   const container = {
     config,
@@ -80,6 +115,15 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     chatFlood,
     webrtc,
     transfers,
+    chat,
+    eventChat,
+    events,
+    dashboard,
+    referenceData,
+    heats,
+    eventSettings,
+    matches,
+    matching,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

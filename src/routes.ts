@@ -2,13 +2,14 @@ import type { Router } from 'express';
 import type { Container } from './container.js';
 import { createActivityLogRouter } from './modules/activity-log/activity-log.router.js';
 import { createAuthRouter } from './modules/auth/auth.router.js';
-import { chatRouter } from './modules/chat/chat.router.js';
-import { dashboardRouter } from './modules/dashboard/dashboard.router.js';
-import { eventsRouter } from './modules/events/events.router.js';
+import { createChatRouter } from './modules/chat/chat.router.js';
+import { createDashboardRouter } from './modules/dashboard/dashboard.router.js';
+import { createEventsRouter } from './modules/events/events.router.js';
 import { createHealthRouter } from './modules/health/health.router.js';
-import { heatsRouter } from './modules/heats/heats.router.js';
-import { matchesRouter } from './modules/matches/matches.router.js';
-import { matchingRouter } from './modules/matching/matching.router.js';
+import { createEventSettingsRouter } from './modules/event-settings/event-settings.router.js';
+import { createHeatsRouter } from './modules/heats/heats.router.js';
+import { createMatchesRouter } from './modules/matches/matches.router.js';
+import { createMatchingRouter } from './modules/matching/matching.router.js';
 import { createRegistryRouter } from './modules/registry/registry.router.js';
 import { createUsersRouter } from './modules/users/users.router.js';
 import { createWebrtcRouter } from './modules/webrtc/webrtc.router.js';
@@ -24,12 +25,13 @@ export const createRouters = (c: Container): Router[] => [
   createAuthRouter(c),
   createUsersRouter(c),
   createRegistryRouter(c),
-  eventsRouter,
-  chatRouter,
-  heatsRouter,
-  matchesRouter,
-  matchingRouter,
+  createEventsRouter(c),
+  createChatRouter(c),
+  createHeatsRouter(c),
+  createEventSettingsRouter(c),
+  createMatchesRouter(c),
+  createMatchingRouter(c),
   createActivityLogRouter(c),
-  dashboardRouter,
+  createDashboardRouter(c),
   createWebrtcRouter(c),
 ];

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, database: container.database.kind, env: config.env }, `listening on http://localhost:${port}`);
 
-  const stopScheduler = config.matchingScheduler.enabled ? startMatchingScheduler() : async () => undefined;
+  const stopScheduler = config.matchingScheduler.enabled ? startMatchingScheduler(container) : async () => undefined;
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {

@@ -1,7 +1,9 @@
 import type { Container } from '../container.js';
 import { AppError } from '../lib/errors.js';
+import type { MatchingService } from '../modules/matching/matching.service.js';
 import { prisma } from '../lib/prisma.js';
-import { createEvent as createEventRecord } from '../modules/events/events.service.js';
+import { systemActor } from '../lib/actor.js';
+import type { EventsService } from '../modules/events/events.service.js';
 
 /** `user:promote <email>`: makes the user of that address an admin. */
 export function promoteUser({ users }: Pick<Container, 'users'>, email: string) {
@@ -24,8 +26,8 @@ function parseDate(label: string, value: string | undefined): Date {
   return date;
 }
 
-/** Creates an event with a random slug (shared by the CLI and POST /admin/events). */
-export async function createEvent(input: CreateEventInput) {
+/** event:create: parses the options and creates the event through EventsService.create (as POST /admin/events does). */
+export async function createEvent(events: EventsService, input: CreateEventInput) {
   const name = input.name?.trim();
   const location = input.location?.trim();
   if (!name) throw new AppError('BAD_REQUEST', { message: '--name is required' });
@@ -33,7 +35,7 @@ export async function createEvent(input: CreateEventInput) {
   const startDate = parseDate('start', input.start);
   const endDate = parseDate('end', input.end);
   if (endDate < startDate) throw new AppError('BAD_REQUEST', { message: '--end must not be before --start' });
-  return createEventRecord({
+  return events.create(systemActor('cli'), {
     name,
     location,
     startDate,
@@ -44,14 +46,11 @@ export async function createEvent(input: CreateEventInput) {
 }
 
 /**
- * Runs matching for an event now (trigger "manual", no admin user) and returns the finished
- * run; a failed run (kept with its error) or a run already in progress ends with exit 1.
+ * Runs matching for an event now (trigger "manual", the system actor "cli") and returns the
+ * finished run; a failed run (kept with its error) or a run already in progress ends with exit 1.
  */
-export async function runMatching(slug: string): Promise<unknown> {
-  const event = await prisma.event.findUnique({ where: { slug } });
-  if (!event) throw new AppError('EVENT_NOT_FOUND');
-  const { runMatchingNow } = await import('../modules/matching/matching.service.js');
-  const run = await runMatchingNow(event, 'manual', { userId: null, username: null });
+export async function runMatching(matching: MatchingService, slug: string): Promise<unknown> {
+  const run = await matching.runNow(slug, systemActor('cli'));
   if (run.status !== 'success') throw new AppError('MATCHING_RUN_FAILED', { message: `Matching run ${run.id} failed: ${run.error ?? 'unknown error'}` });
   return run;
 }

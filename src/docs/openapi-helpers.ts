@@ -296,9 +296,34 @@ const suggestionProperties = {
   dancer: ref('UserSummary'),
   recorder: { oneOf: [ref('UserSummary'), { type: 'null' }] },
   status: { enum: ['pending', 'accepted', 'rejected', 'not_found'] },
+  unfilledReason: { oneOf: [ref('UnfilledReason'), { type: 'null' }], description: 'why a `not_found` heat has no recorder; null otherwise' },
   originRunId: { type: 'string', format: 'uuid' },
   createdAt: dateTime,
 };
+
+const UNFILLED_REASON_NAMES = [
+  'NO_OTHER_PARTICIPANT',
+  'ALL_CANDIDATES_DANCING',
+  'SLOT_CONFLICT',
+  'ALL_CANDIDATES_REJECTED',
+  'ONLY_OPTED_OUT_AT_CAP',
+  'ALL_CANDIDATES_AT_CAP',
+] as const;
+
+const runOutcomeProperties = {
+  reuse: {
+    oneOf: [obj({ previous: int, kept: int, added: int, dropped: int, invalid: int }), { type: 'null' }],
+    description: 'what became of the pending suggestions the run started from; null for failed runs and runs made before stable re-runs',
+  },
+  unfilledByReason: obj(Object.fromEntries(UNFILLED_REASON_NAMES.map((r) => [r, int]))),
+};
+
+const unfilledHeat = obj({
+  heatId: int,
+  reason: ref('UnfilledReason'),
+  heat: { oneOf: [ref('Heat'), { type: 'null' }] },
+  dancer: { oneOf: [ref('UserSummary'), { type: 'null' }] },
+});
 
 export const userSummary = ref('UserSummary');
 
@@ -394,7 +419,32 @@ export const componentSchemas: Record<string, Schema> = {
     heatsAssigned: int,
     heatsUnassigned: int,
     error: nullStr,
+    ...runOutcomeProperties,
   }),
+  RunDetail: obj({
+    id: { type: 'string', format: 'uuid' },
+    eventId: int,
+    trigger: { enum: ['manual', 'scheduled'] },
+    status: { enum: ['running', 'success', 'failed'] },
+    startedAt: dateTime,
+    finishedAt: nullDateTime,
+    heatsTotal: int,
+    heatsAssigned: int,
+    heatsUnassigned: int,
+    error: nullStr,
+    ...runOutcomeProperties,
+    unfilledHeats: array(unfilledHeat),
+  }),
+  RunPreview: obj({
+    dryRun: { const: true },
+    heatsTotal: int,
+    heatsAssigned: int,
+    heatsUnassigned: int,
+    reuse: obj({ previous: int, kept: int, added: int, dropped: int, invalid: int }),
+    unfilledByReason: runOutcomeProperties.unfilledByReason,
+    unfilledHeats: array(unfilledHeat),
+  }),
+  UnfilledReason: { enum: [...UNFILLED_REASON_NAMES] },
   ActivityLogEntry: obj({
     id: int,
     createdAt: dateTime,

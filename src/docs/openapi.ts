@@ -4,6 +4,7 @@ import { authOpenApi } from '../modules/auth/auth.openapi.js';
 import { chatOpenApi } from '../modules/chat/chat.openapi.js';
 import { dashboardOpenApi } from '../modules/dashboard/dashboard.openapi.js';
 import { eventsOpenApi } from '../modules/events/events.openapi.js';
+import { eventSettingsOpenApi } from '../modules/event-settings/event-settings.openapi.js';
 import { healthOpenApi } from '../modules/health/health.openapi.js';
 import { heatsOpenApi } from '../modules/heats/heats.openapi.js';
 import { matchesOpenApi } from '../modules/matches/matches.openapi.js';
@@ -30,6 +31,7 @@ export function buildOpenApiDocument() {
     eventsOpenApi,
     chatOpenApi,
     heatsOpenApi,
+    eventSettingsOpenApi,
     matchesOpenApi,
     matchingOpenApi,
     adminOpenApi,

@@ -76,6 +76,7 @@ export const ErrorCatalogue = {
   MATCHING_RUN_NOT_FOUND: { status: 404, message: 'Matching run not found' },
   MATCHING_RUN_IN_PROGRESS: { status: 409, message: 'A matching run is already in progress for this event' },
   MATCHING_RUN_FAILED: { status: 500, message: 'Matching run failed' },
+  MATCHING_RUN_NOT_CURRENT: { status: 409, message: 'Only the plan of the latest successful run can be exported' },
   SUGGESTION_NOT_FOUND: { status: 404, message: 'Suggestion not found' },
   NOT_RECORDER: { status: 403, message: 'Only the recorder can accept or reject this suggestion' },
   SUGGESTION_NOT_PENDING: { status: 409, message: 'Only a pending suggestion can be accepted or rejected' },

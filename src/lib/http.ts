@@ -1,3 +1,6 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
 import type { Response } from 'express';
 
 /** Response envelope of DECISIONS.md: `{ success: true, data }`, lists add `count`. */
@@ -32,4 +35,38 @@ export function pagination(page: number, limit: number, total: number): Paginati
 /** A confirmation: the text both as `message` and in `data` (clients read either), with extra data fields. */
 export function sendConfirmation(res: Response, message: string, extra: Record<string, unknown> = {}, status = 200): void {
   res.status(status).json({ success: true, message, data: { message, ...extra } });
+}
+
+/** A cursor-paged list: `{ success: true, data, hasMore }` (chat histories). */
+export function sendPage(res: Response, data: unknown[], hasMore: boolean): void {
+  res.json({ success: true, data, hasMore });
+}
+
+/** A private, never cached file body (e.g. the check-in QR code). */
+export function sendFile(res: Response, file: { contentType: string; body: string | Buffer }): void {
+  res.set('Cache-Control', 'private, no-store').type(file.contentType).send(file.body);
+}
+
+/** A CSV download: records are produced lazily (e.g. paged from the database) and never held whole. */
+export interface CsvFile<R extends Record<string, string>> {
+  filename: string;
+  columns: readonly { key: keyof R & string; header: string }[];
+  records: AsyncIterable<R>;
+}
+
+/**
+ * Streams RFC 4180 CSV (CRLF line ends, quoting by csv-stringify) as an attachment named
+ * `filename`. A UTF-8 byte order mark lets spreadsheet programs read non-ASCII names;
+ * cells starting with =, +, -, @ are prefixed with a quote so they are never run as formulas.
+ */
+export async function sendCsv<R extends Record<string, string>>(res: Response, file: CsvFile<R>): Promise<void> {
+  res.status(200).attachment(file.filename).type('text/csv; charset=utf-8');
+  const csv = stringify({
+    header: true,
+    columns: file.columns.map((c) => ({ key: c.key, header: c.header })),
+    bom: true,
+    record_delimiter: 'windows',
+    escape_formulas: true,
+  });
+  await pipeline(Readable.from(file.records), csv, res);
 }

@@ -1,4 +1,4 @@
-import { body, type ValidationChain } from 'express-validator';
+import { body, param, type ValidationChain } from 'express-validator';
 
 /**
  * Validator atoms shared by the features' schemas: one definition of each field kind and of
@@ -55,3 +55,6 @@ export const optionalText = (field: string, label: string, max = 100): Validatio
     .isLength({ max })
     .withMessage(`${label} must be at most ${max} characters`);
 
+
+/** A route parameter kept as given (an unknown slug or token is a 404 of the service), so it is in input<T>(res). */
+export const pathParam = (name: string): ValidationChain => param(name).isString();

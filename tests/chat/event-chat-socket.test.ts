@@ -1,13 +1,13 @@
 import { prisma } from '../helpers/db';
 import type { ChatMessagePayload } from '../../src/realtime/types';
 import { createEvent, createUser, ensureEventRoom, joinEvent, type TestUser } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { useTestServer } from '../helpers/server';
 import { connectSocket, emitAck, nextEvent, receivesWithin, type ClientSocket } from '../helpers/socket';
 
 type ActiveUser = { userId: number; username: string; avatar: string };
 
 describe('event chat over Socket.IO', () => {
-  let server: TestServer;
+  const server = useTestServer();
   const sockets: ClientSocket[] = [];
   const connect = async (user: TestUser) => {
     const s = await connectSocket(server.url, user.token);
@@ -26,12 +26,8 @@ describe('event chat over Socket.IO', () => {
     return { user: u, socket };
   };
 
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
+  afterAll(() => {
     for (const s of sockets) s.close();
-    await server.close();
   });
 
   it('join_event_room: 404 unknown event, 403 non-participant (ack and error_message)', async () => {

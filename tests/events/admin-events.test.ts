@@ -69,6 +69,8 @@ describe('PATCH /admin/events/:slug', () => {
     const stored = await prisma.event.findUniqueOrThrow({ where: { id: event.id } });
     expect(stored).toMatchObject({ name: 'Renamed', description: null, location: event.location, participantsCount: 0 });
     expect(res.body.data.name).toBe('Renamed');
+    const log = await prisma.activityLog.findFirst({ where: { action: 'event_update', resource: `event:${event.slug}` } });
+    expect(log).toMatchObject({ category: 'event', userId: admin.user.id, success: true, metadata: { fields: ['name', 'description'] } });
   });
 
   it('checks the date order against the stored dates, answers 404 for an unknown slug, 403 for non-admins', async () => {

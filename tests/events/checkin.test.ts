@@ -1,16 +1,10 @@
 import { prisma } from '../helpers/db';
 import { createEvent, createUser, divisionId, competitionTypeId, joinEvent } from '../helpers/factories';
 import { checkinTokenFor, createUsers, participantRows, storedCount } from '../helpers/events';
-import { api, startTestServer, type TestServer } from '../helpers/server';
+import { api, useTestServer } from '../helpers/server';
 
 describe('POST /events/checkin/:token and DELETE /events/:slug/leave', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = useTestServer();
 
   it('refuses an unknown token with 404 "Invalid check-in token" and requires a Bearer token', async () => {
     const { auth } = await createUser();

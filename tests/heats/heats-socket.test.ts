@@ -1,28 +1,25 @@
-import { getIO } from '../../src/realtime/io';
 import { createEvent, createUser, joinEvent } from '../helpers/factories';
 import { refs, type Ref } from '../helpers/heats';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { useTestServer } from '../helpers/server';
 import { connectSocket, nextEvent, receivesWithin, type ClientSocket } from '../helpers/socket';
 
 describe('heats_updated broadcast', () => {
-  let server: TestServer;
+  const server = useTestServer();
   let R: Ref;
   const sockets: ClientSocket[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer();
     R = await refs();
   });
-  afterAll(async () => {
+  afterAll(() => {
     for (const s of sockets) s.close();
-    await server.close();
   });
 
   /** A connected socket placed in the event room server-side (independent of join_event_room). */
   async function inEventRoom(token: string, eventId: number) {
     const socket = await connectSocket(server.url, token);
     sockets.push(socket);
-    getIO()!.in(socket.id!).socketsJoin(`event_${eventId}`);
+    server.container.notifier.server!.in(socket.id!).socketsJoin(`event_${eventId}`);
     return socket;
   }
 

@@ -78,6 +78,14 @@ describe('POST /matches', () => {
     expect(await prisma.match.count({ where: { eventId: event.id } })).toBe(1);
   });
 
+  it('records a refused duplicate in the activity log as a failed match_create', async () => {
+    const { event, alice, bob } = await createTrio();
+    await request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: bob.user.id, eventSlug: event.slug }).expect(201);
+    await request.post('/api/matches').set('Authorization', bob.auth).send({ targetUserId: alice.user.id, eventSlug: event.slug }).expect(409);
+    const log = await prisma.activityLog.findFirst({ where: { action: 'match_create', success: false, resource: `event:${event.slug}` } });
+    expect(log).toMatchObject({ category: 'match', userId: bob.user.id, metadata: { reason: 'duplicate', targetUserId: alice.user.id } });
+  });
+
   it('allows the same pair at another event', async () => {
     const { alice, bob } = await createTrio();
     const other = await createEvent();

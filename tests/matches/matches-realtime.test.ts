@@ -1,11 +1,11 @@
 import { prisma } from '../helpers/db';
 import { createUser, joinEvent } from '../helpers/factories';
 import { createTrio, insertMatch } from '../helpers/matches';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { useTestServer } from '../helpers/server';
 import { connectSocket, emitAck, nextEvent, receivesWithin, type ClientSocket } from '../helpers/socket';
 
 describe('match notifications and private chat over Socket.IO', () => {
-  let server: TestServer;
+  const server = useTestServer();
   const sockets: ClientSocket[] = [];
   const connect = async (token: string) => {
     const s = await connectSocket(server.url, token);
@@ -13,12 +13,8 @@ describe('match notifications and private chat over Socket.IO', () => {
     return s;
   };
 
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
+  afterAll(() => {
     for (const s of sockets) s.close();
-    await server.close();
   });
 
   it('request, accept and cancel notify only the other member, with matchSlug, event and from', async () => {
@@ -128,5 +124,19 @@ describe('match notifications and private chat over Socket.IO', () => {
     await emitAck(b, 'join_private_room', { matchId: m.id });
     await server.request.delete(`/api/matches/${m.slug}`).set('Authorization', bob.auth).expect(200);
     expect(await emitAck(a, 'send_private_message', { matchId: m.id, content: 'still there?' })).toEqual({ success: false, error: 'Match not found', code: 'MATCH_NOT_FOUND' });
+  });
+
+  it('limits floods of private messages like the event chat: a burst of 10 passes, then CHAT_FLOOD', async () => {
+    const { event, alice, bob } = await createTrio();
+    const m = await insertMatch(event, alice.user, bob.user, 'accepted');
+    const a = await connect(alice.token);
+    // all 14 at once: the limiter decides synchronously on arrival, so refill during the test is negligible
+    const results = await Promise.all(
+      Array.from({ length: 14 }, (_, i) => emitAck(a, 'send_private_message', { matchId: m.id, content: `flood ${i}` })),
+    );
+    const refused = results.filter((r) => !r.success);
+    expect(refused.length).toBeGreaterThanOrEqual(3);
+    expect(refused[0]).toEqual({ success: false, error: 'You are sending messages too fast', code: 'CHAT_FLOOD' });
+    expect(await prisma.message.count({ where: { roomId: m.chatRoom!.id } })).toBe(14 - refused.length);
   });
 });

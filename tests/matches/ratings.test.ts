@@ -46,6 +46,8 @@ describe('POST /matches/:slug/ratings', () => {
     expect(again.status).toBe(409);
     expect(again.body.error).toBe('You have already rated this match');
     expect(await prisma.rating.count({ where: { matchId: m.id } })).toBe(1);
+    const refused = await prisma.activityLog.findFirst({ where: { action: 'match_rate', success: false, resource: `match:${m.slug}` } });
+    expect(refused).toMatchObject({ category: 'match', userId: alice.user.id, metadata: { reason: 'duplicate' } });
   });
 
   it('refuses a pending match with 400', async () => {

@@ -176,7 +176,7 @@ describe('matching rules through the API', () => {
     await heat(colliding, event, { division: 'ADV', type: 'STR', n: 4 });
     await heat(buffered, event, { division: 'ADV', type: 'STR', n: 3 });
     // colliding and buffered are out, the opted-out neighbour comes last: same country wins over abroad
-    await runMatching(event, admin);
+    const first = await runMatching(event, admin);
     expect(await recorderOf(h.id)).toBe(sameCountry.user.id);
 
     // a heat danced by every participant at once cannot be filmed: not_found, recorder null
@@ -187,12 +187,16 @@ describe('matching rules through the API', () => {
     expect(run.heatsUnassigned).toBe(6);
     for (const lh of loneHeats) expect(await recorderOf(lh.id)).toBeNull();
 
-    // the admin sees the pairs of that run with dancer, recorder, heat and status
+    // the admin sees the pairs of each run with dancer, recorder, heat and status: the second run
+    // kept the first run's three pairs (they stay with their origin run) and added the six open heats
     const res = await api().get(`/api/admin/events/${event.slug}/matching-runs/${run.id}/suggestions`).set('Authorization', admin.auth);
     expect(res.status).toBe(200);
-    expect(res.body.count).toBe(run.heatsTotal);
-    const forH = res.body.data.find((s: { heat: { id: number } }) => s.heat.id === h.id);
-    expect(forH).toMatchObject({ dancer: { id: dancer.user.id }, recorder: { id: sameCountry.user.id }, status: 'pending', originRunId: run.id });
+    expect(run.heatsTotal).toBe(9);
+    expect(res.body.count).toBe(6);
     expect(res.body.data.filter((s: { status: string }) => s.status === 'not_found')).toHaveLength(6);
+    const firstPairs = await api().get(`/api/admin/events/${event.slug}/matching-runs/${first.id}/suggestions`).set('Authorization', admin.auth);
+    expect(firstPairs.body.count).toBe(3);
+    const forH = firstPairs.body.data.find((s: { heat: { id: number } }) => s.heat.id === h.id);
+    expect(forH).toMatchObject({ dancer: { id: dancer.user.id }, recorder: { id: sameCountry.user.id }, status: 'pending', originRunId: first.id });
   });
 });

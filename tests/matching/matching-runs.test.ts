@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { testContainer } from '../helpers/container';
 import { prisma } from '../helpers/db';
 import { MATCHING_LOCK_CLASS } from '../../src/modules/matching/matching.lock';
 import { matchingSchedulerTick } from '../../src/modules/matching/matching.scheduler';
@@ -37,6 +38,15 @@ describe('matching runs', () => {
       heatsAssigned: 1,
       heatsUnassigned: 0,
       error: null,
+      reuse: { previous: 0, kept: 0, added: 1, dropped: 0, invalid: 0 },
+      unfilledByReason: {
+        NO_OTHER_PARTICIPANT: 0,
+        ALL_CANDIDATES_DANCING: 0,
+        SLOT_CONFLICT: 0,
+        ALL_CANDIDATES_REJECTED: 0,
+        ONLY_OPTED_OUT_AT_CAP: 0,
+        ALL_CANDIDATES_AT_CAP: 0,
+      },
     });
     const stored = await prisma.matchingRun.findUniqueOrThrow({ where: { id: res.body.data.id } });
     expect(stored.triggeredById).toBe(admin.user.id);
@@ -58,10 +68,13 @@ describe('matching runs', () => {
     expect(list.status).toBe(200);
     expect(list.body.count).toBe(2);
     expect(list.body.data.map((r: { id: string }) => r.id)).toEqual([second.id, first.body.data.id]);
-    // the first run's pending suggestion was replaced by the second run's
+    // the second run kept the first run's pending suggestion: it stays with the run that created it
     const firstPairs = await api().get(`/api/admin/events/${event.slug}/matching-runs/${first.body.data.id}/suggestions`).set('Authorization', admin.auth);
     expect(firstPairs.status).toBe(200);
-    expect(firstPairs.body.data).toEqual([]);
+    expect(firstPairs.body.data).toHaveLength(1);
+    expect(list.body.data[0].reuse).toEqual({ previous: 1, kept: 1, added: 0, dropped: 0, invalid: 0 });
+    const secondPairs = await api().get(`/api/admin/events/${event.slug}/matching-runs/${second.id}/suggestions`).set('Authorization', admin.auth);
+    expect(secondPairs.body.data).toEqual([]);
   });
 
   it('re-running keeps accepted suggestions, never re-proposes a rejected pair and replaces the rest', async () => {
@@ -87,10 +100,13 @@ describe('matching runs', () => {
       [hb.id, a.user.id, 'rejected', first.id],
       [hb.id, c.user.id, 'pending', second.id],
     ]);
-    // a third run changes nothing but the pending row's run
+    // a third run on unchanged input keeps the pending row as it is (same id, same origin run)
+    const pendingBefore = await prisma.recordingSuggestion.findFirstOrThrow({ where: { heatId: hb.id, status: 'pending' } });
     const third = await runMatching(event, admin);
     expect(await prisma.recordingSuggestion.count({ where: { eventId: event.id } })).toBe(3);
-    expect(await prisma.recordingSuggestion.findFirst({ where: { heatId: hb.id, status: 'pending' } })).toMatchObject({ recorderId: c.user.id, originRunId: third.id });
+    expect(await prisma.recordingSuggestion.findFirst({ where: { heatId: hb.id, status: 'pending' } })).toEqual(pendingBefore);
+    expect(pendingBefore.originRunId).toBe(second.id);
+    expect(third.heatsAssigned).toBe(1);
   });
 
   it('sends recording_suggestions_created with per-user counts to each affected user', async () => {
@@ -149,8 +165,9 @@ describe('matching runs', () => {
   });
 
   it('a run that fails is kept as failed with its error, and the earlier suggestions stay untouched', async () => {
-    const { event, admin, h, recorder } = await smallEvent();
+    const { event, admin, h, recorder, other } = await smallEvent();
     const good = await runMatching(event, admin);
+    await heat(other, event, { n: 5 }); // the next run has a new pair to insert
     const before = await prisma.event.findUniqueOrThrow({ where: { id: event.id } });
     // make the next insert of this event's suggestions fail inside the run's transaction
     const fn = `matching_test_fail_${event.id}`;
@@ -195,14 +212,14 @@ describe('scheduled matching', () => {
 
   it('runs an event once after its registration deadline, even with two concurrent ticks', async () => {
     const { event, h } = await smallEvent({ registrationDeadline: past(60_000) });
-    const [a, b] = await Promise.all([matchingSchedulerTick(), matchingSchedulerTick()]);
+    const [a, b] = await Promise.all([matchingSchedulerTick(testContainer()), matchingSchedulerTick(testContainer())]);
     const mine = [...a, ...b].filter((r) => r.eventId === event.id);
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({ trigger: 'scheduled', status: 'success', heatsAssigned: 1 });
     expect(await prisma.matchingRun.count({ where: { eventId: event.id } })).toBe(1);
     expect(await recorderOf(h.id)).toEqual(expect.any(Number));
     // later ticks leave it alone
-    const again = await matchingSchedulerTick();
+    const again = await matchingSchedulerTick(testContainer());
     expect(again.filter((r) => r.eventId === event.id)).toEqual([]);
     expect(await prisma.matchingRun.count({ where: { eventId: event.id } })).toBe(1);
     const log = await prisma.activityLog.findFirst({ where: { action: 'matching_run', resource: `event:${event.slug}` } });
@@ -216,7 +233,7 @@ describe('scheduled matching', () => {
     await prisma.event.update({ where: { id: ranBefore.id }, data: { matchingRunAt: past(120_000) } });
     const ranAfter = await createEvent({ registrationDeadline: past(60_000) });
     await prisma.event.update({ where: { id: ranAfter.id }, data: { matchingRunAt: past(30_000) } });
-    const runs = await matchingSchedulerTick();
+    const runs = await matchingSchedulerTick(testContainer());
     const ids = runs.map((r) => r.eventId);
     expect(ids).toContain(ranBefore.id);
     expect(ids).not.toContain(future.id);
@@ -228,8 +245,8 @@ describe('scheduled matching', () => {
   it('waits 5 minutes after a failed scheduled run before trying the event again', async () => {
     const event = await createEvent({ registrationDeadline: past(60_000) });
     await prisma.matchingRun.create({ data: { eventId: event.id, trigger: 'scheduled', status: 'failed', finishedAt: new Date(), error: 'boom' } });
-    expect((await matchingSchedulerTick()).filter((r) => r.eventId === event.id)).toEqual([]);
-    const later = await matchingSchedulerTick(() => new Date(Date.now() + 6 * 60_000));
+    expect((await matchingSchedulerTick(testContainer())).filter((r) => r.eventId === event.id)).toEqual([]);
+    const later = await matchingSchedulerTick(testContainer(), () => new Date(Date.now() + 6 * 60_000));
     expect(later.filter((r) => r.eventId === event.id)).toHaveLength(1);
   });
 });

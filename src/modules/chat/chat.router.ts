@@ -1,18 +1,17 @@
 import { Router } from 'express';
-import { currentUser, requireAuth } from '../../middleware/auth.js';
-import { validate } from '../../middleware/validate.js';
-import { messagesPage, messagesQuery } from './chat.validators.js';
-import { listEventMessages } from './event-chat.service.js';
+import type { Container } from '../../container.js';
+import { sendPage } from '../../lib/http.js';
+import { currentUser } from '../../middleware/auth.js';
+import { input, validate } from '../../middleware/validate.js';
+import { eventMessagesQuery, type EventMessagesQuery } from './chat.schemas.js';
 
-export const chatRouter = Router();
-
-/** History of the event group chat; SPEC.md shape `{ success, data, hasMore }`. */
-chatRouter.get(
-  '/events/:slug/messages',
-  requireAuth,
-  validate(...messagesQuery),
-  async (req, res) => {
-    const page = await listEventMessages(String(req.params.slug), currentUser(req).id, messagesPage(req));
-    res.json({ success: true, data: page.messages, hasMore: page.hasMore });
-  },
-);
+/** History of the event group chat, `{ success, data, hasMore }` (chat.openapi.ts). */
+export function createChatRouter({ guards, eventChat }: Pick<Container, 'guards' | 'eventChat'>): Router {
+  const router = Router();
+  router.get('/events/:slug/messages', guards.requireAuth, validate(...eventMessagesQuery), async (req, res) => {
+    const { slug, ...page } = input<EventMessagesQuery>(res);
+    const history = await eventChat.listMessages(slug, currentUser(req).id, page);
+    sendPage(res, history.messages, history.hasMore);
+  });
+  return router;
+}

@@ -1,5 +1,6 @@
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import { bridgedContainer } from '../../container-bridge.js';
 import { AppError } from '../../lib/errors.js';
-import { prisma } from '../../lib/prisma.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
 
 /**
@@ -22,6 +23,20 @@ type MessageRow = {
   user: { username: string; avatar: string };
 };
 
+/** A page request of a room's history (validated by chat.schemas.ts). */
+export interface MessagePage {
+  before?: number;
+  limit?: number;
+}
+
+/** The author of a message, whose username and avatar are already known. */
+export interface MessageAuthor {
+  id: number;
+  username: string;
+  avatar: string;
+}
+
+/** A stored message with its author as sent to clients (history pages and broadcasts). */
 export function toMessagePayload(m: MessageRow): ChatMessagePayload {
   return {
     id: m.id,
@@ -49,46 +64,53 @@ export function validateContent(content: unknown): string {
   return content;
 }
 
-/**
- * A page of a room's history (SPEC.md "Messages"): with `before`, only ids lower than it;
- * the newest `limit` are selected (index Message(roomId, id)), then returned oldest first.
- * `hasMore` is true when the number returned equals `limit`.
- */
-export async function listRoomMessages(
-  roomId: number,
-  options: { before?: number; limit?: number } = {},
-): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }> {
-  const limit = Math.min(Math.max(options.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
-  const rows = await prisma.message.findMany({
-    where: { roomId, ...(options.before !== undefined ? { id: { lt: options.before } } : {}) },
-    orderBy: { id: 'desc' },
-    take: limit,
-    include: messageInclude,
-  });
-  return { messages: rows.reverse().map(toMessagePayload), hasMore: rows.length === limit };
+/** Storage and paging of chat rooms' messages (event rooms and private match rooms). */
+export class ChatService {
+  constructor(private readonly db: PrismaClient) {}
+
+  /**
+   * A page of a room's history (tests/chat/event-messages-http.test.ts): with `before`, only ids
+   * lower than it; the newest `limit` are selected (index Message(roomId, id)), then returned
+   * oldest first. `hasMore` is true when the number returned equals `limit`.
+   */
+  async listRoomMessages(roomId: number, page: MessagePage = {}): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }> {
+    const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+    const rows = await this.db.message.findMany({
+      where: { roomId, ...(page.before !== undefined ? { id: { lt: page.before } } : {}) },
+      orderBy: { id: 'desc' },
+      take: limit,
+      include: messageInclude,
+    });
+    return { messages: rows.reverse().map(toMessagePayload), hasMore: rows.length === limit };
+  }
+
+  /**
+   * Stores a message of an author whose username and avatar are already known (the socket's
+   * user): the content rule (validateContent) first, then one INSERT, no read-back of the
+   * author (the hot path of the chats).
+   */
+  async createMessage(roomId: number, author: MessageAuthor, content: unknown): Promise<ChatMessagePayload> {
+    const text = validateContent(content);
+    const row = await this.db.message.create({
+      data: { roomId, userId: author.id, content: text, type: 'text' },
+      select: { id: true, type: true, createdAt: true },
+    });
+    return {
+      id: row.id,
+      roomId,
+      userId: author.id,
+      username: author.username,
+      avatar: author.avatar,
+      content: text,
+      type: row.type,
+      createdAt: row.createdAt,
+    };
+  }
 }
 
-/**
- * Stores a message of an author whose username and avatar are already known (the socket's
- * user): one INSERT, no read-back of the author (the hot path of the chats).
- */
-export async function createMessage(
-  roomId: number,
-  author: { id: number; username: string; avatar: string },
-  content: string,
-): Promise<ChatMessagePayload> {
-  const row = await prisma.message.create({
-    data: { roomId, userId: author.id, content: validateContent(content), type: 'text' },
-    select: { id: true, type: true, createdAt: true },
-  });
-  return {
-    id: row.id,
-    roomId,
-    userId: author.id,
-    username: author.username,
-    avatar: author.avatar,
-    content,
-    type: row.type,
-    createdAt: row.createdAt,
-  };
-}
+// ---- transitional (issue 11): free functions over the current container's ChatService (matches still uses them)
+/** @deprecated transitional */
+export const listRoomMessages = (roomId: number, page: MessagePage = {}) => bridgedContainer().chat.listRoomMessages(roomId, page);
+/** @deprecated transitional */
+export const createMessage = (roomId: number, author: MessageAuthor, content: string) =>
+  bridgedContainer().chat.createMessage(roomId, author, content);

@@ -1,54 +1,32 @@
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Actor } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { prisma } from '../../lib/prisma.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
-import { assertParticipant, getEventBySlug } from '../events/event-access.js';
-import { listRoomMessages } from './chat.service.js';
+import type { Notifier } from '../../realtime/notifier.js';
+import type { ChatMessagePayload } from '../../realtime/types.js';
+import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { EventAccess } from '../events/event-access.js';
+import { DEFAULT_PAGE_SIZE, validateContent, type ChatService, type MessagePage } from './chat.service.js';
+import type { FloodLimiter } from './flood-limit.js';
 
-/**
- * The event group chat (participants only). Order of checks, HTTP and socket alike
- * (DECISIONS.md "Further decisions"): event 404 → participant 403 → room 404.
- */
 export const EVENT_ROOM_TYPE = 'event';
+/** A flood is logged once per user and minute, not once per refused message. */
+const FLOOD_LOG_INTERVAL_MS = 60_000;
 
-export function findEventRoom(eventId: number) {
-  return prisma.chatRoom.findUnique({ where: { eventId_type: { eventId, type: EVENT_ROOM_TYPE } } });
+
+export interface EventChatSettings {
+  /** sending needs a verified e-mail address (REQUIRE_EMAIL_VERIFICATION) */
+  requireEmailVerification: boolean;
 }
 
-/** The event room, created when missing (a concurrent creation wins: P2002 → read theirs). */
-export async function ensureEventRoom(eventId: number) {
-  const existing = await findEventRoom(eventId);
-  if (existing) return existing;
-  try {
-    return await prisma.chatRoom.create({ data: { eventId, type: EVENT_ROOM_TYPE } });
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    return prisma.chatRoom.findUniqueOrThrow({ where: { eventId_type: { eventId, type: EVENT_ROOM_TYPE } } });
-  }
+/** The event room a socket joined (kept by the socket layer). */
+export interface JoinedEventRoom {
+  eventId: number;
+  slug: string;
 }
 
-/** GET /events/:slug/messages: a page of the event room's history. */
-export async function listEventMessages(slug: string, userId: number, page: { before?: number; limit?: number }) {
-  const event = await getEventBySlug(slug);
-  await assertParticipant(event.id, userId);
-  const room = await findEventRoom(event.id);
-  if (!room) throw new AppError('CHAT_ROOM_NOT_FOUND');
-  return listRoomMessages(room.id, page);
-}
-
-/** join_event_room: the event and its room (created if missing) for a participant. */
-export async function openEventRoom(slug: unknown, userId: number) {
-  if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) {
-    throw new AppError('EVENT_NOT_FOUND');
-  }
-  const event = await getEventBySlug(slug);
-  await assertParticipant(event.id, userId);
-  const room = await ensureEventRoom(event.id);
-  return { event, room };
-}
-
-export const notParticipantError = () => new AppError('NOT_PARTICIPANT');
-
-export interface SenderContext {
+interface SenderContext {
   username: string;
   avatar: string;
   emailVerified: boolean;
@@ -57,15 +35,111 @@ export interface SenderContext {
 }
 
 /**
- * Everything send_event_message checks, read in one round trip: the author (verified e-mail,
- * name, avatar), whether the author still participates, and the event room.
+ * The event group chat (participants only). Order of checks, HTTP and socket alike
+ * (tests/chat/event-messages-http.test.ts): event 404 → participant 403 → room 404.
  */
-export async function senderContext(eventId: number, userId: number): Promise<SenderContext | undefined> {
-  const rows = await prisma.$queryRaw<SenderContext[]>`
-    SELECT u.username, u.avatar, u."emailVerified", (p.id IS NOT NULL) AS participant, r.id AS "roomId"
-    FROM "User" u
-    LEFT JOIN "EventParticipant" p ON p."userId" = u.id AND p."eventId" = ${eventId}
-    LEFT JOIN "ChatRoom" r ON r."eventId" = ${eventId} AND r.type = ${EVENT_ROOM_TYPE}
-    WHERE u.id = ${userId}`;
-  return rows[0];
+export class EventChatService {
+  private readonly floodLoggedAt = new Map<number, number>();
+
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly chat: ChatService,
+    private readonly eventAccess: EventAccess,
+    private readonly flood: FloodLimiter,
+    private readonly audit: ActivityLogService,
+    private readonly notifier: Notifier,
+    private readonly clock: Clock,
+    private readonly settings: EventChatSettings,
+  ) {}
+
+  /** GET /events/:slug/messages: a page of the event room's history; event 404 → participant 403 → room 404. */
+  async listMessages(slug: string, userId: number, page: MessagePage) {
+    const event = await this.eventAccess.getBySlug(slug);
+    await this.eventAccess.assertParticipant(event.id, userId);
+    const room = await this.findRoom(event.id);
+    if (!room) throw new AppError('CHAT_ROOM_NOT_FOUND');
+    return this.chat.listRoomMessages(room.id, page);
+  }
+
+  /**
+   * join_event_room: the event, its room (created if missing) and the last 20 messages, oldest
+   * first. Checks: slug a string of 1-50 characters, else 404 → event 404 → participant 403.
+   */
+  async openRoom(slug: unknown, userId: number) {
+    if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) throw new AppError('EVENT_NOT_FOUND');
+    const event = await this.eventAccess.getBySlug(slug);
+    await this.eventAccess.assertParticipant(event.id, userId);
+    const room = await this.ensureRoom(event.id);
+    const { messages } = await this.chat.listRoomMessages(room.id, { limit: DEFAULT_PAGE_SIZE });
+    return { event, room, history: messages };
+  }
+
+  /**
+   * send_event_message: stores a message in the joined event's room; the caller broadcasts it
+   * to the event room.
+   * Checks in order: a room joined (400 NOT_IN_ROOM) → content 1-2000 characters after trim
+   * (400) → flood limit (429; logged once per user and minute) → the user still exists (401)
+   * → verified e-mail from the database when required (403) → still a participant (403; the
+   * user's sockets leave the room) → the room exists (404).
+   */
+  async postMessage(actor: Actor, userId: number, joined: JoinedEventRoom | undefined, content: unknown): Promise<{ eventId: number; message: ChatMessagePayload }> {
+    if (!joined) throw new AppError('NOT_IN_ROOM');
+    const text = validateContent(content);
+    if (!this.flood.take(userId)) {
+      await this.recordFlood(actor, userId, joined);
+      throw new AppError('CHAT_FLOOD');
+    }
+    const ctx = await this.senderContext(joined.eventId, userId);
+    if (!ctx) throw new AppError('INVALID_TOKEN'); // user deleted meanwhile
+    if (this.settings.requireEmailVerification && !ctx.emailVerified) throw new AppError('EMAIL_NOT_VERIFIED');
+    if (!ctx.participant) {
+      await this.notifier.removeUserFromEventRoom(userId, joined.eventId);
+      throw new AppError('NOT_PARTICIPANT');
+    }
+    if (ctx.roomId === null) throw new AppError('CHAT_ROOM_NOT_FOUND');
+    const author = { id: userId, username: ctx.username, avatar: ctx.avatar };
+    return { eventId: joined.eventId, message: await this.chat.createMessage(ctx.roomId, author, text) };
+  }
+
+  private findRoom(eventId: number) {
+    return this.db.chatRoom.findUnique({ where: { eventId_type: { eventId, type: EVENT_ROOM_TYPE } } });
+  }
+
+  /** The event room, created when missing (a concurrent creation wins: P2002 → read theirs). */
+  private async ensureRoom(eventId: number) {
+    const existing = await this.findRoom(eventId);
+    if (existing) return existing;
+    try {
+      return await this.db.chatRoom.create({ data: { eventId, type: EVENT_ROOM_TYPE } });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      return this.db.chatRoom.findUniqueOrThrow({ where: { eventId_type: { eventId, type: EVENT_ROOM_TYPE } } });
+    }
+  }
+
+  private async recordFlood(actor: Actor, userId: number, joined: JoinedEventRoom): Promise<void> {
+    const now = this.clock.now().getTime();
+    if (now - (this.floodLoggedAt.get(userId) ?? -Infinity) < FLOOD_LOG_INTERVAL_MS) return;
+    this.floodLoggedAt.set(userId, now);
+    await this.audit.record(actor, {
+      category: 'chat',
+      action: 'chat_flood_limited',
+      success: false,
+      resource: `event:${joined.slug}`,
+    });
+  }
+
+  /**
+   * Everything postMessage checks, read in one round trip: the author (verified e-mail, name,
+   * avatar), whether the author still participates, and the event room.
+   */
+  private async senderContext(eventId: number, userId: number): Promise<SenderContext | undefined> {
+    const rows = await this.db.$queryRaw<SenderContext[]>`
+      SELECT u.username, u.avatar, u."emailVerified", (p.id IS NOT NULL) AS participant, r.id AS "roomId"
+      FROM "User" u
+      LEFT JOIN "EventParticipant" p ON p."userId" = u.id AND p."eventId" = ${eventId}
+      LEFT JOIN "ChatRoom" r ON r."eventId" = ${eventId} AND r.type = ${EVENT_ROOM_TYPE}
+      WHERE u.id = ${userId}`;
+    return rows[0];
+  }
 }

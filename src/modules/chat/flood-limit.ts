@@ -3,7 +3,12 @@
  * most `burst` tokens. One token per message. In-process state: with several instances each
  * applies the limit on its own (a user's sockets usually stay on one instance).
  */
-export class TokenBucketLimiter {
+/** What a flood limit needs: one token per message and user. */
+export interface FloodLimiter {
+  take(key: number): boolean;
+}
+
+export class TokenBucketLimiter implements FloodLimiter {
   private readonly buckets = new Map<number, { tokens: number; at: number }>();
   private calls = 0;
 

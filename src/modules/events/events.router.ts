@@ -1,73 +1,62 @@
 import { Router } from 'express';
-import { matchedData } from 'express-validator';
-import { sendData, sendList, sendMessage } from '../../lib/http.js';
-import { currentUser, requireAdmin, requireAuth } from '../../middleware/auth.js';
-import { validate } from '../../middleware/validate.js';
-import { logActivity } from '../activity-log/activity-log.service.js';
-import { removeUserFromEventRoom } from '../chat/chat.socket.js';
-import * as events from './events.service.js';
-import { createEventRules, qrQuery, updateEventRules } from './events.validators.js';
+import type { Container } from '../../container.js';
+import { sendData, sendFile, sendList, sendMessage } from '../../lib/http.js';
+import { actorOf } from '../../middleware/actor.js';
+import { currentUser } from '../../middleware/auth.js';
+import { input, validate } from '../../middleware/validate.js';
+import {
+  checkinParams,
+  createEventRules,
+  qrQuery,
+  slugParams,
+  updateEventRules,
+  type CheckinInput,
+  type CreateEventInput,
+  type QrInput,
+  type SlugInput,
+  type UpdateEventInput,
+} from './events.schemas.js';
 
-export const eventsRouter = Router();
+/** Events: lists and views, check-in and leave, and admin management (events.openapi.ts). */
+export function createEventsRouter({ guards, events }: Pick<Container, 'guards' | 'events'>): Router {
+  const router = Router();
+  const admin = [guards.requireAuth, guards.requireAdmin];
 
-eventsRouter.get('/events', requireAuth, async (req, res) => {
-  sendList(res, await events.listEvents(currentUser(req).id));
-});
+  router.get('/events', guards.requireAuth, async (req, res) => {
+    sendList(res, await events.list(currentUser(req).id));
+  });
 
-eventsRouter.post('/events/checkin/:token', requireAuth, async (req, res) => {
-  const result = await events.checkin(String(req.params.token), currentUser(req).id);
-  if (!result.alreadyCheckedIn) {
-    await logActivity({ req, category: 'event', action: 'checkin', resource: `event:${result.event.slug}` });
-  }
-  sendData(res, result);
-});
+  router.post('/events/checkin/:token', guards.requireAuth, validate(...checkinParams), async (req, res) => {
+    const { token } = input<CheckinInput>(res);
+    sendData(res, await events.checkin(actorOf(req), token, currentUser(req).id));
+  });
 
-eventsRouter.get('/events/:slug', async (req, res) => {
-  sendData(res, await events.getPublicEvent(String(req.params.slug)));
-});
+  router.get('/events/:slug', validate(...slugParams), async (_req, res) => {
+    sendData(res, await events.getPublic(input<SlugInput>(res).slug));
+  });
 
-eventsRouter.get('/events/:slug/details', requireAuth, async (req, res) => {
-  sendData(res, await events.getEventDetails(String(req.params.slug), currentUser(req)));
-});
+  router.get('/events/:slug/details', guards.requireAuth, validate(...slugParams), async (req, res) => {
+    sendData(res, await events.getDetails(input<SlugInput>(res).slug, currentUser(req)));
+  });
 
-eventsRouter.get('/events/:slug/checkin-qr', requireAuth, validate(qrQuery), async (req, res) => {
-  const format = req.query.format === 'svg' ? 'svg' : 'png';
-  const qr = await events.getCheckinQr(String(req.params.slug), currentUser(req), format);
-  res.set('Cache-Control', 'private, no-store').type(qr.contentType).send(qr.body);
-});
+  router.get('/events/:slug/checkin-qr', guards.requireAuth, validate(...qrQuery), async (req, res) => {
+    const { slug, format } = input<QrInput>(res);
+    sendFile(res, await events.getCheckinQr(slug, currentUser(req), format ?? 'png'));
+  });
 
-eventsRouter.delete('/events/:slug/leave', requireAuth, async (req, res) => {
-  const userId = currentUser(req).id;
-  const event = await events.leaveEvent(String(req.params.slug), userId);
-  await removeUserFromEventRoom(userId, event.id);
-  await logActivity({ req, category: 'event', action: 'leave', resource: `event:${event.slug}` });
-  sendMessage(res, 'You have left the event');
-});
+  router.delete('/events/:slug/leave', guards.requireAuth, validate(...slugParams), async (req, res) => {
+    await events.leave(actorOf(req), input<SlugInput>(res).slug, currentUser(req).id);
+    sendMessage(res, 'You have left the event');
+  });
 
-// Admin event management (DECISIONS.md "Events": the spec has no endpoint creating events).
-eventsRouter.post('/admin/events', requireAuth, requireAdmin, validate(...createEventRules), async (req, res) => {
-  const event = await events.createEvent(matchedData(req, { locations: ['body'] }) as events.EventFields);
-  await logActivity({ req, category: 'event', action: 'event_create', resource: `event:${event.slug}` });
-  sendData(res, event, 201);
-});
+  // Admin event management (POST also backs the CLI's event:create).
+  router.post('/admin/events', ...admin, validate(...createEventRules), async (req, res) => {
+    sendData(res, await events.create(actorOf(req), input<CreateEventInput>(res)), 201);
+  });
 
-eventsRouter.patch(
-  '/admin/events/:slug',
-  requireAuth,
-  requireAdmin,
-  validate(...updateEventRules),
-  async (req, res) => {
-    const changes = matchedData(req, { locations: ['body'] }) as Partial<events.EventFields>;
-    // null clears an optional text field (matchedData leaves null values out)
-    for (const key of ['worldRegistryId', 'description'] as const) if (req.body[key] === null) changes[key] = null;
-    const event = await events.updateEvent(String(req.params.slug), changes);
-    await logActivity({
-      req,
-      category: 'event',
-      action: 'event_update',
-      resource: `event:${event.slug}`,
-      metadata: { fields: Object.keys(changes) },
-    });
-    sendData(res, event);
-  },
-);
+  router.patch('/admin/events/:slug', ...admin, validate(...updateEventRules), async (req, res) => {
+    const { slug, ...changes } = input<UpdateEventInput>(res);
+    sendData(res, await events.update(actorOf(req), slug, changes));
+  });
+  return router;
+}

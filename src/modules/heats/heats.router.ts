@@ -1,98 +1,48 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
+import type { Container } from '../../container.js';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
-import { currentUser, requireAdmin, requireAuth } from '../../middleware/auth.js';
-import { validate } from '../../middleware/validate.js';
-import { logActivity } from '../activity-log/activity-log.service.js';
-import * as settings from './event-settings.service.js';
-import { allHeats, deleteHeat, listCompetitionTypes, listDivisions, myHeats, replaceHeats } from './heats.service.js';
+import { actorOf } from '../../middleware/actor.js';
+import { currentUser } from '../../middleware/auth.js';
+import { input, validate } from '../../middleware/validate.js';
 import {
-  competitorNumberRules,
-  parseHeatId,
-  recorderOptOutRules,
-  registrationDeadlineRules,
-  validateHeatsBody,
-  validateScheduleConfigBody,
-} from './heats.validators.js';
+  deleteHeatParams,
+  eventSlugParam,
+  heatsBody,
+  type DeleteHeatInput,
+  type EventSlugInput,
+  type ReplaceHeatsInput,
+} from './heats.schemas.js';
 
-export const heatsRouter = Router();
+/** Reference data (public) and the participants' heats at an event. */
+export function createHeatsRouter({ guards, heats, referenceData }: Pick<Container, 'guards' | 'heats' | 'referenceData'>): Router {
+  const router = Router();
 
-const slugOf = (req: Request) => String(req.params.slug);
-const resource = (req: Request) => `event:${slugOf(req)}`;
-
-// ---- reference data (public) ----
-
-heatsRouter.get('/divisions', async (_req, res) => {
-  sendData(res, await listDivisions());
-});
-
-heatsRouter.get('/competition-types', async (_req, res) => {
-  sendData(res, await listCompetitionTypes());
-});
-
-// ---- heats ----
-
-// Check order (SPEC): body 400 → event 404 → participation 403.
-heatsRouter.post('/events/:slug/heats', requireAuth, validateHeatsBody, async (req, res) => {
-  const user = currentUser(req);
-  const { heats } = await replaceHeats(slugOf(req), user, req.body.heats);
-  await logActivity({ req, category: 'event', action: 'heats_save', resource: resource(req), metadata: { count: heats.length } });
-  sendList(res, heats);
-});
-
-heatsRouter.get('/events/:slug/heats/me', requireAuth, async (req, res) => {
-  sendList(res, await myHeats(slugOf(req), currentUser(req).id));
-});
-
-heatsRouter.get('/events/:slug/heats/all', requireAuth, async (req, res) => {
-  sendList(res, await allHeats(slugOf(req)));
-});
-
-heatsRouter.delete('/events/:slug/heats/:id', requireAuth, async (req, res) => {
-  const { deleted } = await deleteHeat(slugOf(req), parseHeatId(req.params.id), currentUser(req));
-  await logActivity({ req, category: 'event', action: 'heat_delete', resource: resource(req), metadata: { heat: { ...deleted } } });
-  sendMessage(res, 'Heat deleted successfully');
-});
-
-// ---- per-event settings ----
-
-heatsRouter.put('/events/:slug/competitor-number', requireAuth, validate(...competitorNumberRules), async (req, res) => {
-  const { setting } = await settings.setCompetitorNumber(slugOf(req), currentUser(req).id, req.body.competitorNumber);
-  await logActivity({ req, category: 'event', action: 'competitor_number_update', resource: resource(req), metadata: setting });
-  sendData(res, setting);
-});
-
-heatsRouter.put('/events/:slug/recorder-opt-out', requireAuth, validate(...recorderOptOutRules), async (req, res) => {
-  const { setting } = await settings.setRecorderOptOut(slugOf(req), currentUser(req).id, req.body.optOut);
-  await logActivity({ req, category: 'event', action: 'recorder_opt_out_update', resource: resource(req), metadata: setting });
-  sendData(res, setting);
-});
-
-heatsRouter.put(
-  '/events/:slug/registration-deadline',
-  requireAuth,
-  requireAdmin,
-  validate(...registrationDeadlineRules),
-  async (req, res) => {
-    const { setting, previous } = await settings.setRegistrationDeadline(slugOf(req), req.body.registrationDeadline);
-    await logActivity({
-      req,
-      category: 'admin',
-      action: 'registration_deadline_update',
-      resource: resource(req),
-      metadata: { previous: previous?.toISOString() ?? null, registrationDeadline: setting.registrationDeadline?.toISOString() ?? null },
-    });
-    sendData(res, setting);
-  },
-);
-
-heatsRouter.put('/events/:slug/schedule-config', requireAuth, requireAdmin, validateScheduleConfigBody, async (req, res) => {
-  const { setting } = await settings.setScheduleConfig(slugOf(req), req.body.scheduleConfig);
-  await logActivity({
-    req,
-    category: 'admin',
-    action: 'schedule_config_update',
-    resource: resource(req),
-    metadata: { scheduleConfig: setting.scheduleConfig as unknown as Record<string, never> },
+  router.get('/divisions', async (_req, res) => {
+    sendData(res, await heats.divisions());
   });
-  sendData(res, setting);
-});
+
+  router.get('/competition-types', async (_req, res) => {
+    sendData(res, await heats.competitionTypes());
+  });
+
+  // Check order: body 400 → event 404 → participation 403 → duplicates 400.
+  router.post('/events/:slug/heats', guards.requireAuth, validate(...eventSlugParam), heatsBody(referenceData), async (req, res) => {
+    const { slug, heats: submitted } = input<ReplaceHeatsInput>(res);
+    sendList(res, await heats.replaceHeats(slug, currentUser(req), submitted, actorOf(req)));
+  });
+
+  router.get('/events/:slug/heats/me', guards.requireAuth, validate(...eventSlugParam), async (req, res) => {
+    sendList(res, await heats.myHeats(input<EventSlugInput>(res).slug, currentUser(req).id));
+  });
+
+  router.get('/events/:slug/heats/all', guards.requireAuth, validate(...eventSlugParam), async (_req, res) => {
+    sendList(res, await heats.allHeats(input<EventSlugInput>(res).slug));
+  });
+
+  router.delete('/events/:slug/heats/:id', guards.requireAuth, validate(...deleteHeatParams), async (req, res) => {
+    const { slug, id } = input<DeleteHeatInput>(res);
+    await heats.deleteHeat(slug, id, currentUser(req), actorOf(req));
+    sendMessage(res, 'Heat deleted successfully');
+  });
+  return router;
+}

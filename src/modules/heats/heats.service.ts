@@ -1,13 +1,17 @@
-import type { Prisma } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import type { Actor } from '../../lib/actor.js';
+import type { AuthUser } from '../../lib/auth.js';
 import { AppError } from '../../lib/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/prisma-errors.js';
-import { prisma } from '../../lib/prisma.js';
-import { emitToRoom } from '../../realtime/io.js';
+import type { ReferenceData, ReferenceItem } from '../../lib/reference-data.js';
+import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type HeatPayload } from '../../realtime/types.js';
-import { getEventBySlug } from '../events/event-access.js';
-import { HeatMessages, type HeatInput } from './heats.validators.js';
+import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { EventAccess } from '../events/event-access.js';
+import type { HeatInput } from './heats.schemas.js';
 
-type Db = Prisma.TransactionClient | typeof prisma;
+type Db = Prisma.TransactionClient | PrismaClient;
+type HeatUser = Pick<AuthUser, 'id' | 'username'>;
 
 const referenceSelect = { id: true, name: true, abbreviation: true } as const;
 
@@ -21,7 +25,7 @@ export const heatSelect = {
   role: true,
 } as const;
 
-/** SPEC order of heats/me, made total by role and id. */
+/** The heats/me order (competition type, division, heat number), made total by role and id. */
 const heatOrder: Prisma.HeatOrderByWithRelationInput[] = [
   { competitionTypeId: 'asc' },
   { divisionId: 'asc' },
@@ -42,76 +46,6 @@ const toHeat = (row: HeatRow): HeatPayload => ({
   role: row.role,
 });
 
-const duplicateHeat = () => new AppError('DUPLICATE_HEAT');
-
-export async function listDivisions() {
-  return prisma.division.findMany({ select: referenceSelect, orderBy: { id: 'asc' } });
-}
-
-export async function listCompetitionTypes() {
-  return prisma.competitionType.findMany({ select: referenceSelect, orderBy: { id: 'asc' } });
-}
-
-async function userHeats(eventId: number, userId: number, db: Db = prisma): Promise<HeatPayload[]> {
-  const rows = await db.heat.findMany({ where: { eventId, userId }, select: heatSelect, orderBy: heatOrder });
-  return rows.map(toHeat);
-}
-
-/**
- * Replaces all heats of the user at the event by `heats`, atomically.
- * The participant row is locked first (SELECT ... FOR UPDATE): concurrent submissions of
- * the same user at the same event run one after the other, so the final set is exactly one
- * submission, never a mix. The same lock doubles as the participation check (403).
- * Duplicates (same role, or both without role, in one division and competition type) are
- * refused by the NULLS NOT DISTINCT unique index (P2002 → 400) and the whole transaction,
- * the deletion included, rolls back: the previous set stays.
- */
-export async function replaceHeats(
-  slug: string,
-  user: { id: number; username: string },
-  heats: HeatInput[],
-): Promise<{ eventId: number; heats: HeatPayload[] }> {
-  const event = await getEventBySlug(slug);
-  let saved: HeatPayload[];
-  try {
-    saved = await prisma.$transaction(
-      async (tx) => {
-        const locked = await tx.$queryRaw<{ id: number }[]>`
-          SELECT "id" FROM "EventParticipant"
-          WHERE "userId" = ${user.id} AND "eventId" = ${event.id}
-          FOR UPDATE`;
-        if (locked.length === 0) throw new AppError('NOT_PARTICIPANT');
-        await tx.heat.deleteMany({ where: { eventId: event.id, userId: user.id } });
-        await tx.heat.createMany({
-          data: heats.map((h) => ({ ...h, eventId: event.id, userId: user.id })),
-        });
-        return userHeats(event.id, user.id, tx);
-      },
-      { maxWait: 10_000, timeout: 15_000 },
-    );
-  } catch (err) {
-    if (isUniqueViolation(err)) throw duplicateHeat();
-    // A division or competition type removed between validation and insert.
-    if (isForeignKeyViolation(err)) throw new AppError('VALIDATION_ERROR', { message: 'Unknown division or competition type' });
-    throw err;
-  }
-  // After the commit; emitToRoom never throws, so a failed broadcast never fails the request.
-  emitToRoom(rooms.event(event.id), 'heats_updated', { userId: user.id, username: user.username, heats: saved });
-  return { eventId: event.id, heats: saved };
-}
-
-/** The caller's heats with competitorNumber; a non-participant simply has none. */
-export async function myHeats(slug: string, userId: number): Promise<HeatPayload[]> {
-  const event = await getEventBySlug(slug);
-  const participant = await prisma.eventParticipant.findUnique({
-    where: { userId_eventId: { userId, eventId: event.id } },
-    select: { competitorNumber: true },
-  });
-  if (!participant) return [];
-  const heats = await userHeats(event.id, userId);
-  return heats.map((h) => ({ ...h, competitorNumber: participant.competitorNumber }));
-}
-
 export interface UserHeats {
   userId: number;
   username: string;
@@ -120,47 +54,122 @@ export interface UserHeats {
   heats: HeatPayload[];
 }
 
-/** Every participant with at least one heat, by username; heats in the heats/me order. */
-export async function allHeats(slug: string): Promise<UserHeats[]> {
-  const event = await getEventBySlug(slug);
-  const participants = await prisma.eventParticipant.findMany({
-    where: { eventId: event.id, heats: { some: {} } },
-    select: {
-      competitorNumber: true,
-      user: { select: { id: true, username: true, avatar: true } },
-      heats: { select: heatSelect, orderBy: heatOrder },
-    },
-    orderBy: [{ user: { username: 'asc' } }, { userId: 'asc' }],
-  });
-  return participants.map((p) => ({
-    userId: p.user.id,
-    username: p.user.username,
-    avatar: p.user.avatar,
-    competitorNumber: p.competitorNumber,
-    heats: p.heats.map((h) => ({ ...toHeat(h), competitorNumber: p.competitorNumber })),
-  }));
-}
+// Long enough for concurrent submissions of one user that queue on the participation row lock.
+const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 } as const;
 
-/**
- * Deletes one heat of the caller. Checks: event 404 → heat (of this event) 404 → owner 403.
- * Returns the caller's remaining heats (broadcast as heats_updated so lists stay in sync).
- */
-export async function deleteHeat(
-  slug: string,
-  heatId: number | undefined,
-  user: { id: number; username: string },
-): Promise<{ eventId: number; heats: HeatPayload[]; deleted: HeatPayload }> {
-  const event = await getEventBySlug(slug);
-  const heat =
-    heatId === undefined
-      ? null
-      : await prisma.heat.findFirst({ where: { id: heatId, eventId: event.id }, select: { ...heatSelect, userId: true } });
-  if (!heat) throw new AppError('HEAT_NOT_FOUND');
-  if (heat.userId !== user.id) throw new AppError('NOT_HEAT_OWNER');
-  // deleteMany: a concurrent replacement may already have removed it → 404, not a 500.
-  const { count } = await prisma.heat.deleteMany({ where: { id: heat.id, userId: user.id } });
-  if (count === 0) throw new AppError('HEAT_NOT_FOUND');
-  const heats = await userHeats(event.id, user.id);
-  emitToRoom(rooms.event(event.id), 'heats_updated', { userId: user.id, username: user.username, heats });
-  return { eventId: event.id, heats, deleted: toHeat(heat) };
+/** Heats: the divisions and heat numbers a participant dances at an event. */
+export class HeatsService {
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly notifier: Notifier,
+    private readonly audit: ActivityLogService,
+    private readonly eventAccess: EventAccess,
+    private readonly reference: ReferenceData,
+  ) {}
+
+  /** Divisions (reference data), ordered by id. */
+  divisions(): Promise<ReferenceItem[]> {
+    return this.reference.divisions();
+  }
+
+  /** Competition types (reference data), ordered by id. */
+  competitionTypes(): Promise<ReferenceItem[]> {
+    return this.reference.competitionTypes();
+  }
+
+  /**
+   * Replaces all heats of the user at the event by `heats` (validated beforehand), atomically.
+   * Checks: event 404 → participation 403 → duplicates 400. The participant row is locked first
+   * (SELECT ... FOR UPDATE): concurrent submissions of the same user at the same event run one
+   * after the other, so the final set is exactly one submission, never a mix; the lock doubles
+   * as the participation check. Duplicates (same role, or both without role, in one division
+   * and competition type) are refused by the NULLS NOT DISTINCT unique index (P2002 → 400) and
+   * the whole transaction rolls back: the previous set stays. After the commit, `heats_updated`
+   * goes to the event room. Audited as event/heats_save.
+   */
+  async replaceHeats(slug: string, user: HeatUser, heats: HeatInput[], actor: Actor): Promise<HeatPayload[]> {
+    const event = await this.eventAccess.getBySlug(slug);
+    let saved: HeatPayload[];
+    try {
+      saved = await this.db.$transaction(async (tx) => {
+        const locked = await tx.$queryRaw<{ id: number }[]>`
+          SELECT "id" FROM "EventParticipant"
+          WHERE "userId" = ${user.id} AND "eventId" = ${event.id}
+          FOR UPDATE`;
+        if (locked.length === 0) throw new AppError('NOT_PARTICIPANT');
+        await tx.heat.deleteMany({ where: { eventId: event.id, userId: user.id } });
+        await tx.heat.createMany({ data: heats.map((h) => ({ ...h, eventId: event.id, userId: user.id })) });
+        return this.userHeats(event.id, user.id, tx);
+      }, TX_OPTIONS);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AppError('DUPLICATE_HEAT');
+      // A division or competition type removed between validation and insert.
+      if (isForeignKeyViolation(err)) throw new AppError('VALIDATION_ERROR', { message: 'Unknown division or competition type' });
+      throw err;
+    }
+    this.notifier.toRoom(rooms.event(event.id), 'heats_updated', { userId: user.id, username: user.username, heats: saved });
+    await this.audit.record(actor, { category: 'event', action: 'heats_save', resource: `event:${slug}`, metadata: { count: saved.length } });
+    return saved;
+  }
+
+  /** The caller's heats with their competitorNumber. Event 404; a non-participant simply has none. */
+  async myHeats(slug: string, userId: number): Promise<HeatPayload[]> {
+    const event = await this.eventAccess.getBySlug(slug);
+    const participant = await this.db.eventParticipant.findUnique({
+      where: { userId_eventId: { userId, eventId: event.id } },
+      select: { competitorNumber: true },
+    });
+    if (!participant) return [];
+    const heats = await this.userHeats(event.id, userId);
+    return heats.map((h) => ({ ...h, competitorNumber: participant.competitorNumber }));
+  }
+
+  /** Every participant with at least one heat, by username; heats in the heats/me order. Event 404. */
+  async allHeats(slug: string): Promise<UserHeats[]> {
+    const event = await this.eventAccess.getBySlug(slug);
+    const participants = await this.db.eventParticipant.findMany({
+      where: { eventId: event.id, heats: { some: {} } },
+      select: {
+        competitorNumber: true,
+        user: { select: { id: true, username: true, avatar: true } },
+        heats: { select: heatSelect, orderBy: heatOrder },
+      },
+      orderBy: [{ user: { username: 'asc' } }, { userId: 'asc' }],
+    });
+    return participants.map((p) => ({
+      userId: p.user.id,
+      username: p.user.username,
+      avatar: p.user.avatar,
+      competitorNumber: p.competitorNumber,
+      heats: p.heats.map((h) => ({ ...toHeat(h), competitorNumber: p.competitorNumber })),
+    }));
+  }
+
+  /**
+   * Deletes one heat of the caller. Checks: event 404 → heat of this event 404 (also for an
+   * id that is not a positive integer, given as undefined) → owner 403. After the delete,
+   * `heats_updated` with the remaining heats goes to the event room so live lists stay in
+   * sync. Audited as event/heat_delete.
+   */
+  async deleteHeat(slug: string, heatId: number | undefined, user: HeatUser, actor: Actor): Promise<void> {
+    const event = await this.eventAccess.getBySlug(slug);
+    const heat =
+      heatId === undefined
+        ? null
+        : await this.db.heat.findFirst({ where: { id: heatId, eventId: event.id }, select: { ...heatSelect, userId: true } });
+    if (!heat) throw new AppError('HEAT_NOT_FOUND');
+    if (heat.userId !== user.id) throw new AppError('NOT_HEAT_OWNER');
+    // deleteMany: a concurrent replacement may already have removed it → 404, not a 500.
+    const { count } = await this.db.heat.deleteMany({ where: { id: heat.id, userId: user.id } });
+    if (count === 0) throw new AppError('HEAT_NOT_FOUND');
+    const heats = await this.userHeats(event.id, user.id);
+    this.notifier.toRoom(rooms.event(event.id), 'heats_updated', { userId: user.id, username: user.username, heats });
+    const deleted = toHeat(heat);
+    await this.audit.record(actor, { category: 'event', action: 'heat_delete', resource: `event:${slug}`, metadata: { heat: { ...deleted } } });
+  }
+
+  private async userHeats(eventId: number, userId: number, db: Db = this.db): Promise<HeatPayload[]> {
+    const rows = await db.heat.findMany({ where: { eventId, userId }, select: heatSelect, orderBy: heatOrder });
+    return rows.map(toHeat);
+  }
 }

@@ -96,7 +96,13 @@ export const matchesOpenApi: Record<string, unknown> = {
       tags: ['matches'],
       summary: 'Private chat history of the match (members only)',
       description:
-        'Paging like the event messages: the newest `limit` messages older than `before`, returned oldest first; `hasMore` is true when a full page came back. Decision: a pending match (no room yet) answers an empty page, not an error.',
+        [
+          'Paging like the event messages: the newest `limit` messages older than `before`, returned oldest first; `hasMore` is true when a full page came back. Decision: a pending match (no room yet) answers an empty page, not an error.',
+          'Real-time side (Socket.IO): `join_private_room({ matchId })` joins `match_<id>` (members of an accepted or completed match; ack data `{ matchId, roomId, messages }`, the last 20);',
+          '`send_private_message({ matchId, content })` → `private_message` (the message plus matchId) to `match_<id>`. Refusals (ack `{ success: false, error, code }` or `error_message`), in order:',
+          '"matchId must be a positive integer", the content rules of the event chat, "You are sending messages too fast" (CHAT_FLOOD; one limit per user shared with the event chat, 5 messages/s, bursts of 10),',
+          '"Match not found" (also for non-members), "Private chat is available only for accepted matches", "Email verification required".',
+        ].join(' '),
       access: 'user',
       parameters: [slugParam, ...messagesPaging],
       ok: { '200': json(listOf(ref('Message'), { hasMore: bool })) },

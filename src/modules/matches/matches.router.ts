@@ -1,59 +1,57 @@
 import { Router } from 'express';
+import type { Container } from '../../container.js';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
-import { currentUser, requireAuth, requireVerifiedEmail } from '../../middleware/auth.js';
-import { validate } from '../../middleware/validate.js';
+import { actorOf } from '../../middleware/actor.js';
+import { currentUser } from '../../middleware/auth.js';
+import { input, validate } from '../../middleware/validate.js';
 import {
-  acceptMatch,
-  createMatch,
-  deleteMatch,
-  getMatch,
-  listMatches,
-  listMatchMessages,
-  rateMatch,
-  type MatchStatus,
-} from './matches.service.js';
-import { messagesPage, messagesQuery } from '../chat/chat.validators.js';
-import { createMatchRules, listMatchesRules, ratingRules } from './matches.validators.js';
+  createMatchRules,
+  listMatchesRules,
+  matchMessagesRules,
+  matchSlugParams,
+  ratingRules,
+  type CreateMatchBody,
+  type ListMatchesQuery,
+  type MatchMessagesInput,
+  type MatchSlugInput,
+  type RatingInput,
+} from './matches.schemas.js';
 
-export const matchesRouter = Router();
+/** Match requests between participants, their ratings and the private chat history. */
+export function createMatchesRouter({ guards, matches }: Pick<Container, 'guards' | 'matches'>): Router {
+  const router = Router();
+  const verified = [guards.requireAuth, guards.requireVerifiedEmail];
 
-matchesRouter.post('/matches', requireAuth, requireVerifiedEmail, validate(...createMatchRules), async (req, res) => {
-  const match = await createMatch(currentUser(req), { targetUserId: req.body.targetUserId, eventSlug: req.body.eventSlug }, req);
-  sendData(res, match, 201);
-});
-
-matchesRouter.get('/matches', requireAuth, validate(...listMatchesRules), async (req, res) => {
-  const matches = await listMatches(currentUser(req).id, {
-    eventSlug: req.query.eventSlug as string | undefined,
-    status: req.query.status as MatchStatus | undefined,
+  router.post('/matches', ...verified, validate(...createMatchRules), async (req, res) => {
+    sendData(res, await matches.createMatch(currentUser(req), input<CreateMatchBody>(res), actorOf(req)), 201);
   });
-  sendList(res, matches);
-});
 
-matchesRouter.get('/matches/:slug', requireAuth, async (req, res) => {
-  sendData(res, await getMatch(String(req.params.slug), currentUser(req).id));
-});
+  router.get('/matches', guards.requireAuth, validate(...listMatchesRules), async (req, res) => {
+    sendList(res, await matches.listMatches(currentUser(req).id, input<ListMatchesQuery>(res)));
+  });
 
-matchesRouter.put('/matches/:slug/accept', requireAuth, requireVerifiedEmail, async (req, res) => {
-  sendData(res, await acceptMatch(String(req.params.slug), currentUser(req), req));
-});
+  router.get('/matches/:slug', guards.requireAuth, validate(...matchSlugParams), async (req, res) => {
+    sendData(res, await matches.getMatch(input<MatchSlugInput>(res).slug, currentUser(req).id));
+  });
 
-matchesRouter.delete('/matches/:slug', requireAuth, async (req, res) => {
-  const { action } = await deleteMatch(String(req.params.slug), currentUser(req), req);
-  sendMessage(res, action === 'rejected' ? 'Match rejected' : 'Match cancelled');
-});
+  router.put('/matches/:slug/accept', ...verified, validate(...matchSlugParams), async (req, res) => {
+    sendData(res, await matches.acceptMatch(input<MatchSlugInput>(res).slug, currentUser(req), actorOf(req)));
+  });
 
-matchesRouter.get('/matches/:slug/messages', requireAuth, validate(...messagesQuery), async (req, res) => {
-  const page = await listMatchMessages(String(req.params.slug), currentUser(req).id, messagesPage(req));
-  res.json({ success: true, count: page.messages.length, data: page.messages, hasMore: page.hasMore });
-});
+  router.delete('/matches/:slug', guards.requireAuth, validate(...matchSlugParams), async (req, res) => {
+    const { action } = await matches.deleteMatch(input<MatchSlugInput>(res).slug, currentUser(req), actorOf(req));
+    sendMessage(res, action === 'rejected' ? 'Match rejected' : 'Match cancelled');
+  });
 
-matchesRouter.post('/matches/:slug/ratings', requireAuth, requireVerifiedEmail, validate(...ratingRules), async (req, res) => {
-  const rating = await rateMatch(
-    String(req.params.slug),
-    currentUser(req),
-    { score: req.body.score, comment: req.body.comment, wouldCollaborateAgain: req.body.wouldCollaborateAgain },
-    req,
-  );
-  sendData(res, rating, 201);
-});
+  router.get('/matches/:slug/messages', guards.requireAuth, validate(...matchMessagesRules), async (req, res) => {
+    const { slug, before, limit } = input<MatchMessagesInput>(res);
+    const page = await matches.listMatchMessages(slug, currentUser(req).id, { before, limit });
+    sendList(res, page.messages, { hasMore: page.hasMore });
+  });
+
+  router.post('/matches/:slug/ratings', ...verified, validate(...ratingRules), async (req, res) => {
+    const { slug, ...rating } = input<RatingInput>(res);
+    sendData(res, await matches.rateMatch(slug, currentUser(req), rating, actorOf(req)), 201);
+  });
+  return router;
+}

@@ -1,26 +1,29 @@
-import type { Request } from 'express';
-import { Prisma } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import type { Actor } from '../../lib/actor.js';
 import type { AuthUser } from '../../lib/auth.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { randomSlug } from '../../lib/ids.js';
-import { prisma } from '../../lib/prisma.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import { userSummarySelect, type UserSummaryRow } from '../../lib/user-summary.js';
-import { emitToUser, getIO } from '../../realtime/io.js';
+import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type ChatMessagePayload, type MatchNotification } from '../../realtime/types.js';
-import { logActivity } from '../activity-log/activity-log.service.js';
-import { listRoomMessages } from '../chat/chat.service.js';
-import { findParticipation, getEventBySlug, assertParticipant } from '../events/event-access.js';
+import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { FloodLimiter } from '../chat/flood-limit.js';
+import type { EventAccess } from '../events/event-access.js';
+import type { MatchStatus } from './matches.schemas.js';
 import { completedTransfersInclude, videosReceivedBy } from '../webrtc/transfers.service.js';
 
 type Tx = Prisma.TransactionClient;
+type Db = Tx | PrismaClient;
+type Author = Pick<AuthUser, 'id' | 'username' | 'avatar'>;
 
-export const MATCH_STATUSES = ['pending', 'accepted', 'completed'] as const;
-export type MatchStatus = (typeof MATCH_STATUSES)[number];
-/** DECISIONS.md "Matches": at most 20 pending outgoing requests per user. */
+/** At most 20 pending outgoing requests per user (documented in matches.openapi.ts). */
 export const MAX_PENDING_OUTGOING = 20;
 /** A private room exists (and chat and rating are open) in these states. */
 const OPEN_STATUSES: readonly string[] = ['accepted', 'completed'];
+/** join_private_room answers the last 20 messages. */
+const JOIN_HISTORY = 20;
 
 /** Namespaces of the transaction-scoped advisory locks taken here (pg_advisory_xact_lock(int, int)). */
 const LOCK_REQUESTER = 6001;
@@ -58,7 +61,7 @@ export interface MatchView {
 const isMember = (match: { user1Id: number; user2Id: number }, userId: number) =>
   match.user1Id === userId || match.user2Id === userId;
 
-/** The match object of DECISIONS.md "Matches", seen by `viewerId` (user1 = requester). */
+/** The match object of the API (matches.openapi.ts), seen by `viewerId` (user1 = requester). */
 export function toMatchView(match: MatchWithRelations, viewerId: number): MatchView {
   const isInitiator = match.user1Id === viewerId;
   return {
@@ -80,15 +83,6 @@ function notification(match: MatchWithRelations, from: UserSummaryRow): MatchNot
   return { matchSlug: match.slug, event: { slug: match.event.slug, name: match.event.name }, from };
 }
 
-const matchNotFound = () => new AppError('MATCH_NOT_FOUND');
-
-/** The match of a slug if the user is one of its two members; 404 "Match not found" otherwise (no existence leak). */
-async function findMemberMatch(slug: string, userId: number, db: Tx | typeof prisma = prisma) {
-  const match = await db.match.findUnique({ where: { slug }, include: matchInclude });
-  if (!match || !isMember(match, userId)) throw matchNotFound();
-  return match;
-}
-
 /** Serialises every create/reuse of a match between the same two users at the same event. */
 async function lockPair(tx: Tx, eventId: number, userAId: number, userBId: number): Promise<void> {
   const key = `${eventId}:${Math.min(userAId, userBId)}:${Math.max(userAId, userBId)}`;
@@ -100,166 +94,15 @@ async function createPrivateRoom(tx: Tx, matchId: number): Promise<void> {
   await tx.chatRoom.upsert({ where: { matchId }, update: {}, create: { type: 'private', matchId, eventId: null } });
 }
 
-// ---------------------------------------------------------------------------------------------
-
 export interface CreateMatchInput {
   targetUserId: number;
   eventSlug: string;
-}
-
-/**
- * POST /matches. Both users must participate in the event; the requester may hold at most
- * 20 pending outgoing requests (counted under a per-requester advisory lock, so parallel
- * requests cannot overshoot). Duplicates in either direction are refused by the unique
- * index Match_eventId_pair_key: the P2002 becomes 409.
- */
-export async function createMatch(requester: AuthUser, input: CreateMatchInput, req?: Request): Promise<MatchView> {
-  const event = await getEventBySlug(input.eventSlug);
-  await assertParticipant(event.id, requester.id);
-  if (input.targetUserId === requester.id) throw new AppError('MATCH_SELF');
-  if (!(await findParticipation(event.id, input.targetUserId))) {
-    throw new AppError('TARGET_NOT_PARTICIPANT');
-  }
-
-  let match: MatchWithRelations;
-  try {
-    match = await prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_REQUESTER}::int, ${requester.id}::int)`;
-      const pending = await tx.match.count({ where: { user1Id: requester.id, status: 'pending' } });
-      if (pending >= MAX_PENDING_OUTGOING) {
-        throw new AppError('TOO_MANY_PENDING_MATCHES', { message: `You can have at most ${MAX_PENDING_OUTGOING} pending match requests` });
-      }
-      await lockPair(tx, event.id, requester.id, input.targetUserId);
-      return tx.match.create({
-        data: {
-          slug: randomSlug(),
-          eventId: event.id,
-          user1Id: requester.id,
-          user2Id: input.targetUserId,
-          status: 'pending',
-          source: 'manual',
-        },
-        include: matchInclude,
-      });
-    }, TX_OPTIONS);
-  } catch (err) {
-    if (isUniqueViolation(err) && !isUniqueViolation(err, 'slug')) {
-      void logActivity({ category: 'match', action: 'match_create', success: false, req, resource: `event:${event.slug}`, metadata: { reason: 'duplicate', targetUserId: input.targetUserId } });
-      throw new AppError('MATCH_EXISTS');
-    }
-    throw err;
-  }
-
-  emitToUser(match.user2Id, 'match_request_received', notification(match, match.user1));
-  await logActivity({
-    category: 'match',
-    action: 'match_create',
-    req,
-    resource: `match:${match.slug}`,
-    metadata: { matchId: match.id, eventId: event.id, targetUserId: match.user2Id },
-  });
-  return toMatchView(match, requester.id);
 }
 
 export interface ListMatchesFilter {
   eventSlug?: string;
   status?: MatchStatus;
 }
-
-/** GET /matches: the caller's matches, newest first. An unknown eventSlug is 404 "Event not found". */
-export async function listMatches(userId: number, filter: ListMatchesFilter): Promise<MatchView[]> {
-  const event = filter.eventSlug ? await getEventBySlug(filter.eventSlug) : undefined;
-  const rows = await prisma.match.findMany({
-    where: {
-      OR: [{ user1Id: userId }, { user2Id: userId }],
-      ...(event ? { eventId: event.id } : {}),
-      ...(filter.status ? { status: filter.status } : {}),
-    },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    include: matchInclude,
-  });
-  return rows.map((m) => toMatchView(m, userId));
-}
-
-/** GET /matches/:slug, with `hasRated` for the caller. */
-export async function getMatch(slug: string, userId: number): Promise<MatchView> {
-  const match = await findMemberMatch(slug, userId);
-  const rated = await prisma.rating.count({ where: { matchId: match.id, raterId: userId } });
-  return { ...toMatchView(match, userId), hasRated: rated > 0 };
-}
-
-/**
- * PUT /matches/:slug/accept: only the target, only while pending. The status change is a
- * conditional update (status = 'pending'), so of two simultaneous accepts exactly one wins;
- * the private room is created in the same transaction.
- */
-export async function acceptMatch(slug: string, user: AuthUser, req?: Request): Promise<MatchView> {
-  const match = await prisma.$transaction(async (tx) => {
-    const found = await findMemberMatch(slug, user.id, tx);
-    if (found.user1Id === user.id) throw new AppError('NOT_MATCH_TARGET');
-    if (found.status !== 'pending') throw new AppError('MATCH_NOT_PENDING');
-    const updated = await tx.match.updateMany({
-      where: { id: found.id, status: 'pending' },
-      data: { status: 'accepted', respondedAt: new Date() },
-    });
-    if (updated.count === 0) throw new AppError('MATCH_NOT_PENDING');
-    await createPrivateRoom(tx, found.id);
-    return tx.match.findUniqueOrThrow({ where: { id: found.id }, include: matchInclude });
-  }, TX_OPTIONS);
-
-  emitToUser(match.user1Id, 'match_accepted', notification(match, match.user2));
-  await logActivity({ category: 'match', action: 'match_accept', req, resource: `match:${match.slug}`, metadata: { matchId: match.id } });
-  return toMatchView(match, user.id);
-}
-
-/**
- * DELETE /matches/:slug by either member: a pending match deleted by its target is a
- * rejection, anything else a cancellation. The match goes away with its private room and
- * messages (cascade); ratings stay with matchId null.
- */
-export async function deleteMatch(slug: string, user: AuthUser, req?: Request): Promise<{ action: 'rejected' | 'cancelled' }> {
-  const match = await prisma.$transaction(async (tx) => {
-    const found = await findMemberMatch(slug, user.id, tx);
-    const deleted = await tx.match.deleteMany({ where: { id: found.id } });
-    if (deleted.count === 0) throw matchNotFound();
-    return found;
-  }, TX_OPTIONS);
-
-  const rejected = match.status === 'pending' && match.user2Id === user.id;
-  const other = match.user1Id === user.id ? match.user2Id : match.user1Id;
-  const caller = match.user1Id === user.id ? match.user1 : match.user2;
-  emitToUser(other, 'match_cancelled', notification(match, caller));
-  // Sockets still in the private room stop receiving anything of a match that no longer exists.
-  try {
-    getIO()?.in(rooms.match(match.id)).socketsLeave(rooms.match(match.id));
-  } catch {
-    /* best effort */
-  }
-  await logActivity({
-    category: 'match',
-    action: rejected ? 'match_reject' : 'match_cancel',
-    req,
-    resource: `match:${match.slug}`,
-    metadata: { matchId: match.id, previousStatus: match.status },
-  });
-  return { action: rejected ? 'rejected' : 'cancelled' };
-}
-
-/**
- * GET /matches/:slug/messages: members only. A pending match has no room yet: empty page.
- */
-export async function listMatchMessages(
-  slug: string,
-  userId: number,
-  paging: { before?: number; limit?: number },
-): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }> {
-  const match = await findMemberMatch(slug, userId);
-  if (!match.chatRoom) return { messages: [], hasMore: false };
-  return listRoomMessages(match.chatRoom.id, paging);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Ratings
 
 export interface RateInput {
   score: number;
@@ -275,87 +118,6 @@ const ratingInclude = {
 
 export type RatingView = Prisma.RatingGetPayload<{ include: typeof ratingInclude }>;
 
-/**
- * POST /matches/:slug/ratings. The match row is locked FOR UPDATE first, so two members
- * rating at the same moment are serialised: the second one counts both ratings and the
- * match becomes `completed` exactly once. A second rating by the same rater is refused by
- * the unique (matchId, raterId, ratedId) index → 409.
- */
-export async function rateMatch(slug: string, user: AuthUser, input: RateInput, req?: Request): Promise<RatingView> {
-  let completed = false;
-  let rating: RatingView;
-  let matchSlug = slug;
-  try {
-    rating = await prisma.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<{ id: number }[]>`SELECT "id" FROM "Match" WHERE "slug" = ${slug} FOR UPDATE`;
-      if (locked.length === 0) throw matchNotFound();
-      const match = await findMemberMatch(slug, user.id, tx);
-      matchSlug = match.slug;
-      if (!OPEN_STATUSES.includes(match.status)) {
-        throw new AppError('MATCH_NOT_ACCEPTED');
-      }
-      const created = await tx.rating.create({
-        data: {
-          matchId: match.id,
-          raterId: user.id,
-          ratedId: match.user1Id === user.id ? match.user2Id : match.user1Id,
-          eventId: match.eventId,
-          score: input.score,
-          comment: input.comment ?? null,
-          wouldCollaborateAgain: input.wouldCollaborateAgain ?? null,
-        },
-        include: ratingInclude,
-      });
-      const raters = await tx.rating.count({ where: { matchId: match.id } });
-      if (raters >= 2 && match.status === 'accepted') {
-        const updated = await tx.match.updateMany({ where: { id: match.id, status: 'accepted' }, data: { status: 'completed' } });
-        completed = updated.count === 1;
-      }
-      return created;
-    }, TX_OPTIONS);
-  } catch (err) {
-    if (isUniqueViolation(err)) {
-      void logActivity({ category: 'match', action: 'match_rate', success: false, req, resource: `match:${matchSlug}`, metadata: { reason: 'duplicate' } });
-      throw new AppError('ALREADY_RATED');
-    }
-    throw err;
-  }
-
-  await logActivity({
-    category: 'match',
-    action: 'match_rate',
-    req,
-    resource: `match:${matchSlug}`,
-    metadata: { ratingId: rating.id, matchId: rating.matchId, score: rating.score, completed },
-  });
-  if (completed) {
-    await logActivity({ category: 'match', action: 'match_complete', req, resource: `match:${matchSlug}`, metadata: { matchId: rating.matchId } });
-  }
-  return rating;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Private chat (Socket.IO): access rules shared by join_private_room and send_private_message
-
-/**
- * The private room of a match the user may chat in: a member of an accepted or completed
- * match. Non-members and unknown ids get "Match not found".
- */
-export async function privateRoomFor(matchId: number, userId: number): Promise<{ matchId: number; roomId: number }> {
-  const match = await prisma.match.findUnique({
-    where: { id: matchId },
-    select: { id: true, user1Id: true, user2Id: true, status: true, chatRoom: { select: { id: true } } },
-  });
-  if (!match || !isMember(match, userId)) throw matchNotFound();
-  if (!OPEN_STATUSES.includes(match.status) || !match.chatRoom) {
-    throw new AppError('MATCH_NOT_ACCEPTED', { message: 'Private chat is available only for accepted matches' });
-  }
-  return { matchId: match.id, roomId: match.chatRoom.id };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Recording-partner matching (an accepted suggestion creates or reuses an accepted match)
-
 export interface AcceptedMatchInput {
   eventId: number;
   /** becomes user1 (initiator) of a new match: the dancer of the suggestion */
@@ -364,16 +126,287 @@ export interface AcceptedMatchInput {
   suggestionId: number;
 }
 
-/**
- * Inside the caller's transaction: the match between the two users at the event, accepted
- * and with its private room. An existing match is reused (accepted if pending, room created
- * if missing, linked to the suggestion if it had none); otherwise an accepted match with
- * source 'auto' is created. Serialised with POST /matches by the pair's advisory lock, so it
- * never collides with a concurrent manual request.
- */
-export async function createOrReuseAcceptedMatch(
+/** The chat core's content rule, message writer and history reader (src/modules/chat/chat.service.ts). */
+export interface MatchChat {
+  validateContent(content: unknown): string;
+  createMessage(roomId: number, author: Author, content: string): Promise<ChatMessagePayload>;
+  listRoomMessages(roomId: number, paging?: { before?: number; limit?: number }): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }>;
+}
+
+export interface MatchesSettings {
+  requireEmailVerification: boolean;
+}
+
+/** Matches between two participants of an event, their ratings and their private chat. */
+export class MatchesService {
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly notifier: Notifier,
+    private readonly audit: ActivityLogService,
+    private readonly eventAccess: EventAccess,
+    private readonly chat: MatchChat,
+    private readonly chatFlood: FloodLimiter,
+    private readonly clock: Clock,
+    private readonly settings: MatchesSettings,
+  ) {}
+
+  /**
+   * A match request. Checks: event 404 → requester participates 403 → not oneself 400 →
+   * target participates 400 → at most 20 pending outgoing requests 429 (counted under a
+   * per-requester advisory lock, so parallel requests cannot overshoot) → no match of the pair
+   * in either direction 409 (the unique index Match_eventId_pair_key decides: P2002 → 409).
+   * After the commit the target gets `match_request_received`. Audited as match/match_create
+   * (also the refused duplicate).
+   */
+  async createMatch(requester: AuthUser, input: CreateMatchInput, actor: Actor): Promise<MatchView> {
+    const event = await this.eventAccess.getBySlug(input.eventSlug);
+    await this.eventAccess.assertParticipant(event.id, requester.id);
+    if (input.targetUserId === requester.id) throw new AppError('MATCH_SELF');
+    if (!(await this.eventAccess.findParticipation(event.id, input.targetUserId))) throw new AppError('TARGET_NOT_PARTICIPANT');
+
+    let match: MatchWithRelations;
+    try {
+      match = await this.db.$transaction((tx) => this.insertRequest(tx, event.id, requester.id, input.targetUserId), TX_OPTIONS);
+    } catch (err) {
+      if (isUniqueViolation(err) && !isUniqueViolation(err, 'slug')) {
+        const metadata = { reason: 'duplicate', targetUserId: input.targetUserId };
+        await this.audit.record(actor, { category: 'match', action: 'match_create', success: false, resource: `event:${event.slug}`, metadata });
+        throw new AppError('MATCH_EXISTS');
+      }
+      throw err;
+    }
+
+    this.notifier.toUser(match.user2Id, 'match_request_received', notification(match, match.user1));
+    const metadata = { matchId: match.id, eventId: event.id, targetUserId: match.user2Id };
+    await this.audit.record(actor, { category: 'match', action: 'match_create', resource: `match:${match.slug}`, metadata });
+    return toMatchView(match, requester.id);
+  }
+
+  /** The caller's matches, newest first, optionally of one event (unknown slug 404) and status. */
+  async listMatches(userId: number, filter: ListMatchesFilter): Promise<MatchView[]> {
+    const event = filter.eventSlug ? await this.eventAccess.getBySlug(filter.eventSlug) : undefined;
+    const rows = await this.db.match.findMany({
+      where: {
+        OR: [{ user1Id: userId }, { user2Id: userId }],
+        ...(event ? { eventId: event.id } : {}),
+        ...(filter.status ? { status: filter.status } : {}),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      include: matchInclude,
+    });
+    return rows.map((m) => toMatchView(m, userId));
+  }
+
+  /** One match of the caller with `hasRated`; 404 unless the caller is one of its two members. */
+  async getMatch(slug: string, userId: number): Promise<MatchView> {
+    const match = await this.findMemberMatch(slug, userId);
+    const rated = await this.db.rating.count({ where: { matchId: match.id, raterId: userId } });
+    return { ...toMatchView(match, userId), hasRated: rated > 0 };
+  }
+
+  /**
+   * Accepts a match. Checks: member 404 → the target, not the requester 403 → pending 400. The
+   * status change is a conditional update (status = 'pending'), so of two simultaneous accepts
+   * exactly one wins; the private room is created in the same transaction. After the commit
+   * the requester gets `match_accepted`. Audited as match/match_accept.
+   */
+  async acceptMatch(slug: string, user: AuthUser, actor: Actor): Promise<MatchView> {
+    const match = await this.db.$transaction(async (tx) => {
+      const found = await this.findMemberMatch(slug, user.id, tx);
+      if (found.user1Id === user.id) throw new AppError('NOT_MATCH_TARGET');
+      if (found.status !== 'pending') throw new AppError('MATCH_NOT_PENDING');
+      const updated = await tx.match.updateMany({
+        where: { id: found.id, status: 'pending' },
+        data: { status: 'accepted', respondedAt: this.clock.now() },
+      });
+      if (updated.count === 0) throw new AppError('MATCH_NOT_PENDING');
+      await createPrivateRoom(tx, found.id);
+      return tx.match.findUniqueOrThrow({ where: { id: found.id }, include: matchInclude });
+    }, TX_OPTIONS);
+
+    this.notifier.toUser(match.user1Id, 'match_accepted', notification(match, match.user2));
+    await this.audit.record(actor, { category: 'match', action: 'match_accept', resource: `match:${match.slug}`, metadata: { matchId: match.id } });
+    return toMatchView(match, user.id);
+  }
+
+  /**
+   * Deletes a match on behalf of either member (404 otherwise): a pending match deleted by its
+   * target is a rejection, anything else a cancellation. The match goes away with its private
+   * room and messages (cascade); ratings stay with matchId null. After the commit the other
+   * member gets `match_cancelled` and both members' sockets leave the private room. Audited as
+   * match/match_reject or match/match_cancel.
+   */
+  async deleteMatch(slug: string, user: AuthUser, actor: Actor): Promise<{ action: 'rejected' | 'cancelled' }> {
+    const match = await this.db.$transaction(async (tx) => {
+      const found = await this.findMemberMatch(slug, user.id, tx);
+      const deleted = await tx.match.deleteMany({ where: { id: found.id } });
+      if (deleted.count === 0) throw new AppError('MATCH_NOT_FOUND');
+      return found;
+    }, TX_OPTIONS);
+
+    const rejected = match.status === 'pending' && match.user2Id === user.id;
+    const byUser1 = match.user1Id === user.id;
+    this.notifier.toUser(byUser1 ? match.user2Id : match.user1Id, 'match_cancelled', notification(match, byUser1 ? match.user1 : match.user2));
+    // Sockets still in the private room stop receiving anything of a match that no longer exists.
+    for (const member of [match.user1Id, match.user2Id]) this.notifier.removeUserFromRoom(member, rooms.match(match.id));
+    await this.audit.record(actor, {
+      category: 'match',
+      action: rejected ? 'match_reject' : 'match_cancel',
+      resource: `match:${match.slug}`,
+      metadata: { matchId: match.id, previousStatus: match.status },
+    });
+    return { action: rejected ? 'rejected' : 'cancelled' };
+  }
+
+  /** A page of the private chat history: members only (404); a pending match has no room yet: empty page. */
+  async listMatchMessages(slug: string, userId: number, paging: { before?: number; limit?: number }) {
+    const match = await this.findMemberMatch(slug, userId);
+    if (!match.chatRoom) return { messages: [], hasMore: false };
+    return this.chat.listRoomMessages(match.chatRoom.id, paging);
+  }
+
+  /**
+   * Rates the partner of an accepted or completed match. Checks: member 404 → accepted 400 →
+   * not rated yet 409. The match row is locked FOR UPDATE first, so two members rating at the
+   * same moment are serialised: the second one counts both ratings and the match becomes
+   * `completed` exactly once. A second rating by the same rater is refused by the unique
+   * (matchId, raterId, ratedId) index → 409. Audited as match/match_rate (also the refused
+   * duplicate) and, when it completes the match, match/match_complete.
+   */
+  async rateMatch(slug: string, user: AuthUser, input: RateInput, actor: Actor): Promise<RatingView> {
+    let rated: { rating: RatingView; completed: boolean };
+    try {
+      rated = await this.db.$transaction((tx) => this.insertRating(tx, slug, user.id, input), TX_OPTIONS);
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        await this.audit.record(actor, { category: 'match', action: 'match_rate', success: false, resource: `match:${slug}`, metadata: { reason: 'duplicate' } });
+        throw new AppError('ALREADY_RATED');
+      }
+      throw err;
+    }
+    const { rating, completed } = rated;
+    const resource = `match:${slug}`;
+    const metadata = { ratingId: rating.id, matchId: rating.matchId, score: rating.score, completed };
+    await this.audit.record(actor, { category: 'match', action: 'match_rate', resource, metadata });
+    if (completed) {
+      await this.audit.record(actor, { category: 'match', action: 'match_complete', resource, metadata: { matchId: rating.matchId } });
+    }
+    return rating;
+  }
+
+  /**
+   * Opens the private chat of a match for one of its sockets: members of an accepted or
+   * completed match only. Checks: member 404 (also for an unknown id) → accepted 400. `enter`
+   * puts the socket into the match room before the history is read, so no message falls
+   * between the history and the live stream. Answers the last 20 messages, oldest first.
+   */
+  async joinPrivateRoom(matchId: number, userId: number, enter: (room: string) => Promise<void> | void) {
+    const { roomId } = await this.privateRoom(matchId, userId);
+    await enter(rooms.match(matchId));
+    const { messages } = await this.chat.listRoomMessages(roomId, { limit: JOIN_HISTORY });
+    return { matchId, roomId, messages };
+  }
+
+  /**
+   * Stores a private message of `author` in the match's room. Checks: content 400 (the chat
+   * core's rule) → flood limit 429 (the limiter shared with the event chat: ~5 messages/s with
+   * bursts of 10 per user) → member 404 → accepted 400 → verified e-mail 403 (read from the
+   * database, not the token). The caller broadcasts the answer (`private_message` to the match room).
+   */
+  async sendPrivateMessage(matchId: number, author: Author, content: unknown): Promise<ChatMessagePayload & { matchId: number }> {
+    const text = this.chat.validateContent(content);
+    if (!this.chatFlood.take(author.id)) throw new AppError('CHAT_FLOOD');
+    const { roomId, senderVerified } = await this.privateRoom(matchId, author.id);
+    if (this.settings.requireEmailVerification && !senderVerified) throw new AppError('EMAIL_NOT_VERIFIED');
+    const message = await this.chat.createMessage(roomId, author, text);
+    return { ...message, matchId };
+  }
+
+  /**
+   * Inside the caller's transaction: the match between the two users at the event, accepted
+   * and with its private room. An existing match is reused (accepted if pending, room created
+   * if missing, linked to the suggestion if it had none); otherwise an accepted match with
+   * source 'auto' is created. Serialised with createMatch by the pair's advisory lock, so it
+   * never collides with a concurrent manual request. `becameAccepted`: this call moved the
+   * pair to accepted (a new match, or a pending one accepted).
+   */
+  createOrReuseAcceptedMatch(tx: Tx, input: AcceptedMatchInput): Promise<MatchWithRelations & { becameAccepted: boolean }> {
+    return acceptedMatchInTx(tx, input, this.clock.now());
+  }
+
+  /** The match of a slug if the user is one of its two members; 404 "Match not found" otherwise (no existence leak). */
+  private async findMemberMatch(slug: string, userId: number, db: Db = this.db) {
+    const match = await db.match.findUnique({ where: { slug }, include: matchInclude });
+    if (!match || !isMember(match, userId)) throw new AppError('MATCH_NOT_FOUND');
+    return match;
+  }
+
+  /** The private room of a match the user may chat in, with whether the user's e-mail is verified (one query). */
+  private async privateRoom(matchId: number, userId: number): Promise<{ roomId: number; senderVerified: boolean }> {
+    const match = await this.db.match.findUnique({
+      where: { id: matchId },
+      select: {
+        user1Id: true,
+        user2Id: true,
+        status: true,
+        chatRoom: { select: { id: true } },
+        user1: { select: { emailVerified: true } },
+        user2: { select: { emailVerified: true } },
+      },
+    });
+    if (!match || !isMember(match, userId)) throw new AppError('MATCH_NOT_FOUND');
+    if (!OPEN_STATUSES.includes(match.status) || !match.chatRoom) {
+      throw new AppError('MATCH_NOT_ACCEPTED', { message: 'Private chat is available only for accepted matches' });
+    }
+    const sender = match.user1Id === userId ? match.user1 : match.user2;
+    return { roomId: match.chatRoom.id, senderVerified: sender.emailVerified };
+  }
+
+  private async insertRequest(tx: Tx, eventId: number, requesterId: number, targetUserId: number): Promise<MatchWithRelations> {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_REQUESTER}::int, ${requesterId}::int)`;
+    const pending = await tx.match.count({ where: { user1Id: requesterId, status: 'pending' } });
+    if (pending >= MAX_PENDING_OUTGOING) {
+      throw new AppError('TOO_MANY_PENDING_MATCHES', { message: `You can have at most ${MAX_PENDING_OUTGOING} pending match requests` });
+    }
+    await lockPair(tx, eventId, requesterId, targetUserId);
+    return tx.match.create({
+      data: { slug: randomSlug(), eventId, user1Id: requesterId, user2Id: targetUserId, status: 'pending', source: 'manual' },
+      include: matchInclude,
+    });
+  }
+
+  private async insertRating(tx: Tx, slug: string, userId: number, input: RateInput) {
+    const locked = await tx.$queryRaw<{ id: number }[]>`SELECT "id" FROM "Match" WHERE "slug" = ${slug} FOR UPDATE`;
+    if (locked.length === 0) throw new AppError('MATCH_NOT_FOUND');
+    const match = await this.findMemberMatch(slug, userId, tx);
+    if (!OPEN_STATUSES.includes(match.status)) throw new AppError('MATCH_NOT_ACCEPTED');
+    const rating = await tx.rating.create({
+      data: {
+        matchId: match.id,
+        raterId: userId,
+        ratedId: match.user1Id === userId ? match.user2Id : match.user1Id,
+        eventId: match.eventId,
+        score: input.score,
+        comment: input.comment ?? null,
+        wouldCollaborateAgain: input.wouldCollaborateAgain ?? null,
+      },
+      include: ratingInclude,
+    });
+    let completed = false;
+    const raters = await tx.rating.count({ where: { matchId: match.id } });
+    if (raters >= 2 && match.status === 'accepted') {
+      const updated = await tx.match.updateMany({ where: { id: match.id, status: 'accepted' }, data: { status: 'completed' } });
+      completed = updated.count === 1;
+    }
+    return { rating, completed };
+  }
+}
+
+/** createOrReuseAcceptedMatch's work; `now` stamps respondedAt. */
+async function acceptedMatchInTx(
   tx: Tx,
   input: AcceptedMatchInput,
+  now: Date,
 ): Promise<MatchWithRelations & { becameAccepted: boolean }> {
   if (input.userAId === input.userBId) throw new AppError('MATCH_SELF', { message: 'A match needs two different users' });
   await lockPair(tx, input.eventId, input.userAId, input.userBId);
@@ -386,13 +419,12 @@ export async function createOrReuseAcceptedMatch(
       ],
     },
   });
-  let matchId: number;
-  // true when this call moved the pair to accepted (new match, or a pending one accepted)
   const becameAccepted = !existing || existing.status === 'pending';
+  let matchId: number;
   if (existing) {
     matchId = existing.id;
     const data: Prisma.MatchUncheckedUpdateInput = {};
-    if (existing.status === 'pending') Object.assign(data, { status: 'accepted', respondedAt: new Date() });
+    if (existing.status === 'pending') Object.assign(data, { status: 'accepted', respondedAt: now });
     if (existing.suggestionId === null) {
       const taken = await tx.match.count({ where: { suggestionId: input.suggestionId } });
       if (taken === 0) data.suggestionId = input.suggestionId;
@@ -408,7 +440,7 @@ export async function createOrReuseAcceptedMatch(
         status: 'accepted',
         source: 'auto',
         suggestionId: input.suggestionId,
-        respondedAt: new Date(),
+        respondedAt: now,
       },
     });
     matchId = created.id;
@@ -416,4 +448,12 @@ export async function createOrReuseAcceptedMatch(
   await createPrivateRoom(tx, matchId);
   const match = await tx.match.findUniqueOrThrow({ where: { id: matchId }, include: matchInclude });
   return { ...match, becameAccepted };
+}
+
+/**
+ * @deprecated transitional (issue 11): the matching feature calls
+ * `container.matches.createOrReuseAcceptedMatch` once it is converted; this goes then.
+ */
+export function createOrReuseAcceptedMatch(tx: Tx, input: AcceptedMatchInput) {
+  return acceptedMatchInTx(tx, input, new Date());
 }

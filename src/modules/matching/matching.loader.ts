@@ -15,13 +15,27 @@ export function slotsOf(scheduleConfig: unknown): ScheduleSlot[] | null {
     }));
 }
 
+/** A pending suggestion of an earlier run: the engine keeps its pair when it can (stable re-runs). */
+export interface PendingSuggestion {
+  id: number;
+  heatId: number;
+  recorderId: number;
+}
+
+export interface LoadedEvent {
+  input: EngineInput;
+  /** the event's pending suggestions, also given to the engine as `previous` */
+  pending: PendingSuggestion[];
+}
+
 /**
  * Database → engine input for one event: every participant (location = the user's city
  * and country, recorderOptOut), every heat, the schedule slots, the accepted suggestions
- * of earlier runs (fixed: the heat is covered and counts toward the recorder's cap) and
- * the rejected (heat, recorder) pairs (never proposed again).
+ * of earlier runs (fixed: the heat is covered and counts toward the recorder's cap), the
+ * rejected (heat, recorder) pairs (never proposed again) and the pending pairs (kept unless
+ * dropping one is needed to reach the optimum).
  */
-export async function loadEngineInput(db: Db, event: { id: number; scheduleConfig: unknown }): Promise<EngineInput> {
+export async function loadEngineInput(db: Db, event: { id: number; scheduleConfig: unknown }): Promise<LoadedEvent> {
   const [participants, heats, history] = await Promise.all([
     db.eventParticipant.findMany({
       where: { eventId: event.id },
@@ -32,15 +46,23 @@ export async function loadEngineInput(db: Db, event: { id: number; scheduleConfi
       select: { id: true, userId: true, divisionId: true, competitionTypeId: true, heatNumber: true, role: true },
     }),
     db.recordingSuggestion.findMany({
-      where: { eventId: event.id, status: { in: ['accepted', 'rejected'] }, recorderId: { not: null } },
-      select: { heatId: true, recorderId: true, status: true },
+      where: { eventId: event.id, status: { in: ['accepted', 'rejected', 'pending'] }, recorderId: { not: null } },
+      select: { id: true, heatId: true, recorderId: true, status: true },
     }),
   ]);
+  const pairs = (status: string) =>
+    history.filter((s) => s.status === status).map((s) => ({ id: s.id, heatId: s.heatId, recorderId: s.recorderId! }));
+  const pending = pairs('pending');
+  const pairOnly = ({ heatId, recorderId }: PendingSuggestion) => ({ heatId, recorderId });
   return {
-    participants: participants.map((p) => ({ userId: p.userId, city: p.user.city, country: p.user.country, optOut: p.recorderOptOut })),
-    heats,
-    slots: slotsOf(event.scheduleConfig),
-    fixed: history.filter((s) => s.status === 'accepted').map((s) => ({ heatId: s.heatId, recorderId: s.recorderId! })),
-    forbidden: history.filter((s) => s.status === 'rejected').map((s) => ({ heatId: s.heatId, recorderId: s.recorderId! })),
+    input: {
+      participants: participants.map((p) => ({ userId: p.userId, city: p.user.city, country: p.user.country, optOut: p.recorderOptOut })),
+      heats,
+      slots: slotsOf(event.scheduleConfig),
+      fixed: pairs('accepted').map(pairOnly),
+      forbidden: pairs('rejected').map(pairOnly),
+      previous: pending.map(pairOnly),
+    },
+    pending,
   };
 }

@@ -1,50 +1,66 @@
 import { Client } from 'pg';
-import { config } from '../../config/index.js';
-import { bridgedDatabaseKind } from '../../container-bridge.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import type { DatabaseKind } from '../../lib/prisma.js';
 
 /**
  * One lock per event serialises every matching run of that event (manual, CLI and
  * scheduled), across all service instances: a PostgreSQL session-level advisory lock
  * `pg_try_advisory_lock(MATCHING_LOCK_CLASS, eventId)` held on a dedicated connection
  * for the whole run (load → engine → write). A crashed holder loses its session and with
- * it the lock. The embedded database (PGlite) is single-process, so an in-process set
- * stands in for it there.
+ * it the lock. A suggestion decision takes the same lock shared, for its transaction, so a
+ * run never replaces a suggestion that is being answered. The embedded database is
+ * single-process: an in-process set stands in for the lock there.
  */
 export const MATCHING_LOCK_CLASS = 7_270_001;
 
 export type ReleaseLock = () => Promise<void>;
 
-const embeddedHeld = new Set<number>();
+export class MatchingLock {
+  private readonly embeddedHeld = new Set<number>();
 
-/** The release function when the lock was free, undefined when another run holds it. */
-export async function tryLockEvent(eventId: number): Promise<ReleaseLock | undefined> {
-  if (bridgedDatabaseKind() === 'embedded') {
-    if (embeddedHeld.has(eventId)) return undefined;
-    embeddedHeld.add(eventId);
+  constructor(
+    private readonly kind: DatabaseKind,
+    private readonly databaseUrl: string | undefined,
+  ) {}
+
+  /** The release function when the lock was free, undefined when another run holds it. */
+  async tryLock(eventId: number): Promise<ReleaseLock | undefined> {
+    if (this.kind === 'embedded') return this.tryLockEmbedded(eventId);
+    const client = new Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
+    // A broken lock connection must not crash the process; the run notices at release.
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [
+        MATCHING_LOCK_CLASS,
+        eventId,
+      ]);
+      if (!rows[0]?.locked) {
+        await client.end();
+        return undefined;
+      }
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
     return async () => {
-      embeddedHeld.delete(eventId);
+      // Closing the session releases the lock even if the unlock statement fails.
+      await client.query('SELECT pg_advisory_unlock($1, $2)', [MATCHING_LOCK_CLASS, eventId]).catch(() => undefined);
+      await client.end().catch(() => undefined);
     };
   }
-  const client = new Client({ connectionString: config.databaseUrl, connectionTimeoutMillis: 5000 });
-  // A broken lock connection must not crash the process; the run notices at release.
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [
-      MATCHING_LOCK_CLASS,
-      eventId,
-    ]);
-    if (!rows[0]?.locked) {
-      await client.end();
-      return undefined;
-    }
-  } catch (err) {
-    await client.end().catch(() => undefined);
-    throw err;
+
+  /** Inside a transaction: waits for a run of the event in progress and keeps runs out until the commit. */
+  async holdSharedInTransaction(tx: Prisma.TransactionClient, eventId: number): Promise<void> {
+    if (this.kind === 'embedded') return;
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock_shared(${MATCHING_LOCK_CLASS}::int, ${eventId}::int)::text AS locked`;
   }
-  return async () => {
-    // Closing the session releases the lock even if the unlock statement fails.
-    await client.query('SELECT pg_advisory_unlock($1, $2)', [MATCHING_LOCK_CLASS, eventId]).catch(() => undefined);
-    await client.end().catch(() => undefined);
-  };
+
+  private tryLockEmbedded(eventId: number): ReleaseLock | undefined {
+    if (this.embeddedHeld.has(eventId)) return undefined;
+    this.embeddedHeld.add(eventId);
+    return async () => {
+      this.embeddedHeld.delete(eventId);
+    };
+  }
 }

@@ -1,49 +1,59 @@
-import { INT32_MAX } from '../../middleware/validators.js';
-import { Router, type Request } from 'express';
-import { AppError } from '../../lib/errors.js';
-import { sendData, sendList } from '../../lib/http.js';
-import { currentUser, requireAdmin, requireAuth } from '../../middleware/auth.js';
-import { validate } from '../../middleware/validate.js';
-import { getEventBySlug } from '../events/event-access.js';
-import { decideSuggestion, listMySuggestions, listRuns, listRunSuggestions, MatchingMessages, runMatchingNow } from './matching.service.js';
-import { decisionBody } from './matching.validators.js';
+import { Router, type Request, type Response } from 'express';
+import type { Container } from '../../container.js';
+import { sendCsv, sendData, sendList } from '../../lib/http.js';
+import { actorOf } from '../../middleware/actor.js';
+import { currentUser } from '../../middleware/auth.js';
+import { input, validate } from '../../middleware/validate.js';
+import {
+  decisionSchema,
+  eventParams,
+  runParams,
+  runRequestSchema,
+  type DecisionInput,
+  type EventParams,
+  type RunParams,
+  type RunRequest,
+} from './matching.schemas.js';
 
-export const matchingRouter = Router();
+/** Recording-partner matching: runs (admins), the suggestions, the recorders' answers. */
+export function createMatchingRouter({ guards, matching }: Pick<Container, 'guards' | 'matching'>): Router {
+  const router = Router();
+  const admin = [guards.requireAuth, guards.requireAdmin];
 
-const param = (req: Request, name: string) => String(req.params[name]);
+  const runOrPreview = async (req: Request, res: Response) => {
+    const { slug, dryRun } = input<RunRequest>(res);
+    if (dryRun) return sendData(res, await matching.preview(slug, actorOf(req)));
+    sendData(res, await matching.runNow(slug, actorOf(req)), 201);
+  };
+  router.post('/events/:slug/run-matching', ...admin, validate(...runRequestSchema), runOrPreview);
+  router.post('/admin/events/:slug/matching-runs', ...admin, validate(...runRequestSchema), runOrPreview);
 
-async function runNow(req: Request) {
-  const event = await getEventBySlug(param(req, 'slug'));
-  const user = currentUser(req);
-  return runMatchingNow(event, 'manual', { userId: user.id, username: user.username, req });
+  router.get('/events/:slug/match-suggestions', guards.requireAuth, validate(...eventParams), async (req, res) => {
+    sendData(res, await matching.listMine(input<EventParams>(res).slug, currentUser(req).id));
+  });
+
+  router.put('/events/:slug/match-suggestions/:id/status', guards.requireAuth, validate(...decisionSchema), async (req, res) => {
+    const { slug, id, status } = input<DecisionInput>(res);
+    sendData(res, await matching.decide(slug, id, status, actorOf(req)));
+  });
+
+  router.get('/admin/events/:slug/matching-runs', ...admin, validate(...eventParams), async (_req, res) => {
+    sendList(res, await matching.listRuns(input<EventParams>(res).slug));
+  });
+
+  router.get('/admin/events/:slug/matching-runs/:runId', ...admin, validate(...runParams), async (_req, res) => {
+    const { slug, runId } = input<RunParams>(res);
+    sendData(res, await matching.getRun(slug, runId));
+  });
+
+  router.get('/admin/events/:slug/matching-runs/:runId/export.csv', ...admin, validate(...runParams), async (req, res) => {
+    const { slug, runId } = input<RunParams>(res);
+    await sendCsv(res, await matching.exportPlan(slug, runId, actorOf(req)));
+  });
+
+  router.get('/admin/events/:slug/matching-runs/:runId/suggestions', ...admin, validate(...runParams), async (_req, res) => {
+    const { slug, runId } = input<RunParams>(res);
+    sendList(res, await matching.listRunSuggestions(slug, runId));
+  });
+  return router;
 }
-
-matchingRouter.post('/events/:slug/run-matching', requireAuth, requireAdmin, async (req, res) => {
-  sendData(res, await runNow(req), 201);
-});
-
-matchingRouter.get('/events/:slug/match-suggestions', requireAuth, async (req, res) => {
-  const event = await getEventBySlug(param(req, 'slug'));
-  sendData(res, await listMySuggestions(event, currentUser(req).id));
-});
-
-matchingRouter.put('/events/:slug/match-suggestions/:id/status', requireAuth, validate(decisionBody), async (req, res) => {
-  const event = await getEventBySlug(param(req, 'slug'));
-  const id = /^[1-9]\d{0,9}$/.test(param(req, 'id')) ? Number(param(req, 'id')) : NaN;
-  if (!Number.isSafeInteger(id) || id > INT32_MAX) throw new AppError('SUGGESTION_NOT_FOUND');
-  sendData(res, await decideSuggestion(event, id, currentUser(req).id, req.body.status, req));
-});
-
-matchingRouter.get('/admin/events/:slug/matching-runs', requireAuth, requireAdmin, async (req, res) => {
-  const event = await getEventBySlug(param(req, 'slug'));
-  sendList(res, await listRuns(event));
-});
-
-matchingRouter.post('/admin/events/:slug/matching-runs', requireAuth, requireAdmin, async (req, res) => {
-  sendData(res, await runNow(req), 201);
-});
-
-matchingRouter.get('/admin/events/:slug/matching-runs/:runId/suggestions', requireAuth, requireAdmin, async (req, res) => {
-  const event = await getEventBySlug(param(req, 'slug'));
-  sendList(res, await listRunSuggestions(event, param(req, 'runId')));
-});

@@ -1,6 +1,7 @@
 import type { Prisma } from '../../generated/prisma/client.js';
-import { bridgedDatabaseKind } from '../../container-bridge.js';
-import type { EngineHeat, EngineResult } from './matching.engine.js';
+import type { DatabaseKind } from '../../lib/prisma.js';
+import type { EngineHeat, EngineResult, EngineUnfilled } from './matching.engine.js';
+import type { PendingSuggestion } from './matching.loader.js';
 
 type Db = Prisma.TransactionClient;
 
@@ -11,65 +12,105 @@ export interface RunTotals {
 }
 
 /**
- * Writes the outcome of a run, inside the caller's transaction: the event's `pending` and
- * `not_found` suggestions are replaced (accepted and rejected ones stay: they are the
- * history the engine was fed with), one suggestion per heat that needed a recorder is
- * inserted with originRunId = the run, and the run and Event.matchingRunAt are updated.
+ * What became of the pending suggestions a run started from: previous = how many there
+ * were; kept = still proposed (same row, same id and origin run); dropped = still valid but
+ * given up to reach a better plan; invalid = no longer possible (heat or recorder changed,
+ * cap reached, ...); added = new pairs of this run.
+ */
+export type RunReuse = {
+  previous: number;
+  kept: number;
+  added: number;
+  dropped: number;
+  invalid: number;
+};
+
+export function reuseOf(pending: PendingSuggestion[], result: EngineResult): RunReuse {
+  const { kept, added, dropped, invalid } = result.reuse;
+  return { previous: pending.length, kept, added, dropped: dropped.length, invalid: invalid.length };
+}
+
+/**
+ * Writes the outcome of a run, inside the caller's transaction. Stable re-runs: a pending
+ * suggestion whose pair the engine kept stays untouched (its id, originRunId and createdAt
+ * survive); the other pending suggestions and every `not_found` one are deleted; the new
+ * pairs and the heats left open (with their reason) are inserted with originRunId = the run.
+ * Accepted and rejected suggestions stay: they are the history the engine was fed with.
+ * Then the run (totals, unfilled reasons, reuse) and Event.matchingRunAt are updated.
  */
 export async function writeRunResult(
   tx: Db,
-  args: { eventId: number; runId: string; heats: EngineHeat[]; result: EngineResult; finishedAt: Date },
+  args: { eventId: number; runId: string; heats: EngineHeat[]; pending: PendingSuggestion[]; result: EngineResult; finishedAt: Date; kind: DatabaseKind },
 ): Promise<RunTotals> {
-  const { eventId, runId, result, finishedAt } = args;
-  const dancerOf = new Map(args.heats.map((h) => [h.id, h.userId]));
-  await tx.recordingSuggestion.deleteMany({ where: { eventId, status: { in: ['pending', 'not_found'] } } });
-  const rows: Prisma.RecordingSuggestionCreateManyInput[] = [
-    ...result.assignments.map((a) => ({
-      eventId,
-      heatId: a.heatId,
-      dancerId: dancerOf.get(a.heatId)!,
-      recorderId: a.recorderId,
-      status: 'pending',
-      originRunId: runId,
-    })),
-    ...result.unassigned.map((heatId) => ({
-      eventId,
-      heatId,
-      dancerId: dancerOf.get(heatId)!,
-      recorderId: null,
-      status: 'not_found',
-      originRunId: runId,
-    })),
-  ];
-  if (rows.length) await insertSuggestions(tx, rows);
+  const { eventId, runId, result, finishedAt, pending } = args;
+  const chosen = new Map(result.assignments.map((a) => [a.heatId, a.recorderId]));
+  const kept = new Set(pending.filter((p) => chosen.get(p.heatId) === p.recorderId).map((p) => p.heatId));
+  const stale = pending.filter((p) => !kept.has(p.heatId)).map((p) => p.id);
+  await tx.recordingSuggestion.deleteMany({ where: { eventId, status: 'not_found' } });
+  if (stale.length) await tx.recordingSuggestion.deleteMany({ where: { eventId, status: 'pending', id: { in: stale } } });
+  const rows = newRows(args, kept);
+  if (rows.length) await insertSuggestions(tx, rows, args.kind);
   const totals: RunTotals = {
-    heatsTotal: rows.length,
+    heatsTotal: result.assignments.length + result.unassigned.length,
     heatsAssigned: result.assignments.length,
     heatsUnassigned: result.unassigned.length,
   };
-  await tx.matchingRun.update({ where: { id: runId }, data: { status: 'success', finishedAt, ...totals } });
+  await tx.matchingRun.update({
+    where: { id: runId },
+    data: {
+      status: 'success',
+      finishedAt,
+      ...totals,
+      unfilled: result.unfilled.map(({ heatId, reason }): EngineUnfilled => ({ heatId, reason })) as unknown as Prisma.InputJsonValue,
+      reuse: reuseOf(pending, result) as unknown as Prisma.InputJsonValue,
+    },
+  });
   await tx.event.update({ where: { id: eventId }, data: { matchingRunAt: finishedAt } });
   return totals;
 }
 
+/** The rows to insert: the pairs that are not kept, and one `not_found` row per open heat. */
+function newRows(
+  args: { eventId: number; runId: string; heats: EngineHeat[]; result: EngineResult },
+  kept: Set<number>,
+): Prisma.RecordingSuggestionCreateManyInput[] {
+  const { eventId, runId, result } = args;
+  const dancerOf = new Map(args.heats.map((h) => [h.id, h.userId]));
+  return [
+    ...result.assignments
+      .filter((a) => !kept.has(a.heatId))
+      .map((a) => ({ eventId, heatId: a.heatId, dancerId: dancerOf.get(a.heatId)!, recorderId: a.recorderId, status: 'pending', originRunId: runId })),
+    ...result.unfilled.map((u) => ({
+      eventId,
+      heatId: u.heatId,
+      dancerId: dancerOf.get(u.heatId)!,
+      recorderId: null,
+      status: 'not_found',
+      originRunId: runId,
+      unfilledReason: u.reason,
+    })),
+  ];
+}
+
 /**
  * Bulk insert of a run's suggestions. On PostgreSQL one INSERT ... SELECT FROM unnest() of
- * six arrays: a few thousand rows take milliseconds, where createMany spends about a
- * second building its statement (benchmark). The embedded database uses createMany.
+ * seven arrays: a few thousand rows take milliseconds, where createMany spends about a
+ * second building its statement (scripts/bench-matching.ts). The embedded database uses createMany.
  */
-async function insertSuggestions(tx: Db, rows: Prisma.RecordingSuggestionCreateManyInput[]): Promise<void> {
-  if (bridgedDatabaseKind() !== 'postgres') {
+async function insertSuggestions(tx: Db, rows: Prisma.RecordingSuggestionCreateManyInput[], kind: DatabaseKind): Promise<void> {
+  if (kind !== 'postgres') {
     await tx.recordingSuggestion.createMany({ data: rows });
     return;
   }
   await tx.$executeRaw`
-    INSERT INTO "RecordingSuggestion" ("eventId", "heatId", "dancerId", "recorderId", "status", "originRunId")
+    INSERT INTO "RecordingSuggestion" ("eventId", "heatId", "dancerId", "recorderId", "status", "originRunId", "unfilledReason")
     SELECT * FROM unnest(
       ${rows.map((r) => r.eventId)}::int[],
       ${rows.map((r) => r.heatId)}::int[],
       ${rows.map((r) => r.dancerId)}::int[],
       ${rows.map((r) => r.recorderId ?? null)}::int[],
       ${rows.map((r) => r.status!)}::varchar[],
-      ${rows.map((r) => r.originRunId)}::uuid[]
+      ${rows.map((r) => r.originRunId)}::uuid[],
+      ${rows.map((r) => r.unfilledReason ?? null)}::varchar[]
     )`;
 }

@@ -1,14 +1,19 @@
 import { body, query } from 'express-validator';
+import { pathParam } from '../../middleware/validators.js';
+import type { EventFields, QrFormat } from './events.service.js';
 
 /**
  * Input rules of the events routes (400 "Validation failed" + details through validate()).
- * Slugs and check-in tokens are not validated: any unknown value is a 404 as SPEC.md says.
+ * Slugs and check-in tokens are not validated: any unknown value is a 404 (events.openapi.ts).
  */
 
-export const qrQuery = query('format')
-  .optional()
-  .isIn(['png', 'svg'])
-  .withMessage('format must be png or svg');
+export const slugParams = [pathParam('slug')];
+export const checkinParams = [pathParam('token')];
+
+export const qrQuery = [
+  pathParam('slug'),
+  query('format').optional().isIn(['png', 'svg']).withMessage('format must be png or svg'),
+];
 
 const isoDate = (field: string, optional: boolean) => {
   const chain = body(field);
@@ -50,4 +55,20 @@ const eventBody = (optional: boolean) => [
 ];
 
 export const createEventRules = eventBody(false);
-export const updateEventRules = eventBody(true);
+/** PATCH: every field optional; null clears an optional text (undefined = not given). */
+export const updateEventRules = [pathParam('slug'), ...eventBody(true)];
+
+export interface SlugInput {
+  slug: string;
+}
+export interface CheckinInput {
+  token: string;
+}
+export interface QrInput {
+  slug: string;
+  format?: QrFormat;
+}
+export type CreateEventInput = EventFields;
+export interface UpdateEventInput extends Partial<EventFields> {
+  slug: string;
+}

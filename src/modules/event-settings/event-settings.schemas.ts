@@ -1,0 +1,172 @@
+import type { RequestHandler } from 'express';
+import { body, param } from 'express-validator';
+import { validationFailed, type ErrorDetail } from '../../lib/errors.js';
+import type { ReferenceData } from '../../lib/reference-data.js';
+import { INT32_MAX } from '../../middleware/validators.js';
+
+/** Messages of the settings checks (documented in event-settings.openapi.ts). */
+export const SettingsMessages = {
+  competitorNumber: 'competitorNumber must be 1-10 letters or digits, or null',
+  optOut: 'optOut must be a boolean',
+  registrationDeadline: 'registrationDeadline must be an ISO 8601 date-time or null',
+  scheduleConfigShape: 'scheduleConfig must be an object with a slots array, or null',
+  slotShape: 'Each slot must have an integer order and a non-empty divisionIds array of integers',
+  slotOrderDuplicate: 'Slot order values must be unique',
+  divisionInTwoSlots: 'A division may appear in at most one slot',
+  unknownDivision: 'Unknown division',
+  tooManySlots: 'At most 50 slots are allowed',
+} as const;
+
+export interface ScheduleSlot {
+  order: number;
+  divisionIds: number[];
+}
+export interface ScheduleConfig {
+  slots: ScheduleSlot[];
+}
+
+/** Validated input of the settings routes. */
+export interface CompetitorNumberInput {
+  slug: string;
+  /** a number is kept as its digits */
+  competitorNumber: string | null;
+}
+export interface RecorderOptOutInput {
+  slug: string;
+  optOut: boolean;
+}
+export interface RegistrationDeadlineInput {
+  slug: string;
+  registrationDeadline: Date | null;
+}
+export interface ScheduleConfigInput {
+  slug: string;
+  scheduleConfig: ScheduleConfig | null;
+}
+
+const eventSlugParam = param('slug').isString();
+
+/** `competitorNumber`: string of 1-10 ASCII letters/digits, a non-negative integer (kept as its digits), or null to clear. */
+export const competitorNumberRules = [
+  eventSlugParam,
+  body('competitorNumber')
+    .custom((value: unknown) => {
+      if (value === null) return true;
+      if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && String(value).length <= 10) return true;
+      if (typeof value === 'string' && /^[A-Za-z0-9]{1,10}$/.test(value)) return true;
+      throw new Error(SettingsMessages.competitorNumber);
+    })
+    .bail()
+    .customSanitizer((value: string | number | null) => (value === null ? null : String(value))),
+];
+
+export const recorderOptOutRules = [
+  eventSlugParam,
+  body('optOut').custom((value: unknown) => {
+    if (typeof value !== 'boolean') throw new Error(SettingsMessages.optOut);
+    return true;
+  }),
+];
+
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/;
+
+/** A full ISO 8601 calendar date or date-time naming a real day (no 30 February). */
+export function isIsoDateTime(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const m = ISO_DATE_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && !Number.isNaN(Date.parse(value));
+}
+
+/** An ISO date-time without offset is taken as UTC (JavaScript would read it as server-local time). */
+function parseIsoAsUtc(value: string): Date {
+  const hasOffset = /(Z|[+-]\d{2}:?\d{2})$/.test(value);
+  return new Date(value.includes('T') && !hasOffset ? `${value}Z` : value);
+}
+
+export const registrationDeadlineRules = [
+  eventSlugParam,
+  body('registrationDeadline')
+    .custom((value: unknown) => {
+      if (value === null || isIsoDateTime(value)) return true;
+      throw new Error(SettingsMessages.registrationDeadline);
+    })
+    .bail()
+    .customSanitizer((value: string | null) => (value === null ? null : parseIsoAsUtc(value))),
+];
+
+export const scheduleConfigParams = [eventSlugParam];
+
+const MAX_SLOTS = 50;
+
+function fail(message: string, field: string): never {
+  throw validationFailed([{ field, message }], message);
+}
+
+const isDivisionId = (id: unknown) => Number.isInteger(id) && (id as number) >= 1 && (id as number) <= INT32_MAX;
+
+/**
+ * `scheduleConfig`: `{ slots }` or null. Slots: integer `order` (unique), non-empty
+ * `divisionIds` of known divisions, a division in at most one slot. The first shape problem
+ * throws 400 VALIDATION_ERROR with its own message; unknown divisions are listed together.
+ * The result keeps only `order` and `divisionIds`, slots sorted by order.
+ */
+export function parseScheduleConfig(value: unknown, knownDivisions: ReadonlySet<number>): ScheduleConfig | null {
+  if (value === null) return null;
+  if (typeof value !== 'object' || value === undefined || Array.isArray(value)) {
+    fail(SettingsMessages.scheduleConfigShape, 'scheduleConfig');
+  }
+  const slots = (value as Record<string, unknown>).slots;
+  if (!Array.isArray(slots)) fail(SettingsMessages.scheduleConfigShape, 'scheduleConfig.slots');
+  if (slots.length > MAX_SLOTS) fail(SettingsMessages.tooManySlots, 'scheduleConfig.slots');
+
+  const orders = new Set<number>();
+  const seenDivisions = new Set<number>();
+  const normalized: ScheduleSlot[] = slots.map((raw: unknown, i: number) => {
+    const field = `scheduleConfig.slots[${i}]`;
+    const slot = raw as Record<string, unknown> | null;
+    if (
+      slot === null ||
+      typeof slot !== 'object' ||
+      !Number.isSafeInteger(slot.order) ||
+      !Array.isArray(slot.divisionIds) ||
+      slot.divisionIds.length === 0 ||
+      !slot.divisionIds.every(isDivisionId)
+    ) {
+      fail(SettingsMessages.slotShape, field);
+    }
+    const order = slot.order as number;
+    if (orders.has(order)) fail(SettingsMessages.slotOrderDuplicate, `${field}.order`);
+    orders.add(order);
+    const divisionIds = slot.divisionIds as number[];
+    for (const id of divisionIds) {
+      if (seenDivisions.has(id)) fail(SettingsMessages.divisionInTwoSlots, `${field}.divisionIds`);
+      seenDivisions.add(id);
+    }
+    return { order, divisionIds: [...divisionIds] };
+  });
+
+  const details: ErrorDetail[] = [];
+  for (const id of seenDivisions) {
+    if (!knownDivisions.has(id)) details.push({ field: 'scheduleConfig.slots', message: `${SettingsMessages.unknownDivision}: ${id}` });
+  }
+  if (details.length) throw validationFailed(details, details[0].message);
+  return { slots: normalized.sort((a, b) => a.order - b.order) };
+}
+
+/**
+ * Body check of PUT /events/:slug/schedule-config, run before the event lookup. Not an
+ * express-validator chain: each problem answers with its own message (see
+ * parseScheduleConfig), where validate() answers "Validation failed". Division ids are checked
+ * against the injected reference data. The normalized value joins the validated input.
+ */
+export function scheduleConfigBody(reference: ReferenceData): RequestHandler {
+  return async (req, res, next) => {
+    const raw = (req.body as Record<string, unknown> | undefined)?.scheduleConfig;
+    const scheduleConfig = parseScheduleConfig(raw, await reference.divisionIds());
+    res.locals.input = { ...(res.locals.input as object | undefined), scheduleConfig };
+    next();
+  };
+}

@@ -1,0 +1,89 @@
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import type { Actor } from '../../lib/actor.js';
+import { AppError } from '../../lib/errors.js';
+import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { EventAccess } from '../events/event-access.js';
+import type { ScheduleConfig } from './event-settings.schemas.js';
+
+/**
+ * Per-event settings: the participant's own competitor number and recorder opt-out, and the
+ * admin-only registration deadline and schedule configuration read by matching. Each method
+ * answers the updated setting only and records it in the activity log.
+ */
+export class EventSettingsService {
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly audit: ActivityLogService,
+    private readonly eventAccess: EventAccess,
+  ) {}
+
+  /**
+   * Sets (or clears with null) the caller's competitor number. Checks: event 404 →
+   * participation 403. Numbers are not unique per event. Audited as event/competitor_number_update.
+   */
+  async setCompetitorNumber(slug: string, userId: number, competitorNumber: string | null, actor: Actor) {
+    await this.updateOwnParticipation(slug, userId, { competitorNumber });
+    const setting = { competitorNumber };
+    await this.audit.record(actor, { category: 'event', action: 'competitor_number_update', resource: `event:${slug}`, metadata: setting });
+    return setting;
+  }
+
+  /** Sets the caller's recorder opt-out. Checks: event 404 → participation 403. Audited as event/recorder_opt_out_update. */
+  async setRecorderOptOut(slug: string, userId: number, optOut: boolean, actor: Actor) {
+    await this.updateOwnParticipation(slug, userId, { recorderOptOut: optOut });
+    const setting = { recorderOptOut: optOut };
+    await this.audit.record(actor, { category: 'event', action: 'recorder_opt_out_update', resource: `event:${slug}`, metadata: setting });
+    return setting;
+  }
+
+  /**
+   * Sets (or clears) the event's heat registration deadline (admins; the router checks the
+   * role). Checks: event 404. Audited as admin/registration_deadline_update with the previous value.
+   */
+  async setRegistrationDeadline(slug: string, deadline: Date | null, actor: Actor) {
+    const event = await this.eventAccess.getBySlug(slug);
+    const updated = await this.db.event.update({
+      where: { id: event.id },
+      data: { registrationDeadline: deadline },
+      select: { registrationDeadline: true },
+    });
+    const setting = { registrationDeadline: updated.registrationDeadline };
+    await this.audit.record(actor, {
+      category: 'admin',
+      action: 'registration_deadline_update',
+      resource: `event:${slug}`,
+      metadata: {
+        previous: event.registrationDeadline?.toISOString() ?? null,
+        registrationDeadline: setting.registrationDeadline?.toISOString() ?? null,
+      },
+    });
+    return setting;
+  }
+
+  /**
+   * Sets (or clears) which divisions share a time slot (admins; the router checks the role).
+   * Checks: event 404. null is stored as SQL NULL (Prisma.DbNull), never the JSON value null.
+   * Audited as admin/schedule_config_update.
+   */
+  async setScheduleConfig(slug: string, scheduleConfig: ScheduleConfig | null, actor: Actor) {
+    const event = await this.eventAccess.getBySlug(slug);
+    await this.db.event.update({
+      where: { id: event.id },
+      data: { scheduleConfig: scheduleConfig === null ? Prisma.DbNull : (scheduleConfig as unknown as Prisma.InputJsonValue) },
+    });
+    await this.audit.record(actor, {
+      category: 'admin',
+      action: 'schedule_config_update',
+      resource: `event:${slug}`,
+      metadata: { scheduleConfig: scheduleConfig as unknown as Prisma.InputJsonValue },
+    });
+    return { scheduleConfig };
+  }
+
+  /** Updates the caller's participation row; event 404; no row (not a participant) → 403. */
+  private async updateOwnParticipation(slug: string, userId: number, data: Prisma.EventParticipantUpdateManyMutationInput) {
+    const event = await this.eventAccess.getBySlug(slug);
+    const { count } = await this.db.eventParticipant.updateMany({ where: { eventId: event.id, userId }, data });
+    if (count === 0) throw new AppError('NOT_PARTICIPANT');
+  }
+}
