@@ -73,7 +73,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, {
     requireEmailVerification: config.requireEmailVerification,
   });
-  const events = new EventsService(prisma, notifier, audit, eventAccess, clock, {
+  const events = new EventsService(prisma, database.sql, notifier, audit, eventAccess, clock, {
     ...config.checkin,
     frontendUrl: config.frontendUrl,
   });
