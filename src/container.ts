@@ -70,7 +70,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
   const chatFlood = overrides.chatFlood ?? new TokenBucketLimiter(5, 10, () => clock.now().getTime());
   const chat = new ChatService(prisma);
-  const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, {
+  const eventChat = new EventChatService(prisma, database.sql, chat, eventAccess, chatFlood, audit, notifier, clock, {
     requireEmailVerification: config.requireEmailVerification,
   });
   const events = new EventsService(prisma, database.sql, notifier, audit, eventAccess, clock, {
