@@ -80,7 +80,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const notify = notifier.toUser.bind(notifier);
   const webrtc = new WebrtcService({ prisma, config: config.webrtc, clock: () => clock.now(), notify });
   const transfers = new TransfersService({ prisma, clock: () => clock.now(), notify });
-  const dashboard = new DashboardService(prisma, transfers);
+  const dashboard = new DashboardService(database.sql);
   const referenceData = new ReferenceData(prisma);
   const heats = new HeatsService(prisma, notifier, audit, eventAccess, referenceData);
   const eventSettings = new EventSettingsService(prisma, audit, eventAccess);
