@@ -90,7 +90,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
-  const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
+  const matches = new MatchesService(prisma, database.sql, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
     requireEmailVerification: config.requireEmailVerification,
   });
   const matchingLock = new MatchingLock(database.kind, config.databaseUrl);
