@@ -94,7 +94,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     requireEmailVerification: config.requireEmailVerification,
   });
   const matchingLock = new MatchingLock(database.kind, config.databaseUrl);
-  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, database.kind, logger, clock);
+  const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, database.kind, logger, clock);
 
   const container = {
     config,
