@@ -10,7 +10,9 @@ import { applyMigrations, type MigrationResult, type SqlExecutor } from './migra
 import { seedReferenceData } from './seed.js';
 import { createPgAdapter } from './database-pool.js';
 import type { DatabasePoolStats } from './metrics.js';
-import type { SqlReader } from './sql.js';
+import { sql, type SqlReader } from './sql.js';
+
+const ping = sql('health_ping', 'SELECT 1');
 import { bridgedPrisma } from '../container-bridge.js';
 
 /**
@@ -129,7 +131,7 @@ export class Database {
   /** true when a trivial query succeeds */
   async ping(): Promise<boolean> {
     try {
-      await this.prisma.$queryRaw`SELECT 1`;
+      await this.sql.rows(ping, []);
       return true;
     } catch {
       return false;
