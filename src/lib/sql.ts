@@ -29,3 +29,22 @@ export function toDate(value: string | null): Date | null;
 export function toDate(value: string | null): Date | null {
   return value === null ? null : new Date(value);
 }
+
+/**
+ * A JSON value PostgreSQL rendered as text (`json_agg(…)::text`), for large lists: it reaches
+ * the response as is (`sendData` in src/lib/http.ts splices it in), never parsed and
+ * serialised again in the service. `T` is the value it stands for. Timestamps in it must be
+ * rendered like `Date.toJSON` (`isoTimestamp`).
+ */
+export class RenderedJson<T> {
+  declare readonly value?: T;
+  constructor(readonly text: string) {}
+
+  /** The value itself (tests, socket payloads). */
+  parse(): T {
+    return JSON.parse(this.text) as T;
+  }
+}
+
+/** SQL rendering a timestamptz exactly like `Date.prototype.toJSON` (UTC, milliseconds, `Z`). */
+export const isoTimestamp = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { randomSlug, randomToken } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
-import { sql, toDate, type SqlReader } from '../../lib/sql.js';
+import { isoTimestamp, RenderedJson, sql, type SqlReader } from '../../lib/sql.js';
 import type { UserSummaryRow } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
@@ -85,6 +85,12 @@ const eventSummaries = sql(
    ORDER BY (p.id IS NULL), e."startDate", e.id`,
 );
 
+/** A participant in the details view. */
+export interface ParticipantView extends Omit<UserSummaryRow, 'id'> {
+  userId: number;
+  joinedAt: Date;
+}
+
 interface EventDetailsRow {
   id: number;
   slug: string;
@@ -97,28 +103,33 @@ interface EventDetailsRow {
   matchingRunAt: Date | null;
   isParticipant: boolean;
   checkinToken: string | null;
-  participants: (UserSummaryRow & { userId: number; joinedAt: string })[];
+  totalParticipants: number;
+  /** ParticipantView[] rendered by PostgreSQL */
+  participants: string;
 }
 
 /**
  * The event of a slug, whether the caller participates, its check-in token, and its
- * participants newest first as one json array (EventParticipant(eventId, joinedAt) and the
- * users' primary key).
+ * participants newest first, rendered as one json text (EventParticipant(eventId, joinedAt) and
+ * the users' primary key): a big event has thousands, which the service passes on unparsed.
  */
 const eventDetails = sql(
   'events_details',
   `SELECT e.id, e.slug, e.name, e.location, e."startDate", e."endDate", e.description,
           e."registrationDeadline", e."matchingRunAt",
           (me.id IS NOT NULL) AS "isParticipant", t.token AS "checkinToken",
-          (SELECT coalesce(json_agg(json_build_object(
-                    'userId', u.id, 'username', u.username, 'avatar', u.avatar,
-                    'firstName', u."firstName", 'lastName', u."lastName", 'joinedAt', p."joinedAt")
-                  ORDER BY p."joinedAt" DESC, p.id DESC), '[]'::json)
-           FROM "EventParticipant" p JOIN "User" u ON u.id = p."userId"
-           WHERE p."eventId" = e.id) AS participants
+          ps.total AS "totalParticipants", ps.participants
    FROM "Event" e
    LEFT JOIN "EventParticipant" me ON me."eventId" = e.id AND me."userId" = $2
    LEFT JOIN "EventCheckinToken" t ON t."eventId" = e.id
+   CROSS JOIN LATERAL (
+     SELECT count(*)::int AS total,
+            coalesce(json_agg(json_build_object(
+              'userId', u.id, 'username', u.username, 'avatar', u.avatar,
+              'firstName', u."firstName", 'lastName', u."lastName", 'joinedAt', ${isoTimestamp('p."joinedAt"')})
+            ORDER BY p."joinedAt" DESC, p.id DESC), '[]'::json)::text AS participants
+     FROM "EventParticipant" p JOIN "User" u ON u.id = p."userId"
+     WHERE p."eventId" = e.id) ps
    WHERE e.slug = $1`,
 );
 
@@ -168,7 +179,7 @@ export class EventsService {
   async getDetails(slug: string, user: AuthUser) {
     const [row] = await this.sql.rows<EventDetailsRow>(eventDetails, [slug, user.id]);
     if (!row) throw new AppError('EVENT_NOT_FOUND');
-    const { isParticipant, checkinToken, participants, ...event } = row;
+    const { isParticipant, checkinToken, totalParticipants, participants, ...event } = row;
     let checkin = null;
     if (user.isAdmin || isParticipant) {
       // the token is made on the first request that may see it (a write, once per event)
@@ -178,8 +189,8 @@ export class EventsService {
     return {
       event,
       checkin,
-      participants: participants.map((p) => ({ ...p, joinedAt: toDate(p.joinedAt) })),
-      stats: { totalParticipants: participants.length },
+      participants: new RenderedJson<ParticipantView[]>(participants),
+      stats: { totalParticipants },
     };
   }
 
