@@ -16,10 +16,15 @@ import type { SqlReader } from './sql.js';
  * Every statement sent on a pool connection is counted (`db_queries_total`; BEGIN and COMMIT
  * included): `npm run bench:http` reads it to report SQL round trips per request.
  */
-export function createPgAdapter(connectionString: string): {
+export function createPgAdapter(
+  connectionString: string,
+  onIdleError: (err: Error) => void,
+): {
   adapter: PrismaPg;
   reader: SqlReader;
   stats: () => DatabasePoolStats;
+  /** ends the pool unless Prisma's disconnect already did (Prisma may never have connected) */
+  end: () => Promise<void>;
 } {
   let queries = 0;
   class CountingClient extends Client {
@@ -29,6 +34,9 @@ export function createPgAdapter(connectionString: string): {
     }
   }
   const pool = new Pool({ connectionString, connectionTimeoutMillis: 5000, Client: CountingClient });
+  // An idle connection the server closes (restart, DROP DATABASE … WITH (FORCE)) leaves the pool;
+  // without a listener its 'error' would end the process. Prisma adds its own only once it connects.
+  pool.on('error', onIdleError);
   return {
     adapter: new PrismaPg(pool, { disposeExternalPool: true }),
     reader: {
@@ -36,5 +44,8 @@ export function createPgAdapter(connectionString: string): {
         (await pool.query({ name: statement.name, text: statement.text, values: params as unknown[] })).rows as T[],
     },
     stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, queries }),
+    end: async () => {
+      if (!pool.ended) await pool.end();
+    },
   };
 }

@@ -36,6 +36,7 @@ export class Database {
   private pglite: PGlite | undefined;
   private lockFile: string | undefined;
   private readPoolStats: (() => DatabasePoolStats) | undefined;
+  private endPool: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly config: Pick<Config, 'databaseUrl' | 'embeddedDbDir'>,
@@ -49,8 +50,9 @@ export class Database {
 
   private createClient(): { prisma: PrismaClient; sql: SqlReader } {
     if (this.config.databaseUrl) {
-      const pg = createPgAdapter(this.config.databaseUrl);
+      const pg = createPgAdapter(this.config.databaseUrl, (err) => this.logger.warn({ err }, 'idle database connection closed by the server'));
       this.readPoolStats = pg.stats;
+      this.endPool = pg.end;
       return { prisma: new PrismaClient({ adapter: pg.adapter }), sql: pg.reader };
     }
     const dir = path.resolve(this.config.embeddedDbDir);
@@ -140,6 +142,7 @@ export class Database {
 
   async close(): Promise<void> {
     await this.prisma.$disconnect().catch(() => undefined);
+    await this.endPool?.().catch(() => undefined);
     if (this.pglite && !this.pglite.closed) await this.pglite.close().catch(() => undefined);
     if (this.lockFile) rmSync(this.lockFile, { force: true });
   }

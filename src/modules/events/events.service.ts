@@ -71,7 +71,7 @@ export interface EventSummary {
 }
 
 /**
- * Every event with its live participant count (index-only scans of
+ * Every event with its live participant count (the index
  * EventParticipant(eventId, joinedAt)) and the caller's participation (the unique
  * (userId, eventId)); joined first, then by startDate and id.
  */
