@@ -21,6 +21,9 @@ COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY package.json ./
 COPY prisma prisma
+# Without DATABASE_URL the service runs its embedded PostgreSQL server with its data here
+# (mount a volume on /app/.data to keep it); as the user node, PostgreSQL runs as node too.
+RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s CMD node -e "fetch('http://127.0.0.1:3000/api/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"

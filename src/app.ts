@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Container } from './container.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
+import { inputGuard } from './middleware/input-guard.js';
 import { createRequestLogger } from './middleware/request-logger.js';
 import { httpMetricsMiddleware, metricsRouter } from './lib/metrics.js';
 import { API_MOUNT_PATH, createRouters } from './routes.js';
@@ -22,12 +23,11 @@ export function buildApp(container: Container): Express {
   app.use(createRequestLogger(container.logger));
   app.use(helmet());
   app.use(cors({ origin: config.corsOrigins, credentials: true }));
-  app.use(express.json({ limit: BODY_LIMIT }));
-  // Express 5 leaves req.body undefined without a JSON body; handlers always see an object.
-  app.use((req, _res, next) => {
-    if (req.body === undefined) req.body = {};
-    next();
-  });
+  // strict: false parses any JSON value, so that the input guard answers a body that is not an
+  // object with 400 "Validation failed" like any other invalid input.
+  app.use(express.json({ limit: BODY_LIMIT, strict: false }));
+  // Control characters in paths and queries, NUL in JSON strings, bodies that are not objects (issue 13).
+  app.use(inputGuard());
   app.use(cookieParser());
 
   // Scrapes skip the per-IP API limit; the token guards the route.

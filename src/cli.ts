@@ -1,5 +1,10 @@
 import 'dotenv/config';
 import { parseArgs } from 'node:util';
+import type { Config } from './config/index.js';
+import type { Logger } from './lib/logger.js';
+import type { DatabaseKind } from './lib/prisma.js';
+import { EmbeddedDatabaseError, EmbeddedDatabaseInUseError } from './lib/embedded-postgres.js';
+import { AppError } from './lib/errors.js';
 import { ConfigError } from './config/config-error.js';
 
 /**
@@ -24,11 +29,25 @@ async function main(argv: string[]): Promise<number> {
     return command ? 0 : 1;
   }
   const { loadConfig } = await import('./config/index.js');
+  const { createLogger } = await import('./lib/logger.js');
+  const { resolveDatabase } = await import('./lib/database.js');
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel);
+  // Joins the running service's embedded server, or starts it and stops it when done.
+  const database = await resolveDatabase(config, logger, 'cli');
+  try {
+    return await runCommand({ ...config, databaseUrl: database.url }, logger, database.kind, command, rest);
+  } finally {
+    await database.stop();
+  }
+}
+
+async function runCommand(config: Config, logger: Logger, kind: DatabaseKind, command: string, rest: string[]): Promise<number> {
   const { createContainer } = await import('./container.js');
   const commands = await import('./cli/commands.js');
-  const container = createContainer(loadConfig(process.env));
-  await container.database.prepare();
+  const container = createContainer(config, { logger, databaseKind: kind });
   try {
+    await container.database.prepare();
     switch (command) {
       case 'user:promote': {
         const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
@@ -81,7 +100,7 @@ main(process.argv.slice(2))
   .catch((err: unknown) => {
     if (err instanceof UsageError || err instanceof ConfigError) {
       console.error(`${err.message}\n\n${USAGE}`);
-    } else if (err instanceof Error && (err.name === 'AppError' || err.name === 'EmbeddedDatabaseLockedError')) {
+    } else if (err instanceof AppError || err instanceof EmbeddedDatabaseInUseError || err instanceof EmbeddedDatabaseError) {
       console.error(`Error: ${err.message}`);
     } else if (err instanceof TypeError && (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       console.error(`${err.message}\n\n${USAGE}`);

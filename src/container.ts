@@ -1,11 +1,11 @@
 import type { Config } from './config/index.js';
-import { releaseBridgedContainer, setBridgedContainer } from './container-bridge.js';
 import { TokenAuthenticator } from './lib/auth.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
 import { Metrics } from './lib/metrics.js';
 import { Mailer } from './lib/mailer.js';
-import { Database } from './lib/prisma.js';
+import { MailQueue } from './lib/mail-queue.js';
+import { Database, type DatabaseKind } from './lib/prisma.js';
 import { RedisConnections } from './lib/redis.js';
 import { createAuthGuards, type AuthGuards } from './middleware/auth.js';
 import { createCsrf, type Csrf } from './middleware/csrf.js';
@@ -37,10 +37,10 @@ export interface ContainerOverrides {
   clock?: Clock;
   mailer?: Mailer;
   database?: Database;
+  /** where config.databaseUrl came from (the embedded server reports 'embedded') */
+  databaseKind?: DatabaseKind;
   /** the chat flood limiter (scripts/bench-chat.ts passes one that always allows) */
   chatFlood?: FloodLimiter;
-  /** the server's log lines leave through an asynchronous destination (src/lib/logger.ts) */
-  asyncLogs?: boolean;
 }
 
 /**
@@ -50,14 +50,15 @@ export interface ContainerOverrides {
  * to nothing: the database pool and Redis open on first use.
  */
 export function createContainer(config: Config, overrides: ContainerOverrides = {}) {
-  const logger =
-    overrides.logger ?? createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true), overrides.asyncLogs);
+  const logger = overrides.logger ?? createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
   const clock = overrides.clock ?? systemClock;
-  const database = overrides.database ?? new Database(config, logger);
+  const database = overrides.database ?? new Database(requireDatabaseUrl(config), overrides.databaseKind ?? 'postgres', logger, config.databasePool);
   const prisma = database.prisma;
   const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger);
+  // Durable mail (issue 16): src/server.ts starts its worker; callers use mailQueue.enqueue(mail, tx).
+  const mailQueue = new MailQueue(config.databaseUrl, config.mailQueue, mailer, logger);
   const redis = new RedisConnections(config.redisUrl, logger);
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
 
@@ -93,8 +94,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const matches = new MatchesService(prisma, database.sql, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
     requireEmailVerification: config.requireEmailVerification,
   });
-  const matchingLock = new MatchingLock(database.kind, config.databaseUrl);
-  const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, database.kind, logger, clock);
+  const matchingLock = new MatchingLock(requireDatabaseUrl(config));
+  const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, logger, clock, matches);
 
   const container = {
     config,
@@ -105,6 +106,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     metrics,
     notifier,
     mailer,
+    mailQueue,
     redis,
     tokens,
     audit,
@@ -130,15 +132,20 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     csrf: createCsrf(config) as Csrf,
     /** Releases what the container opened (pool, Redis, SMTP transport). */
     async close(): Promise<void> {
-      releaseBridgedContainer(container);
       notifier.unbind();
+      await mailQueue.stop();
       mailer.close();
       await redis.close();
       await database.close();
     },
   };
-  setBridgedContainer(container);
   return container;
 }
 
 export type Container = ReturnType<typeof createContainer>;
+
+/** The entry points resolve the database (DATABASE_URL or the embedded server) before building a container. */
+function requireDatabaseUrl(config: Config): string {
+  if (!config.databaseUrl) throw new Error('createContainer needs config.databaseUrl: resolve the database first (src/lib/database.ts)');
+  return config.databaseUrl;
+}

@@ -13,7 +13,7 @@ import { createMatchingRouter } from './modules/matching/matching.router.js';
 import { createRegistryRouter } from './modules/registry/registry.router.js';
 import { createUsersRouter } from './modules/users/users.router.js';
 import { createWebrtcRouter } from './modules/webrtc/webrtc.router.js';
-import { docsRouter } from './docs/docs.router.js';
+import { createDocsRouter } from './docs/docs.router.js';
 
 /** Where every feature router is mounted (the metrics' route templates start with it). */
 export const API_MOUNT_PATH = '/api';
@@ -21,7 +21,7 @@ export const API_MOUNT_PATH = '/api';
 /** Every feature router, mounted at API_MOUNT_PATH. Each router holds its full paths. */
 export const createRouters = (c: Container): Router[] => [
   createHealthRouter(c),
-  docsRouter,
+  createDocsRouter(),
   createAuthRouter(c),
   createUsersRouter(c),
   createRegistryRouter(c),

@@ -1,5 +1,11 @@
 import 'dotenv/config';
 import { ConfigError } from './config/config-error.js';
+import type { ResolvedDatabase } from './lib/database.js';
+import { EmbeddedDatabaseError, EmbeddedDatabaseInUseError } from './lib/embedded-postgres.js';
+import { DatabaseUnreachableError } from './lib/startup-errors.js';
+
+// Resolved first (DATABASE_URL or the embedded server), stopped last.
+let database: ResolvedDatabase | undefined;
 
 /**
  * Entry point: validates the configuration, builds the container, prepares the database
@@ -7,22 +13,53 @@ import { ConfigError } from './config/config-error.js';
  * matching scheduler, and shuts down cleanly on SIGTERM/SIGINT. Modules are imported
  * dynamically so that a bad configuration stops the start with a clear message.
  */
-const SHUTDOWN_TIMEOUT_MS = 9_000;
-
 async function main(): Promise<void> {
+  // issue 16: a signal during start-up (even during these imports) stops the start with exit 0.
+  const startup = new AbortController();
+  let stop: ((signal: string) => void) | undefined;
+  const onSignal = (signal: string) => (stop ? stop(signal) : startup.abort(signal));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+
   const { loadConfig } = await import('./config/index.js');
+  const { createLogger, prettyTransport } = await import('./lib/logger.js');
+  const { resolveDatabase } = await import('./lib/database.js');
   const { createContainer } = await import('./container.js');
   const { createAppServer } = await import('./http-server.js');
   const { closeRealtime } = await import('./realtime/io.js');
   const { startMatchingScheduler } = await import('./modules/matching/matching.scheduler.js');
+  const { HttpDrain, StartupAborted, duringStartup, prepareDatabase } = await import('./lib/lifecycle.js');
 
   const config = loadConfig(process.env);
-  const container = createContainer(config, { asyncLogs: true });
-  const { logger } = container;
-  if (config.jwt.usingDevSecret) logger.warn('JWT_SECRET is not set: using the development secret (never do this in production)');
-  await container.database.prepare();
+  if (startup.signal.aborted) process.exit(0);
+  // the server's log lines leave through pino's asynchronous destination (src/lib/logger.ts)
+  const logger = createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true), true);
+  database = await resolveDatabase(config, logger, 'service');
+  const container = createContainer({ ...config, databaseUrl: database.url }, { logger, databaseKind: database.kind });
+  if (config.jwt.secretFile) logger.warn({ file: config.jwt.secretFile }, 'JWT_SECRET is not set: using the secret generated in the data directory');
+  try {
+    const prepare = prepareDatabase(() => container.database.prepare(), {
+      url: database.url,
+      timeoutMs: config.databaseStartupTimeoutMs,
+      logger,
+      signal: startup.signal,
+    });
+    await duringStartup(startup.signal, prepare, config.shutdownTimeoutMs);
+    await duringStartup(startup.signal, container.mailQueue.startWorker(), config.shutdownTimeoutMs);
+  } catch (err) {
+    if (!(err instanceof StartupAborted)) {
+      await container.close();
+      throw err;
+    }
+    // Each migration commits with its record: whatever was cut off is rolled back by PostgreSQL.
+    logger.info('stopped during start-up');
+    await container.close();
+    await database.stop().catch(() => undefined);
+    process.exit(0);
+  }
 
   const { httpServer, io } = createAppServer(container);
+  const drain = new HttpDrain(httpServer);
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(config.port, config.host, () => resolve());
@@ -30,40 +67,55 @@ async function main(): Promise<void> {
   const address = httpServer.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, database: container.database.kind, env: config.env }, `listening on http://localhost:${port}`);
+  // Start-up figure (process start → listening); the README records measured values.
+  const startupMs = Math.round(performance.now());
+  const on =
+    database.kind === 'embedded'
+      ? `embedded PostgreSQL ${database.version}, ${database.created ? 'new' : 'existing'} data directory`
+      : 'DATABASE_URL';
+  logger.info({ startupMs }, `ready in ${startupMs} ms (${on})`);
 
   const stopScheduler = config.matchingScheduler.enabled ? startMatchingScheduler(container) : async () => undefined;
 
+  // Shutdown (issue 16): stop accepting, answer in-flight requests with `Connection: close`,
+  // close idle connections at once, wait for the handlers (at most SHUTDOWN_TIMEOUT_MS), and
+  // only then close the database.
   let shuttingDown = false;
-  const shutdown = async (signal: string) => {
+  stop = (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => {
-      logger.warn('in-flight requests did not finish in time; closing their connections');
-      httpServer.closeAllConnections();
-    }, SHUTDOWN_TIMEOUT_MS);
-    force.unref();
-    // Stop accepting, let in-flight requests finish, close idle keep-alive connections.
-    const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
-    httpServer.closeIdleConnections();
-    await stopScheduler().catch((err: unknown) => logger.error({ err }, 'scheduler stop failed'));
-    await closeRealtime(io);
-    await closed;
-    await container.close();
-    clearTimeout(force);
-    logger.info('shutdown complete');
-    process.exit(0);
+    drain.begin();
+    logger.info({ signal, inFlight: drain.active }, 'shutting down');
+    void (async () => {
+      // A mail being sent gets the same time; if it overruns, pg-boss retries it later.
+      const mailStopped = container.mailQueue.stop(config.shutdownTimeoutMs);
+      await stopScheduler().catch((err: unknown) => logger.error({ err }, 'scheduler stop failed'));
+      await closeRealtime(io);
+      if (!(await drain.finished(config.shutdownTimeoutMs))) {
+        logger.warn({ inFlight: drain.active }, 'in-flight requests did not finish in time; closed their connections');
+      }
+      await mailStopped;
+      await container.close();
+      await database?.stop().catch((err: unknown) => logger.error({ err }, 'stopping the embedded database failed'));
+      logger.info('shutdown complete');
+      process.exit(0);
+    })();
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  if (startup.signal.aborted) stop(String(startup.signal.reason));
   process.on('unhandledRejection', (err: unknown) => {
     logger.error({ err }, 'unhandled promise rejection: shutting down');
-    void shutdown('unhandledRejection');
+    stop?.('unhandledRejection');
   });
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError || (err as Error)?.name === 'EmbeddedDatabaseLockedError') {
+main().catch(async (err: unknown) => {
+  await database?.stop().catch(() => undefined);
+  if (
+    err instanceof ConfigError ||
+    err instanceof DatabaseUnreachableError ||
+    err instanceof EmbeddedDatabaseInUseError ||
+    err instanceof EmbeddedDatabaseError
+  ) {
     console.error(`Cannot start: ${(err as Error).message}`);
   } else if ((err as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
     console.error(`Cannot start: port already in use (${(err as Error).message})`);

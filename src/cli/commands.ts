@@ -1,7 +1,6 @@
 import type { Container } from '../container.js';
 import { AppError } from '../lib/errors.js';
 import type { MatchingService } from '../modules/matching/matching.service.js';
-import { prisma } from '../lib/prisma.js';
 import { systemActor } from '../lib/actor.js';
 import type { EventsService } from '../modules/events/events.service.js';
 

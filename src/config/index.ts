@@ -1,6 +1,8 @@
+import { isIP } from 'node:net';
+import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
-import { bridgedConfig } from '../container-bridge.js';
+import { loadOrCreateSecret } from './secret-file.js';
 
 /**
  * Configuration, parsed and validated by the entry points (server, CLI, tests) and handed to the
@@ -73,24 +75,78 @@ const iceUrls = (schemes: string[]) =>
       return urls;
     });
 
+/** Express's names of address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, `address/prefix` or a range name of a TRUST_PROXY list. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Express "trust proxy": which hops may set X-Forwarded-For, hence the client address of rate
+ * limits and the activity log. `true` (trust every hop, so any client picks its own address)
+ * is refused: give the number of proxies in front of the service, or their addresses.
+ */
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((v, ctx): false | number | string[] => {
+    const value = v?.trim() ?? '';
+    if (value === '' || value === 'false') return false;
+    if (/^\d+$/.test(value)) {
+      const hops = Number(value);
+      if (hops <= 100) return hops === 0 ? false : hops;
+    }
+    if (['true', 'yes', 'on'].includes(value.toLowerCase())) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'true would let any client choose its address; give the number of proxies in front (e.g. 1) or their addresses and subnets (e.g. 10.0.0.0/8,loopback)',
+      });
+      return z.NEVER;
+    }
+    const entries = value.split(',').map((e) => e.trim());
+    if (!entries.every(isProxyAddress)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a hop count (0-100) or comma-separated addresses, subnets (a.b.c.d/n) or loopback, linklocal, uniquelocal' });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }).default('development'),
   PORT: int(3000, 1, 65535),
   HOST: optionalString,
   DATABASE_URL: url(),
   EMBEDDED_DB_DIR: optionalString,
+  EMBEDDED_DB_PORT: int(0, 0, 65535),
+  // Reliability (issue 16): the pool, its wait, the start-up retry and the shutdown grace.
+  DATABASE_POOL_SIZE: int(10, 1, 1000),
+  DATABASE_POOL_TIMEOUT_MS: int(5000, 1, 600_000),
+  DATABASE_POOL_QUEUE_SIZE: int(200, 0, 1_000_000),
+  DATABASE_STARTUP_TIMEOUT_SECONDS: int(30, 0, 3600),
+  SHUTDOWN_TIMEOUT_MS: int(2500, 0, 600_000),
   JWT_SECRET: optionalString,
   JWT_EXPIRES_IN_SECONDS: int(24 * 60 * 60, 60, 30 * 24 * 60 * 60),
   BCRYPT_ROUNDS: int(10, 4, 15),
   FRONTEND_URL: url('http://localhost:5173'),
   CORS_ORIGINS: optionalString,
-  TRUST_PROXY: optionalString,
+  TRUST_PROXY: trustProxy,
+  DATA_DIR: optionalString,
   SMTP_HOST: optionalString,
   SMTP_PORT: int(587, 1, 65535),
   SMTP_USER: optionalString,
   SMTP_PASS: optionalString,
   SMTP_SECURE: bool(false),
   MAIL_FROM: optionalString,
+  MAIL_RETRY_LIMIT: int(10, 0, 1000),
+  MAIL_RETRY_DELAY_SECONDS: int(5, 1, 86_400),
+  MAIL_POLL_INTERVAL_SECONDS: int(2, 1, 3600),
   CSRF_ENABLED: bool(false),
   CSRF_SECRET: optionalString,
   RATE_LIMIT_ENABLED: bool(true),
@@ -123,8 +179,6 @@ const schema = z.object({
 
 export type Config = ReturnType<typeof loadConfig>;
 
-const DEV_JWT_SECRET = 'development-only-jwt-secret-do-not-use-in-production';
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
@@ -141,6 +195,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (e.JWT_SECRET !== undefined && e.JWT_SECRET.length < 32 && isProduction) {
     throw new ConfigError('Invalid configuration:\n  JWT_SECRET: must be at least 32 characters');
   }
+  // Without SMTP, mails (with live verification and reset tokens) would be written to the log.
+  if (isProduction && !e.SMTP_HOST) {
+    throw new ConfigError('Invalid configuration:\n  SMTP_HOST: is required in production (without it mails, reset tokens included, would go to the log)');
+  }
   if (isProduction && e.CSRF_ENABLED && (!e.CSRF_SECRET || e.CSRF_SECRET.length < 32)) {
     throw new ConfigError('Invalid configuration:\n  CSRF_SECRET: is required with CSRF_ENABLED in production and must be at least 32 characters');
   }
@@ -154,12 +212,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     .map((o) => o.trim().replace(/\/+$/, ''))
     .filter(Boolean);
 
-  let trustProxy: boolean | number | string = false;
-  if (e.TRUST_PROXY !== undefined) {
-    if (/^\d+$/.test(e.TRUST_PROXY)) trustProxy = Number(e.TRUST_PROXY);
-    else if (['true', 'false'].includes(e.TRUST_PROXY)) trustProxy = e.TRUST_PROXY === 'true';
-    else trustProxy = e.TRUST_PROXY;
-  }
+  // Outside production, a missing JWT_SECRET is generated once and kept in the data directory:
+  // never a constant anyone could read in the source and sign tokens with.
+  const dataDir = e.DATA_DIR ?? '.data';
+  const jwtSecretFile = e.JWT_SECRET === undefined ? path.join(dataDir, 'jwt-secret') : undefined;
+  const jwtSecret = e.JWT_SECRET ?? loadOrCreateSecret(jwtSecretFile as string);
 
   return {
     env: e.NODE_ENV,
@@ -168,16 +225,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    embeddedDbDir: e.EMBEDDED_DB_DIR ?? '.data/pglite',
+    // The embedded PostgreSQL server used when DATABASE_URL is unset; port 0 = a free port.
+    embeddedDb: { dir: e.EMBEDDED_DB_DIR ?? '.data/postgres', port: e.EMBEDDED_DB_PORT || undefined },
+    /**
+     * At most `size` connections; a query waits up to `timeoutMs` for one, behind at most
+     * `queueSize` others; past either the request answers 503 with Retry-After
+     * (src/lib/database-pool.ts, src/lib/prisma-errors.ts).
+     */
+    databasePool: { size: e.DATABASE_POOL_SIZE, timeoutMs: e.DATABASE_POOL_TIMEOUT_MS, queueSize: e.DATABASE_POOL_QUEUE_SIZE },
+    /** How long the start waits for an unreachable database, retrying with backoff (src/lifecycle.ts). */
+    databaseStartupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,
+    /** On SIGTERM, how long in-flight requests may finish before their connections are closed (src/lifecycle.ts). */
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    /** Where generated secrets are kept (DATA_DIR, default .data). */
+    dataDir,
     jwt: {
-      secret: e.JWT_SECRET ?? DEV_JWT_SECRET,
-      usingDevSecret: e.JWT_SECRET === undefined,
+      secret: jwtSecret,
+      /** set when JWT_SECRET is unset: the file holding the generated secret */
+      secretFile: jwtSecretFile,
       expiresInSeconds: e.JWT_EXPIRES_IN_SECONDS,
     },
     bcryptRounds: e.BCRYPT_ROUNDS,
     frontendUrl: e.FRONTEND_URL as string,
     corsOrigins,
-    trustProxy,
+    trustProxy: e.TRUST_PROXY,
     smtp: e.SMTP_HOST
       ? {
           host: e.SMTP_HOST,
@@ -188,9 +259,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         }
       : undefined,
     mailFrom: e.MAIL_FROM ?? 'WCS Partner <no-reply@localhost>',
+    /** The durable mail queue (src/lib/mail-queue.ts): retries with doubling delays, then gives up. */
+    mailQueue: {
+      retryLimit: e.MAIL_RETRY_LIMIT,
+      retryDelaySeconds: e.MAIL_RETRY_DELAY_SECONDS,
+      pollingIntervalSeconds: e.MAIL_POLL_INTERVAL_SECONDS,
+    },
     csrf: {
       enabled: e.CSRF_ENABLED,
-      secret: e.CSRF_SECRET ?? e.JWT_SECRET ?? DEV_JWT_SECRET,
+      secret: e.CSRF_SECRET ?? jwtSecret,
     },
     rateLimit: {
       enabled: e.RATE_LIMIT_ENABLED,
@@ -221,5 +298,3 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 
-/** @deprecated transitional: the current container's configuration (src/container-bridge.ts). */
-export const config: Config = bridgedConfig();

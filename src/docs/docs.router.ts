@@ -5,11 +5,11 @@ import { AppError } from '../lib/errors.js';
 import { DOCS_ASSETS } from './docs.openapi.js';
 import { buildOpenApiDocument } from './openapi.js';
 
-export const docsRouter = Router();
-
-const document = buildOpenApiDocument();
-const assetsDir = path.dirname(createRequire(__filename).resolve('swagger-ui-dist/package.json'));
+/** The document is the same for every app of the process: built on first use. */
+let document: Record<string, unknown> | undefined;
+const openApiDocument = () => (document ??= buildOpenApiDocument() as Record<string, unknown>);
 const assets = new Set<string>(DOCS_ASSETS);
+const assetsDir = () => path.dirname(createRequire(__filename).resolve('swagger-ui-dist/package.json'));
 
 /**
  * The reference page: Swagger UI from the swagger-ui-dist package, every file served from
@@ -43,22 +43,27 @@ const init = `window.addEventListener('load', function () {
 });
 `;
 
-docsRouter.get('/docs', (_req, res) => {
-  res.type('html').send(page);
-});
+/** The reference page, its assets and the OpenAPI document (public). */
+export function createDocsRouter(): Router {
+  const router = Router();
+  router.get('/docs', (_req, res) => {
+    res.type('html').send(page);
+  });
 
-docsRouter.get('/docs/init.js', (_req, res) => {
-  res.type('text/javascript').send(init);
-});
+  router.get('/docs/init.js', (_req, res) => {
+    res.type('text/javascript').send(init);
+  });
 
-docsRouter.get('/docs/assets/:file', (req, res) => {
-  const file = String(req.params.file);
-  if (!assets.has(file)) throw new AppError('NOT_FOUND');
-  res.set('Cache-Control', 'public, max-age=86400');
-  res.sendFile(path.join(assetsDir, file));
-});
+  router.get('/docs/assets/:file', (req, res) => {
+    const file = String(req.params.file);
+    if (!assets.has(file)) throw new AppError('NOT_FOUND');
+    res.set('Cache-Control', 'public, max-age=86400');
+    res.sendFile(path.join(assetsDir(), file));
+  });
 
-/** The API reference as an OpenAPI 3.1 document (public). */
-docsRouter.get('/docs/openapi.json', (_req, res) => {
-  res.json(document);
-});
+  /** The API reference as an OpenAPI 3.1 document (public). */
+  router.get('/docs/openapi.json', (_req, res) => {
+    res.json(openApiDocument());
+  });
+  return router;
+}

@@ -1,3 +1,4 @@
+import { UNFILLED_REASONS } from '../modules/matching/matching.unfilled.js';
 import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
 
 /**
@@ -112,7 +113,7 @@ export interface OperationSpec {
   /** public: no token; user: Bearer; admin: Bearer of an admin (403 ADMIN_REQUIRED otherwise) */
   access: Access;
   parameters?: unknown[];
-  /** JSON request body schema (adds 400 MALFORMED_JSON, 413 and 415) */
+  /** JSON request body schema */
   body?: Schema;
   bodyRequired?: boolean;
   /** success answers: status → response object */
@@ -151,14 +152,16 @@ export function operation(method: Method, spec: OperationSpec): Record<string, u
   for (const [status, codes] of Object.entries(spec.errors ?? {})) add(Number(status), ...codes);
   // A path parameter that is not valid percent-encoding (e.g. `%E0%A4%A`) is refused by the router.
   if (spec.parameters?.some((p) => (p as { in?: string }).in === 'path')) add(400, 'BAD_REQUEST');
+  // Every request may carry a JSON body (parsed before any route), and hostile input
+  // (src/middleware/input-guard.ts) is refused before any route: a control character in the path
+  // or query, U+0000 in the JSON body, a body that is not a JSON object. A value the database
+  // cannot hold that validation let through is a 400 too, never a 500.
+  add(400, 'VALIDATION_ERROR', 'BAD_REQUEST', 'MALFORMED_JSON');
+  add(413, 'PAYLOAD_TOO_LARGE');
+  add(415, 'UNSUPPORTED_ENCODING');
   if (spec.access !== 'public') add(401, 'AUTH_REQUIRED', 'INVALID_TOKEN');
   if (spec.access === 'admin') add(403, 'ADMIN_REQUIRED');
   if (method !== 'get') add(403, 'CSRF_INVALID');
-  if (spec.body) {
-    add(400, 'MALFORMED_JSON');
-    add(413, 'PAYLOAD_TOO_LARGE');
-    add(415, 'UNSUPPORTED_ENCODING');
-  }
   add(429, 'RATE_LIMITED');
   add(500, 'INTERNAL_ERROR');
   add(503, 'SERVICE_UNAVAILABLE');
@@ -301,21 +304,27 @@ const suggestionProperties = {
   createdAt: dateTime,
 };
 
-const UNFILLED_REASON_NAMES = [
-  'NO_OTHER_PARTICIPANT',
-  'ALL_CANDIDATES_DANCING',
-  'SLOT_CONFLICT',
-  'ALL_CANDIDATES_REJECTED',
-  'ONLY_OPTED_OUT_AT_CAP',
-  'ALL_CANDIDATES_AT_CAP',
-] as const;
 
 const runOutcomeProperties = {
   reuse: {
     oneOf: [obj({ previous: int, kept: int, added: int, dropped: int, invalid: int }), { type: 'null' }],
     description: 'what became of the pending suggestions the run started from; null for failed runs and runs made before stable re-runs',
   },
-  unfilledByReason: obj(Object.fromEntries(UNFILLED_REASON_NAMES.map((r) => [r, int]))),
+  unfilledByReason: obj(Object.fromEntries(UNFILLED_REASONS.map((r) => [r, int]))),
+};
+
+const runProperties = {
+  id: { type: 'string', format: 'uuid' },
+  eventId: int,
+  trigger: { enum: ['manual', 'scheduled'] },
+  status: { enum: ['running', 'success', 'failed'] },
+  startedAt: dateTime,
+  finishedAt: nullDateTime,
+  heatsTotal: int,
+  heatsAssigned: int,
+  heatsUnassigned: int,
+  error: nullStr,
+  ...runOutcomeProperties,
 };
 
 const unfilledHeat = obj({
@@ -408,33 +417,8 @@ export const componentSchemas: Record<string, Schema> = {
       description: 'the accepted match of dancer and recorder after an accept; null after a reject',
     },
   }),
-  Run: obj({
-    id: { type: 'string', format: 'uuid' },
-    eventId: int,
-    trigger: { enum: ['manual', 'scheduled'] },
-    status: { enum: ['running', 'success', 'failed'] },
-    startedAt: dateTime,
-    finishedAt: nullDateTime,
-    heatsTotal: int,
-    heatsAssigned: int,
-    heatsUnassigned: int,
-    error: nullStr,
-    ...runOutcomeProperties,
-  }),
-  RunDetail: obj({
-    id: { type: 'string', format: 'uuid' },
-    eventId: int,
-    trigger: { enum: ['manual', 'scheduled'] },
-    status: { enum: ['running', 'success', 'failed'] },
-    startedAt: dateTime,
-    finishedAt: nullDateTime,
-    heatsTotal: int,
-    heatsAssigned: int,
-    heatsUnassigned: int,
-    error: nullStr,
-    ...runOutcomeProperties,
-    unfilledHeats: array(unfilledHeat),
-  }),
+  Run: obj(runProperties),
+  RunDetail: obj({ ...runProperties, unfilledHeats: array(unfilledHeat) }),
   RunPreview: obj({
     dryRun: { const: true },
     heatsTotal: int,
@@ -444,7 +428,7 @@ export const componentSchemas: Record<string, Schema> = {
     unfilledByReason: runOutcomeProperties.unfilledByReason,
     unfilledHeats: array(unfilledHeat),
   }),
-  UnfilledReason: { enum: [...UNFILLED_REASON_NAMES] },
+  UnfilledReason: { enum: [...UNFILLED_REASONS] },
   ActivityLogEntry: obj({
     id: int,
     createdAt: dateTime,

@@ -2,7 +2,6 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { AppError } from './errors.js';
 import { sql, type SqlReader } from './sql.js';
-import { bridgedContainer } from '../container-bridge.js';
 
 /** The caller as seen by routes and socket handlers (loaded from the database). */
 export interface AuthUser {
@@ -68,11 +67,6 @@ export class TokenAuthenticator {
     if (!user) throw new AppError('INVALID_TOKEN');
     return user;
   }
-}
-
-/** @deprecated transitional: signs with the current container's authenticator. */
-export function signAccessToken(user: { id: number; emailVerified?: boolean }): string {
-  return bridgedContainer().tokens.sign(user);
 }
 
 /** Extracts the token of an `Authorization: Bearer <token>` header; undefined when malformed. */

@@ -10,15 +10,48 @@ import type { SqlReader } from './sql.js';
  * exists only on the connection it makes internally), so we pass it our pool instead.
  * `disposeExternalPool` keeps today's lifecycle: `prisma.$disconnect()` ends the pool. (A query
  * after that makes the adapter build a fresh internal pool, which these counters no longer see.)
- *
- * The same pool serves the plain SQL reads of src/lib/sql.ts.
+ * The same pool serves the plain SQL reads of src/lib/sql.ts, so they share its bounds.
  *
  * Every statement sent on a pool connection is counted (`db_queries_total`; BEGIN and COMMIT
  * included): `npm run bench:http` reads it to report SQL round trips per request.
  */
+export interface PoolSettings {
+  /** most connections open at once (pg's `max`) */
+  size: number;
+  /**
+   * How long a query waits for a free connection (pg's `connectionTimeoutMillis`, which also
+   * bounds opening one). Past it pg rejects with "timeout exceeded when trying to connect",
+   * which src/lib/prisma-errors.ts reads as "database unavailable": 503 with Retry-After.
+   */
+  timeoutMs: number;
+  /** most queries waiting for a connection; one more is refused at once (503) instead of queueing */
+  queueSize: number;
+}
+
+/** The refusal of a full wait queue; src/lib/prisma-errors.ts reads it as "database unavailable". */
+export const POOL_QUEUE_FULL = 'database pool queue is full';
+
+/**
+ * Bounds pg's wait queue (it has no such option): with every connection busy and `queueSize`
+ * queries already waiting, `connect` fails at once. pg's own `query` and Prisma's transactions
+ * both go through `pool.connect`.
+ */
+function boundQueue(pool: Pool, settings: PoolSettings): void {
+  const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, ...rest: unknown[]) => void) => unknown;
+  const full = () => pool.idleCount === 0 && pool.totalCount >= settings.size && pool.waitingCount >= settings.queueSize;
+  (pool as unknown as { connect: typeof connect }).connect = (cb) => {
+    if (!full()) return connect(cb);
+    const err = new Error(POOL_QUEUE_FULL);
+    if (!cb) return Promise.reject(err);
+    process.nextTick(() => cb(err));
+    return undefined;
+  };
+}
+
 export function createPgAdapter(
   connectionString: string,
-  onIdleError: (err: Error) => void,
+  settings: PoolSettings = { size: 10, timeoutMs: 5000, queueSize: 1000 },
+  onIdleError: (err: Error) => void = () => undefined,
 ): {
   adapter: PrismaPg;
   reader: SqlReader;
@@ -33,7 +66,8 @@ export function createPgAdapter(
       return (Client.prototype.query as (...a: unknown[]) => never).apply(this, args);
     }
   }
-  const pool = new Pool({ connectionString, connectionTimeoutMillis: 5000, Client: CountingClient });
+  const pool = new Pool({ connectionString, max: settings.size, connectionTimeoutMillis: settings.timeoutMs, Client: CountingClient });
+  boundQueue(pool, settings);
   // An idle connection the server closes (restart, DROP DATABASE … WITH (FORCE)) leaves the pool;
   // without a listener its 'error' would end the process. Prisma adds its own only once it connects.
   pool.on('error', onIdleError);

@@ -85,8 +85,9 @@ export const ErrorCatalogue = {
   CONFLICT: { status: 409, message: 'Resource already exists' },
   RATE_LIMITED: { status: 429, message: 'Too many requests, please try again later' },
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
-  SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable' },
-} as const satisfies Record<string, { status: number; message: string }>;
+  // database down or its pool exhausted (issue 16): clients retry after `retryAfterSeconds`
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable', retryAfterSeconds: 1 },
+} as const satisfies Record<string, { status: number; message: string; retryAfterSeconds?: number }>;
 
 export type ErrorCode = keyof typeof ErrorCatalogue;
 
@@ -96,8 +97,14 @@ export interface AppErrorOptions {
   details?: ErrorDetail[];
   /** extra top-level fields of the error body (e.g. `retryAfter`) */
   extra?: Record<string, unknown>;
-  /** extra response headers (e.g. `Retry-After`) */
+  /** extra response headers (a code with `retryAfterSeconds` gets `Retry-After` unless given here) */
   headers?: Record<string, string>;
+}
+
+/** `Retry-After` of a code that has one in the catalogue. */
+function defaultHeaders(code: ErrorCode): Record<string, string> | undefined {
+  const entry = ErrorCatalogue[code];
+  return 'retryAfterSeconds' in entry ? { 'Retry-After': String(entry.retryAfterSeconds) } : undefined;
 }
 
 export class AppError extends Error {
@@ -115,7 +122,7 @@ export class AppError extends Error {
     this.status = ErrorCatalogue[code].status;
     this.details = options.details;
     this.extra = options.extra;
-    this.headers = options.headers;
+    this.headers = options.headers ?? defaultHeaders(code);
   }
 }
 

@@ -5,9 +5,9 @@ import type { Response } from 'express';
 import { RenderedJson } from './sql.js';
 
 /**
- * Response envelope of DECISIONS.md: `{ success: true, data }`, lists add `count`. A
- * `RenderedJson` inside `data` (a large list PostgreSQL already rendered) is spliced into the
- * body as it is.
+ * Response envelope (OpenAPI `components.schemas`): `{ success: true, data }`, lists add
+ * `count`. A `RenderedJson` inside `data` (a large list PostgreSQL already rendered) is spliced
+ * into the body as it is.
  */
 export function sendData(res: Response, data: unknown, status = 200): void {
   if (!hasRenderedJson(data)) {

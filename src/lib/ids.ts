@@ -3,7 +3,7 @@ import { randomBytes, randomInt, createHash } from 'node:crypto';
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /**
- * Random alphanumeric slug for events and matches (DECISIONS.md: random, alphanumeric,
+ * Random alphanumeric slug for events and matches (OpenAPI document: random, alphanumeric,
  * at least 12 characters, never derived from the id or the name). 16 characters of a
  * 62-letter alphabet is about 95 bits.
  */

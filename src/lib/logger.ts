@@ -1,6 +1,5 @@
 import pino, { type Logger, type TransportSingleOptions } from 'pino';
 import type { Config } from '../config/index.js';
-import { bridgedContainer } from '../container-bridge.js';
 
 export type { Logger };
 
@@ -48,11 +47,3 @@ export function createLogger(level: string, transport?: TransportSingleOptions, 
   return pino(options, pino.destination({ dest: 1, sync: false }));
 }
 
-/** @deprecated transitional: the current container's logger (src/container-bridge.ts). */
-export const logger: Logger = new Proxy({} as Logger, {
-  get(_t, key) {
-    const real = bridgedContainer().logger;
-    const value = Reflect.get(real, key, real) as unknown;
-    return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(real) : value;
-  },
-});

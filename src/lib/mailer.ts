@@ -1,6 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from './logger.js';
-import { bridgedContainer } from '../container-bridge.js';
 
 /** Outgoing mail through nodemailer over SMTP, each with a plain-text and an HTML part. */
 export interface Mail {
@@ -79,11 +78,6 @@ export class Mailer {
     this.transport?.transporter.close();
     this.transport = undefined;
   }
-}
-
-/** @deprecated transitional: sends through the current container's mailer. */
-export function sendMailInBackground(mail: Mail, context: Record<string, unknown> = {}): Promise<boolean> {
-  return bridgedContainer().mailer.sendInBackground(mail, context);
 }
 
 const escapeHtml = (s: string) =>

@@ -2,7 +2,8 @@ import { errorResponse } from '../docs/openapi-helpers.js';
 
 /**
  * OpenAPI path of GET /api/metrics (src/lib/metrics.ts; merged by src/docs/openapi.ts). Mounted
- * before the API rate limit and CSRF check, so it answers only these three statuses.
+ * before the API rate limit and CSRF check, so it answers only these statuses (400 from the input
+ * guard that runs before every route).
  */
 export const metricsOpenApi: Record<string, unknown> = {
   '/metrics': {
@@ -22,6 +23,10 @@ export const metricsOpenApi: Record<string, unknown> = {
         '200': {
           description: '`text/plain; version=0.0.4` Prometheus text',
           content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+        '400': {
+          ...errorResponse(['VALIDATION_ERROR'], 400),
+          description: '"Validation failed": a control character in the path or query (refused before any route, like every path under /api)',
         },
         '401': {
           ...errorResponse(['METRICS_TOKEN_REQUIRED'], 401),

@@ -5,7 +5,7 @@ import path from 'node:path';
 /**
  * Applies the hand-written migrations under prisma/migrations and records them in
  * Prisma's own `_prisma_migrations` table (same columns, checksum = sha256 of the file),
- * so that Prisma's CLI sees them as applied. Works with `pg` and with PGlite through the
+ * so that Prisma's CLI sees them as applied. Runs on a `pg` connection through the
  * small SqlExecutor interface. Concurrent starts are serialised by an advisory lock.
  */
 
@@ -79,23 +79,23 @@ export async function applyMigrations(db: SqlExecutor, dir = MIGRATIONS_DIR): Pr
         result.alreadyApplied++;
         continue;
       }
+      // The record and the migration commit together (issue 16): a process killed or stopped
+      // half-way (SIGTERM during start-up) leaves neither a half-applied schema nor an
+      // unfinished record that would block the next start; the server rolls the transaction back.
       const id = randomUUID();
-      await db.query(
-        'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
-        [id, migration.checksum, migration.name],
-      );
+      await db.exec('BEGIN');
       try {
-        await db.exec(`BEGIN;\n${migration.sql}\n;COMMIT;`);
+        await db.query(
+          'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
+          [id, migration.checksum, migration.name],
+        );
+        await db.exec(migration.sql);
+        await db.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
+        await db.exec('COMMIT');
       } catch (err) {
-        await db.exec('ROLLBACK;').catch(() => undefined);
-        // Leave no half-applied record behind: the migration ran in one transaction.
-        await db.query('DELETE FROM "_prisma_migrations" WHERE id = $1', [id]);
+        await db.exec('ROLLBACK').catch(() => undefined);
         throw new Error(`Migration ${migration.name} failed: ${(err as Error).message}`);
       }
-      await db.query(
-        'UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1',
-        [id],
-      );
       result.applied.push(migration.name);
     }
     return result;

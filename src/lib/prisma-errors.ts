@@ -2,8 +2,8 @@ import { Prisma } from '../generated/prisma/client.js';
 
 /**
  * Helpers to recognise database errors raised through Prisma's driver adapters.
- * @prisma/adapter-pg and the PGlite adapter report the violated constraint in different
- * places (TOOLCHAIN.md): `meta.target` vs `meta.driverAdapterError.cause.constraint`.
+ * @prisma/adapter-pg reports the violated constraint in
+ * `meta.driverAdapterError.cause.constraint`, other adapters in `meta.target`.
  */
 
 type AnyRecord = Record<string, unknown>;
@@ -48,6 +48,15 @@ export function isForeignKeyViolation(err: unknown): boolean {
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 const NET_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P03']);
 
+/**
+ * Messages of "no connection to be had": the server is down or restarting, pg's pool waited
+ * `connectionTimeoutMillis` for a free connection ("timeout exceeded when trying to connect":
+ * pool exhaustion, issue 16) or its wait queue was full (src/lib/database-pool.ts), or the pool
+ * was ended during shutdown.
+ */
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|timeout exceeded when trying to connect|database pool queue is full|Cannot use a pool after calling end on the pool/i;
+
 /** True when the database cannot be reached (connection refused, pool timeout, shutdown). */
 export function isDatabaseUnavailable(err: unknown): boolean {
   let current: unknown = err;
@@ -57,10 +66,28 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (c instanceof Prisma.PrismaClientInitializationError) return true;
     const kind = (c.cause as AnyRecord | undefined)?.kind;
     if (kind === 'DatabaseNotReachable' || kind === 'DatabaseDoesNotExist' || kind === 'ConnectionClosed') return true;
-    if (typeof c.message === 'string' && /Connection terminated|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection/i.test(c.message)) {
+    if (typeof c.message === 'string' && UNAVAILABLE_MESSAGE.test(c.message)) {
       return true;
     }
     current = c.cause ?? (c.meta as AnyRecord | undefined)?.driverAdapterError;
   }
   return false;
+}
+
+/**
+ * SQLSTATEs of PostgreSQL's "data exception" class that only input can cause: U+0000 or a bad
+ * byte in text (22021), a number (22003) or date (22008, 22007) out of the column's range, text
+ * that is not of the column's type (22P02), a value too long (22001). Validation refuses these
+ * first; this is the net under it, so that such input never becomes a 500.
+ */
+const INVALID_INPUT_SQLSTATES = new Set(['22021', '22003', '22008', '22007', '22P02', '22001']);
+
+/** True for a database error caused by a value the column cannot hold (see above) or Prisma's P2020. */
+export function isInvalidInputValue(err: unknown): boolean {
+  const e = knownError(err);
+  if (!e) return false;
+  if (e.code === 'P2020') return true;
+  const cause = ((e.meta as AnyRecord | undefined)?.driverAdapterError as AnyRecord | undefined)?.cause as AnyRecord | undefined;
+  const sqlState = cause?.originalCode ?? cause?.code;
+  return typeof sqlState === 'string' && INVALID_INPUT_SQLSTATES.has(sqlState);
 }

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 
-/** Reference data of SPEC.md. Seeded idempotently at every start, in this order (stable ids). */
+/** Reference data (divisions and competition types of the OpenAPI document). Seeded idempotently at every start, in this order (stable ids). */
 export const DIVISIONS = [
   { name: 'Newcomer', abbreviation: 'NEW' },
   { name: 'Novice', abbreviation: 'NOV' },

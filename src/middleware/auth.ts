@@ -1,7 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { bearerToken, type AuthUser, type TokenAuthenticator } from '../lib/auth.js';
 import { AppError } from '../lib/errors.js';
-import { bridgedContainer } from '../container-bridge.js';
 
 export interface AuthGuards {
   /** Requires a valid Bearer token: 401 "Authentication required" / "Invalid or expired token". */
@@ -48,24 +47,3 @@ export function currentUser(req: Request): AuthUser {
   return req.user;
 }
 
-// ---- transitional (issue 11): guards of the current container for routers not yet built by a factory
-const guard =
-  (name: keyof AuthGuards): RequestHandler =>
-  (req, res, next) =>
-    bridgedContainer().guards[name](req, res, next);
-/** @deprecated transitional */
-export const requireAuth = guard('requireAuth');
-/** @deprecated transitional */
-export const optionalAuth = guard('optionalAuth');
-/** @deprecated transitional */
-export const requireAdmin = guard('requireAdmin');
-/** @deprecated transitional */
-export const requireVerifiedEmail = guard('requireVerifiedEmail');
-
-/** @deprecated transitional: socket handlers' verified-e-mail check, against the database. */
-export async function isEmailVerified(userId: number): Promise<boolean> {
-  const { config, prisma } = bridgedContainer();
-  if (!config.requireEmailVerification) return true;
-  const row = await prisma.user.findUnique({ where: { id: userId }, select: { emailVerified: true } });
-  return row?.emailVerified ?? false;
-}

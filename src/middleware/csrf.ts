@@ -1,7 +1,6 @@
 import type { CookieOptions, NextFunction, Request, RequestHandler, Response } from 'express';
 import { doubleCsrf } from 'csrf-csrf';
 import type { Config } from '../config/index.js';
-import { bridgedContainer } from '../container-bridge.js';
 import { AppError } from '../lib/errors.js';
 import { randomToken } from '../lib/ids.js';
 
@@ -64,7 +63,3 @@ export function createCsrf(config: Config): Csrf {
 export const CSRF_COOKIE = cookieNames(false).token;
 export const CSRF_CLIENT_COOKIE = cookieNames(false).client;
 
-/** @deprecated transitional: issues a token through the current container's CSRF protection. */
-export function issueCsrfToken(req: Request, res: Response): string {
-  return bridgedContainer().csrf.issueToken(req, res);
-}

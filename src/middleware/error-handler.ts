@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger.js';
 import {
   isDatabaseUnavailable,
   isForeignKeyViolation,
+  isInvalidInputValue,
   isRecordNotFound,
   isUniqueViolation,
 } from '../lib/prisma-errors.js';
@@ -43,6 +44,8 @@ export function toAppError(err: unknown): AppError {
   if (isRecordNotFound(err)) return new AppError('NOT_FOUND');
   if (isForeignKeyViolation(err)) return new AppError('INVALID_REFERENCE');
   if (err instanceof Prisma.PrismaClientValidationError) return new AppError('BAD_REQUEST', { message: 'Invalid request' });
+  // a value the column cannot hold (NUL in text, an integer or date out of range) that slipped past validation
+  if (isInvalidInputValue(err)) return new AppError('BAD_REQUEST', { message: 'Invalid request' });
   if (isDatabaseUnavailable(err)) return new AppError('SERVICE_UNAVAILABLE');
   // other HTTP errors raised by middleware (e.g. 4xx from a library)
   const status = e.status ?? e.statusCode;
@@ -64,11 +67,21 @@ export function toErrorResponse(err: unknown): { status: number; body: Record<st
   return { status: appError.status, body: errorBody(appError), headers: appError.headers };
 }
 
-/** The one error handler of the app: every error becomes the envelope; 5xx are logged with the cause. */
+/**
+ * The one error handler of the app: every error becomes the envelope. A failed request is
+ * logged once (issue 16): the request logger's line carries the code and, for a 5xx other than
+ * 503, the cause with its stack (`res.err`). A 503 (database down, pool exhausted) is an outage
+ * symptom, logged at `warn` without a stack. Without a request logger this logs the line itself.
+ */
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const { status, body, headers } = toErrorResponse(err);
-    if (status >= 500) (req.log ?? logger).error({ err }, 'request failed');
+    res.locals.errorCode = body.code;
+    if (status >= 500 && status !== 503) res.err = err instanceof Error ? err : new Error(String(err));
+    if (!req.log && status >= 500) {
+      if (status === 503) logger.warn({ code: body.code }, 'request failed: service unavailable');
+      else logger.error({ err }, 'request failed');
+    }
     if (res.headersSent) {
       res.end();
       return;

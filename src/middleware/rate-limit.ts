@@ -5,10 +5,9 @@ import type { Config } from '../config/index.js';
 import { AppError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { RedisConnections } from '../lib/redis.js';
-import { bridgedContainer } from '../container-bridge.js';
 
 /**
- * Rate limiters in three tiers, per client IP (DECISIONS.md "Further decisions"):
+ * Rate limiters in three tiers, per client IP (README "Configuration"):
  * general API (300/min), authentication (login, register: 20/15 min) and e-mail sending
  * (resend, reset request, registry lookup: 5/hour). All configurable (RATE_LIMIT_*),
  * switched off by RATE_LIMIT_ENABLED=false. With REDIS_URL the counters live in Redis so
@@ -72,6 +71,3 @@ export function createRateLimiters(config: Config, redis: RedisConnections, logg
   };
 }
 
-/** @deprecated transitional: the current container's limiters, for routers not yet built by a factory. */
-export const authLimiter: RequestHandler = (req, res, next) => bridgedContainer().limiters.auth(req, res, next);
-export const emailLimiter: RequestHandler = (req, res, next) => bridgedContainer().limiters.email(req, res, next);

@@ -13,7 +13,17 @@ export function createRequestLogger(logger: Logger): RequestHandler {
       res.setHeader('X-Request-Id', id);
       return id;
     },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    // One line per request; the error handler hands it the cause (issue 16). A 503 is an outage
+    // symptom (database down, pool exhausted): `warn`, the code, no stack.
+    customLogLevel: (_req, res, err) =>
+      res.statusCode === 503 ? 'warn' : err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    customErrorObject: (_req, res, _err, val: Record<string, unknown>) => {
+      const code = (res as { locals?: { errorCode?: unknown } }).locals?.errorCode;
+      if (res.statusCode !== 503) return code ? { ...val, code } : val;
+      const { err: _dropped, ...rest } = val;
+      return { ...rest, code: code ?? 'SERVICE_UNAVAILABLE' };
+    },
+    customErrorMessage: (_req, res) => (res.statusCode === 503 ? 'request failed: service unavailable' : 'request failed'),
     serializers: {
       // Secrets in query strings (e.g. GET /api/auth/verify-email?token=…) never reach the log.
       req: (req: { id: unknown; method: string; url: string }) => ({

@@ -1,4 +1,5 @@
 import { body, param, type ValidationChain } from 'express-validator';
+import { validationFailed } from '../lib/errors.js';
 
 /**
  * Validator atoms shared by the features' schemas: one definition of each field kind and of
@@ -12,7 +13,7 @@ export const INT32_MAX = 2_147_483_647;
 export const isPositiveInt32 = (value: unknown): boolean =>
   typeof value === 'number' ? Number.isInteger(value) && value >= 1 && value <= INT32_MAX : false;
 
-/** E-mail: valid address, normalized by trim + lower-case only (DECISIONS.md). */
+/** E-mail: valid address, normalized by trim + lower-case only (no provider-specific rules; see the OpenAPI document). */
 export const emailField = (field = 'email'): ValidationChain =>
   body(field)
     .exists({ values: 'null' })
@@ -58,3 +59,48 @@ export const optionalText = (field: string, label: string, max = 100): Validatio
 
 /** A route parameter kept as given (an unknown slug or token is a 404 of the service), so it is in input<T>(res). */
 export const pathParam = (name: string): ValidationChain => param(name).isString();
+
+// ---- hostile input (issue 13): dates the database can hold, ids of socket payloads
+
+/** Dates are accepted from 1900-01-01T00:00:00Z up to 9999-12-31T23:59:59.999Z (the UTC instant). */
+export const DATE_MIN = new Date(Date.UTC(1900, 0, 1));
+export const DATE_MAX = new Date(Date.UTC(10000, 0, 1) - 1);
+
+/**
+ * True for a valid Date whose UTC instant lies in [DATE_MIN, DATE_MAX]. PostgreSQL refuses
+ * year 0 and JavaScript cannot read back years past 9999 as ISO strings, so such dates are
+ * input errors, not server errors (`9999-12-31T23:59:59-14:00` is year 10000 in UTC).
+ */
+export const isDateInRange = (value: unknown): boolean =>
+  value instanceof Date && !Number.isNaN(value.getTime()) && value >= DATE_MIN && value <= DATE_MAX;
+
+/**
+ * The date atom: completes a chain (`body('startDate')`, `query('from')`, after `.optional()`
+ * if wanted) with an ISO 8601 check (a real calendar date: no 30 February), the range of
+ * isDateInRange, and a conversion to a Date. Anything but a string (a number, an array, an
+ * object) is refused with the same message.
+ */
+export const isoDate = (chain: ValidationChain, label: string): ValidationChain =>
+  chain
+    .custom((v) => typeof v === 'string')
+    .withMessage(`${label} must be an ISO 8601 date`)
+    .bail()
+    .isISO8601({ strict: true })
+    .withMessage(`${label} must be an ISO 8601 date`)
+    .bail()
+    .custom((v: string) => isDateInRange(new Date(v)))
+    .withMessage(`${label} must be between 1900-01-01 and 9999-12-31 (UTC)`)
+    .bail()
+    .customSanitizer((v: string) => new Date(v));
+
+/**
+ * A positive int32 id of a socket payload (`matchId`, `eventId`...), or 400 "Validation failed"
+ * with details: an id of 2^31 or more cannot exist and never reaches the database.
+ * `parseInt32(payload?.matchId, 'matchId')`.
+ */
+export function parseInt32(value: unknown, field: string): number {
+  if (!isPositiveInt32(value)) {
+    throw validationFailed([{ field, message: `${field} must be a whole number from 1 to ${INT32_MAX}` }]);
+  }
+  return value as number;
+}

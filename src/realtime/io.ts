@@ -4,9 +4,9 @@ import { Server, type Socket } from 'socket.io';
 import type { Container } from '../container.js';
 import type { Actor } from '../lib/actor.js';
 import { bearerToken } from '../lib/auth.js';
-import { AppError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { toAppError } from '../middleware/error-handler.js';
+import { socketInputGuard } from '../middleware/input-guard.js';
 import type {
   Ack,
   ClientToServerEvents,
@@ -47,7 +47,9 @@ export function handle<A extends unknown[]>(
       ack?.(data === undefined ? { success: true } : { success: true, data });
     } catch (err) {
       const appError = toAppError(err);
-      if (appError.status >= 500) logger?.error({ err, socketId: socket.id }, 'socket handler failed');
+      // one line per failure; a 503 (database down, pool exhausted) at warn without a stack (issue 16)
+      if (appError.status === 503) logger?.warn({ code: appError.code, socketId: socket.id }, 'socket handler failed: service unavailable');
+      else if (appError.status >= 500) logger?.error({ err, socketId: socket.id }, 'socket handler failed');
       if (ack) ack({ success: false, error: appError.message, code: appError.code });
       else socket.emit('error_message', { error: appError.message });
     }
@@ -82,12 +84,18 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
       socket.data.user = await tokens.authenticate(token);
       next();
     } catch (err) {
-      next(new Error(err instanceof AppError && err.status === 401 ? err.message : 'Invalid or expired token'));
+      // issue 16: an unreachable database is not a bad token; the client can retry
+      const appError = toAppError(err);
+      const known = appError.status === 401 || appError.status === 503;
+      const refusal = new Error(known ? appError.message : 'Invalid or expired token');
+      (refusal as Error & { data?: unknown }).data = { code: known ? appError.code : 'INVALID_TOKEN' };
+      next(refusal);
     }
   });
 
   io.on('connection', (socket) => {
     void socket.join(rooms.user(socket.data.user.id));
+    socket.use(socketInputGuard(socket)); // NUL in a payload: refused before any handler (issue 13)
     for (const register of registrars) register(io, socket, container);
   });
 
@@ -101,20 +109,3 @@ export async function closeRealtime(io: AppServer): Promise<void> {
   await new Promise<void>((resolve) => io.close(() => resolve()));
 }
 
-// ---- transitional (issue 11): modules not yet converted emit through the current container's notifier
-import { bridgedContainer } from '../container-bridge.js';
-
-/** @deprecated transitional */
-export function getIO(): AppServer | undefined {
-  return bridgedContainer().notifier.server;
-}
-
-/** @deprecated transitional */
-export function emitToRoom<E extends keyof ServerToClientEvents>(room: string, event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
-  bridgedContainer().notifier.toRoom(room, event, ...args);
-}
-
-/** @deprecated transitional */
-export function emitToUser<E extends keyof ServerToClientEvents>(userId: number, event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
-  bridgedContainer().notifier.toUser(userId, event, ...args);
-}

@@ -1,7 +1,7 @@
 import type { AuthUser } from '../lib/auth.js';
 
 /**
- * Typed Socket.IO event maps (DECISIONS.md "Real-time channel").
+ * Typed Socket.IO event maps (README "Real-time channel", OpenAPI `x-socket-io`).
  * Every client→server event takes an optional acknowledgement answered with an AckResponse.
  */
 export type AckResponse<T = unknown> = { success: true; data?: T } | { success: false; error: string; code: string };

@@ -28,8 +28,8 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(new RegExp(variable));
   });
 
-  it('accepts a production configuration with a long JWT secret', () => {
-    const c = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) });
+  it('accepts a production configuration with a long JWT secret (and SMTP, tests/security/config.test.ts)', () => {
+    const c = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMTP_HOST: 'smtp.example.com' });
     expect(c.isProduction).toBe(true);
   });
 

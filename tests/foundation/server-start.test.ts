@@ -1,67 +1,145 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { childEnv, runTs, spawnTs } from '../helpers/process';
+import { childEnv, runTs, startServer, waitForHealth, type ServerProcess } from '../helpers/process';
 import { adminUrl, databaseUrlFor } from '../setup/test-db';
 
 /**
- * The real server process (`npm start` runs `tsx src/server.ts`): it migrates its database at
+ * The real server process (`npm start` runs `node --import tsx src/server.ts`): it migrates its database at
  * start, serves /api/health, applies nothing new on a second start, and exits 0 on SIGTERM.
+ * Without DATABASE_URL it runs its own PostgreSQL server in EMBEDDED_DB_DIR.
  */
-async function waitForHealth(url: string, deadline: number) {
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(url);
-      if (res.ok) return (await res.json()) as { data: { databaseKind: string } };
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error('server did not become healthy in time');
+async function stop(server: ServerProcess): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  return server.exited;
 }
 
-async function startAndStop(env: NodeJS.ProcessEnv, expectedKind: string, whileRunning?: () => Promise<void>) {
-  const port = 30000 + Math.floor(Math.random() * 20000);
-  const child = spawnTs('src/server.ts', [], { ...env, PORT: String(port), LOG_LEVEL: 'info' });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+/** pid of the PostgreSQL server running on the data directory, if any */
+function postmaster(dir: string): number | undefined {
   try {
-    const body = await waitForHealth(`http://127.0.0.1:${port}/api/health`, Date.now() + 60000);
-    expect(body.data.databaseKind).toBe(expectedKind);
-    await whileRunning?.();
-  } finally {
-    child.kill('SIGTERM');
+    const pid = Number(readFileSync(path.join(dir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
   }
-  const code = await exited;
-  return { code, output };
 }
 
-describe('server start on the embedded database (no DATABASE_URL)', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'wcs-pglite-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+async function createEventWithCli(env: NodeJS.ProcessEnv, name: string) {
+  const args = ['event:create', '--name', name, '--location', 'Lyon', '--start', '2027-05-01T10:00:00Z', '--end', '2027-05-02T18:00:00Z'];
+  const result = await runTs('src/cli.ts', args, env);
+  return { ...result, slug: result.stdout.trim().split('\n').pop()! };
+}
 
-  it('starts on an empty data directory, serves /api/health, and shuts down with exit 0; a second start applies nothing', async () => {
-    const env = childEnv({ EMBEDDED_DB_DIR: dir });
-    delete env.DATABASE_URL;
-    // PGlite is single-process: a second process on the same directory must refuse, not corrupt it.
-    let cli: Awaited<ReturnType<typeof runTs>> | undefined;
-    const first = await startAndStop(env, 'embedded', async () => {
-      cli = await runTs('src/cli.ts', ['user:promote', 'nobody@example.test'], env);
-    });
-    expect(cli?.code).toBe(1);
-    expect(cli?.stderr).toMatch(/The embedded database in .* is in use by process \d+/);
-    expect(first.code).toBe(0);
-    expect(first.output).toMatch(/applied [1-9]\d* migration\(s\)/);
-    expect(first.output).toContain('shutdown complete');
+async function eventName(server: ServerProcess, slug: string): Promise<string | undefined> {
+  const res = await fetch(`http://127.0.0.1:${server.port}/api/events/${slug}`);
+  return res.ok ? ((await res.json()) as { data: { name: string } }).data.name : undefined;
+}
 
-    const second = await startAndStop(env, 'embedded');
-    expect(second.code).toBe(0);
-    expect(second.output).toContain('database schema is up to date');
-  }, 150000);
+describe('server on the embedded PostgreSQL server (no DATABASE_URL)', () => {
+  // Like the default .data/postgres: a data directory whose parent does not exist yet.
+  const root = mkdtempSync(path.join(os.tmpdir(), 'wcs-embedded-'));
+  chmodSync(root, 0o755);
+  const dir = path.join(root, 'data', 'postgres');
+  const env = childEnv({ EMBEDDED_DB_DIR: dir });
+  delete env.DATABASE_URL;
+
+  afterAll(async () => {
+    // A failed test may leave the server running: stop it before removing its directory.
+    const pid = postmaster(dir);
+    if (pid) process.kill(pid, 'SIGQUIT');
+    for (let i = 0; i < 50 && postmaster(dir); i++) await new Promise((r) => setTimeout(r, 100));
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('creates the cluster at the first start, is healthy, keeps the password in a mode-600 file, and stops its PostgreSQL on SIGTERM', async () => {
+    const server = await startServer(env);
+    const health = await waitForHealth(server);
+    expect(health.body.data).toMatchObject({ status: 'ok', databaseKind: 'embedded' });
+    expect(statSync(path.join(dir, 'password')).mode & 0o777).toBe(0o600);
+    expect(postmaster(dir)).toBeDefined();
+
+    expect(await stop(server)).toBe(0);
+    expect(server.output()).toMatch(/applied [1-9]\d* migration\(s\)/);
+    expect(server.output()).toMatch(/ready in \d+ ms \(embedded PostgreSQL 18\.\d+, new data directory\)/);
+    expect(server.output()).toContain('shutdown complete');
+    expect(postmaster(dir)).toBeUndefined();
+  }, 120000);
+
+  it('lets the CLI create an event while the service runs, and refuses a second service on the same directory', async () => {
+    const server = await startServer(env);
+    await waitForHealth(server);
+    try {
+      const cli = await createEventWithCli(env, 'CLI beside the service');
+      expect(cli.code).toBe(0);
+      expect(await eventName(server, cli.slug)).toBe('CLI beside the service');
+
+      const second = await startServer(env);
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toMatch(/The embedded database in .* is in use by another service \(process \d+\)/);
+      expect((await waitForHealth(server)).body.data.status).toBe('ok');
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+    expect(server.output()).toContain('database schema is up to date');
+  }, 120000);
+
+  it('after SIGKILL of the service, the next start adopts the orphaned PostgreSQL and is healthy with the data intact', async () => {
+    const first = await startServer(env);
+    await waitForHealth(first);
+    const cli = await createEventWithCli(env, 'Survives a crash');
+    expect(cli.code).toBe(0);
+    // The service's Node process, which recorded itself as the owner of the server.
+    const servicePid = (JSON.parse(readFileSync(path.join(dir, 'owner.json'), 'utf8')) as { pid: number }).pid;
+    expect(servicePid).toBe(first.child.pid);
+    const orphan = postmaster(dir);
+    process.kill(servicePid, 'SIGKILL');
+    await first.exited;
+    expect(postmaster(dir)).toBe(orphan);
+
+    const second = await startServer(env);
+    try {
+      expect((await waitForHealth(second)).body.data).toMatchObject({ status: 'ok', databaseKind: 'embedded' });
+      expect(await eventName(second, cli.slug)).toBe('Survives a crash');
+    } finally {
+      expect(await stop(second)).toBe(0);
+    }
+    expect(second.output()).toContain(`adopted the embedded PostgreSQL server (pid ${orphan})`);
+    expect(postmaster(dir)).toBeUndefined();
+  }, 120000);
+
+  it('lets the CLI start the server itself when no service runs, and stop it again', async () => {
+    expect(postmaster(dir)).toBeUndefined();
+    const cli = await createEventWithCli(env, 'CLI alone');
+    expect(cli.code).toBe(0);
+    expect(postmaster(dir)).toBeUndefined();
+
+    const server = await startServer(env);
+    try {
+      await waitForHealth(server);
+      expect(await eventName(server, cli.slug)).toBe('CLI alone');
+    } finally {
+      await stop(server);
+    }
+  }, 120000);
+
+  it('starts when postmaster.pid names a live process that is not PostgreSQL (pid reused after a reboot)', async () => {
+    expect(postmaster(dir)).toBeUndefined();
+    const other = spawn('sleep', ['120'], { stdio: 'ignore' });
+    const pgdata = path.join(dir, 'pgdata');
+    writeFileSync(path.join(pgdata, 'postmaster.pid'), `${other.pid}\n${pgdata}\n1795500000\n5432\n\n127.0.0.1\n  0 0\nready   \n`);
+    const server = await startServer(env);
+    try {
+      expect((await waitForHealth(server)).body.data.status).toBe('ok');
+      // That process was left alone (pg_ctl stop would have signalled it).
+      expect(other.exitCode ?? other.signalCode).toBeNull();
+    } finally {
+      expect(await stop(server)).toBe(0);
+      other.kill();
+    }
+  }, 120000);
 });
 
 describe('server start on an empty PostgreSQL database (DATABASE_URL)', () => {
@@ -83,13 +161,15 @@ describe('server start on an empty PostgreSQL database (DATABASE_URL)', () => {
 
   it('migrates and seeds at the first start and applies nothing at the second', async () => {
     const env = childEnv({ DATABASE_URL: databaseUrlFor(name) });
-    const first = await startAndStop(env, 'postgres');
-    expect(first.code).toBe(0);
-    expect(first.output).toMatch(/applied [1-9]\d* migration\(s\)/);
+    const first = await startServer(env);
+    expect((await waitForHealth(first)).body.data.databaseKind).toBe('postgres');
+    expect(await stop(first)).toBe(0);
+    expect(first.output()).toMatch(/applied [1-9]\d* migration\(s\)/);
 
-    const second = await startAndStop(env, 'postgres');
-    expect(second.code).toBe(0);
-    expect(second.output).toContain('database schema is up to date');
+    const second = await startServer(env);
+    await waitForHealth(second);
+    expect(await stop(second)).toBe(0);
+    expect(second.output()).toContain('database schema is up to date');
 
     const db = new Client({ connectionString: databaseUrlFor(name) });
     await db.connect();

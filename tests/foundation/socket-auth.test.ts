@@ -1,18 +1,11 @@
 import jwt from 'jsonwebtoken';
-import { emitToUser } from '../../src/realtime/io';
 import { prisma } from '../helpers/db';
 import { createUser } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { useTestServer } from '../helpers/server';
 import { connectSocket, nextEvent, receivesWithin } from '../helpers/socket';
 
 describe('Socket.IO authentication', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = useTestServer();
 
   it('refuses a connection without a token with "Authentication required"', async () => {
     await expect(connectSocket(server.url)).rejects.toThrow('Authentication required');
@@ -42,7 +35,7 @@ describe('Socket.IO authentication', () => {
     try {
       const got = nextEvent(a, 'error_message');
       const bobGot = receivesWithin(b, 'error_message', 300);
-      emitToUser(alice.user.id, 'error_message', { error: 'ping' });
+      server.container.notifier.toUser(alice.user.id, 'error_message', { error: 'ping' });
       await expect(got).resolves.toEqual({ error: 'ping' });
       await expect(bobGot).resolves.toBe(false);
     } finally {

@@ -6,5 +6,5 @@ import { createLogger } from '../../src/lib/logger';
  * A Prisma client of the tests themselves, for arranging and asserting rows, independent of
  * the containers under test (closed by tests/setup/after-env.ts).
  */
-export const testDatabase = new Database(testConfig(), createLogger('silent'));
+export const testDatabase = new Database(testConfig().databaseUrl as string, 'postgres', createLogger('silent'));
 export const prisma = testDatabase.prisma;

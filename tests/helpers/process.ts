@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import path from 'node:path';
 
 export const ROOT = path.join(__dirname, '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 export interface RunResult {
   code: number | null;
@@ -10,9 +10,13 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a TypeScript entry point (src/server.ts, src/cli.ts) as a real process. */
+/**
+ * Runs a TypeScript entry point (src/server.ts, src/cli.ts) as a real process, as `npm start`
+ * does: one Node process with tsx's loader, so a signal sent to it reaches the service itself
+ * (the tsx command would relay it, and SIGKILL the child when it answers slowly).
+ */
 export function spawnTs(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(TSX, [entry, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 export function runTs(entry: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60000): Promise<RunResult> {
@@ -38,4 +42,58 @@ export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', ...extra };
   delete env.JEST_WORKER_ID;
   return env;
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Health {
+  status: number;
+  body: { data: { status: string; databaseKind: string } };
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  /** stdout and stderr so far */
+  output(): string;
+  /** exit code (null after a signal) */
+  exited: Promise<number | null>;
+}
+
+/** Starts the service (`src/server.ts`) on a free port. */
+export async function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawnTs('src/server.ts', [], { ...env, PORT: String(port), LOG_LEVEL: 'info' });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, port, output: () => output, exited };
+}
+
+/** Polls /api/health until it answers 200; fails when the process exits or after `waitMs`. */
+export async function waitForHealth(server: ServerProcess, waitMs = 60000): Promise<Health> {
+  let exited = false;
+  void server.exited.then(() => (exited = true));
+  const deadline = Date.now() + waitMs;
+  while (!exited && Date.now() < deadline) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}/api/health`);
+      if (res.ok) return { status: res.status, body: (await res.json()) as Health['body'] };
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`server did not become healthy:\n${server.output()}`);
 }

@@ -21,6 +21,9 @@ export interface SmtpCapture {
   mails: CapturedMail[];
   /** the next mail to `to` (already received or arriving within timeoutMs) */
   mailTo(to: string, timeoutMs?: number): Promise<CapturedMail>;
+  /** while down, every mail is refused with 421 (a temporary failure); `refused` counts them */
+  setDown(down: boolean): void;
+  refused: number;
   close(): Promise<void>;
 }
 
@@ -28,10 +31,17 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
   const mails: CapturedMail[] = [];
   const consumed = new Set<CapturedMail>();
   const waiters: Array<() => void> = [];
+  const state = { down: false, refused: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onMailFrom(_address, _session, callback) {
+      if (!state.down) return callback();
+      state.refused++;
+      for (const w of waiters.splice(0)) w();
+      callback(Object.assign(new Error('Service not available, try again later'), { responseCode: 421 }));
+    },
     onData(stream, _session, callback) {
       simpleParser(stream)
         .then((parsed) => {
@@ -61,6 +71,10 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
   return {
     port,
     mails,
+    setDown: (down) => void (state.down = down),
+    get refused() {
+      return state.refused;
+    },
     mailTo(to, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
         const deadline = setTimeout(() => reject(new Error(`no mail to ${to} within ${timeoutMs} ms`)), timeoutMs);

@@ -1,4 +1,5 @@
 import { query } from 'express-validator';
+import { isoDate } from '../../middleware/validators.js';
 import { ACTIVITY_CATEGORIES } from './activity-log.service.js';
 
 /** One value per query parameter (a repeated parameter arrives as an array). */
@@ -11,8 +12,8 @@ export const activityLogQuery = [
   single('action').isString().isLength({ min: 1, max: 100 }).withMessage('action must be 1-100 characters'),
   single('username').isString().isLength({ min: 1, max: 50 }).withMessage('username must be 1-50 characters'),
   single('success').isIn(['true', 'false']).withMessage('success must be true or false').toBoolean(true),
-  single('from').isISO8601().withMessage('from must be an ISO 8601 date').toDate(),
-  single('to').isISO8601().withMessage('to must be an ISO 8601 date').toDate(),
+  isoDate(single('from'), 'from'),
+  isoDate(single('to'), 'to'),
 ];
 
 export interface ActivityLogQuery {

@@ -1,13 +1,11 @@
-import type { Request } from 'express';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { pagination } from '../../lib/http.js';
+import { equalsIgnoringCase } from '../../lib/prisma-filters.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type ActivityLogEntryPayload } from '../../realtime/types.js';
-import { bridgedContainer } from '../../container-bridge.js';
-import { actorOf } from '../../middleware/actor.js';
 
 export const ACTIVITY_PAGE_SIZE = 50;
 export const ACTIVITY_CATEGORIES = ['auth', 'event', 'match', 'admin', 'chat'] as const;
@@ -76,12 +74,15 @@ export class ActivityLogService {
     }
   }
 
-  /** A page of entries (50, newest first) matching the filter; the username matches case-insensitively. */
+  /**
+   * A page of entries (50, newest first) matching the filter; the username is the literal name
+   * ignoring case (`%` and `_` are characters, not wildcards).
+   */
   async list(filter: ActivityLogFilter) {
     const where: Prisma.ActivityLogWhereInput = {
       category: filter.category,
       action: filter.action,
-      username: filter.username ? { equals: filter.username, mode: 'insensitive' } : undefined,
+      username: filter.username ? equalsIgnoringCase(filter.username) : undefined,
       success: filter.success,
       createdAt: filter.from || filter.to ? { gte: filter.from, lte: filter.to } : undefined,
     };
@@ -125,23 +126,3 @@ export class ActivityLogService {
   }
 }
 
-/** @deprecated transitional input of logActivity (modules not yet converted). */
-export interface ActivityInput extends ActivityRecord {
-  userId?: number | null;
-  username?: string | null;
-  req?: Request;
-  ip?: string | null;
-}
-
-/** @deprecated transitional: records through the current container with an actor built from `req`. */
-export function logActivity(input: ActivityInput): Promise<ActivityLogEntry | undefined> {
-  const { req, userId, username, ip, ...activity } = input;
-  const base: Actor = req ? actorOf(req) : { userId: null, username: null, ip: null, method: null, path: null };
-  const actor: Actor = {
-    ...base,
-    userId: userId !== undefined ? userId : base.userId,
-    username: username !== undefined ? username : base.username,
-    ip: ip ?? base.ip,
-  };
-  return bridgedContainer().audit.record(actor, activity);
-}

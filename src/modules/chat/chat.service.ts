@@ -1,5 +1,4 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { bridgedContainer } from '../../container-bridge.js';
 import { AppError } from '../../lib/errors.js';
 import { toDate } from '../../lib/sql.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
@@ -127,9 +126,3 @@ export class ChatService {
   }
 }
 
-// ---- transitional (issue 11): free functions over the current container's ChatService (matches still uses them)
-/** @deprecated transitional */
-export const listRoomMessages = (roomId: number, page: MessagePage = {}) => bridgedContainer().chat.listRoomMessages(roomId, page);
-/** @deprecated transitional */
-export const createMessage = (roomId: number, author: MessageAuthor, content: string) =>
-  bridgedContainer().chat.createMessage(roomId, author, content);

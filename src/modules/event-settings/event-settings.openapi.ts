@@ -87,7 +87,7 @@ export const eventSettingsOpenApi: Record<string, unknown> = {
       summary: "Set or clear the event's heat registration deadline (admin)",
       description:
         'Admin only (others 403 "Admin access required"). `registrationDeadline`: an ISO 8601 calendar date or ' +
-        'date-time naming a real day (an offset is honoured; without one the value is taken as UTC), or null. Check order: 401 → 403 → validation 400 → event 404. ' +
+        'date-time naming a real day (an offset is honoured; without one the value is taken as UTC) between 1900-01-01 and 9999-12-31 UTC, or null. Check order: 401 → 403 → validation 400 → event 404. ' +
         'Answers `data: { registrationDeadline }` (ISO string or null). Logged as `admin/registration_deadline_update`.',
       access: 'admin',
       parameters: [slugParam],

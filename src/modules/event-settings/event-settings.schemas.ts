@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { body, param } from 'express-validator';
 import { validationFailed, type ErrorDetail } from '../../lib/errors.js';
 import type { ReferenceData } from '../../lib/reference-data.js';
-import { INT32_MAX } from '../../middleware/validators.js';
+import { INT32_MAX, isDateInRange } from '../../middleware/validators.js';
 
 /** Messages of the settings checks (documented in event-settings.openapi.ts). */
 export const SettingsMessages = {
@@ -90,7 +90,8 @@ export const registrationDeadlineRules = [
   eventSlugParam,
   body('registrationDeadline')
     .custom((value: unknown) => {
-      if (value === null || isIsoDateTime(value)) return true;
+      // 1900-9999 UTC (isDateInRange): year 0 or a year-10000 instant is a 400, never a 500
+      if (value === null || (isIsoDateTime(value) && isDateInRange(parseIsoAsUtc(value)))) return true;
       throw new Error(SettingsMessages.registrationDeadline);
     })
     .bail()

@@ -1,6 +1,5 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { AppError } from '../../lib/errors.js';
-import { bridgedContainer } from '../../container-bridge.js';
 
 type Db = Prisma.TransactionClient | PrismaClient;
 
@@ -30,12 +29,3 @@ export class EventAccess {
   }
 }
 
-// ---- transitional (issue 11): free functions over the current container's EventAccess
-/** @deprecated transitional */
-export const getEventBySlug = (slug: string, db?: Db) => bridgedContainer().eventAccess.getBySlug(slug, db);
-/** @deprecated transitional */
-export const findParticipation = (eventId: number, userId: number, db?: Db) =>
-  bridgedContainer().eventAccess.findParticipation(eventId, userId, db);
-/** @deprecated transitional */
-export const assertParticipant = (eventId: number, userId: number, db?: Db) =>
-  bridgedContainer().eventAccess.assertParticipant(eventId, userId, db);

@@ -19,13 +19,13 @@ import {
 } from '../../docs/openapi-helpers.js';
 
 /** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
-const isoDate: Schema = { type: 'string', description: 'ISO 8601 date or date-time' };
+const isoDate: Schema = { type: 'string', description: 'ISO 8601 date or date-time, 1900-01-01 to 9999-12-31 UTC (else 400)' };
 
 const eventFields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
   location: { type: 'string', minLength: 1, maxLength: 200 },
   startDate: isoDate,
-  endDate: { ...isoDate, description: 'ISO 8601; not before startDate' },
+  endDate: { ...isoDate, description: 'ISO 8601, 1900-01-01 to 9999-12-31 UTC; not before startDate' },
   worldRegistryId: { type: ['string', 'null'], maxLength: 50 },
   description: { type: ['string', 'null'], maxLength: 5000 },
 };

@@ -1,5 +1,5 @@
 import { body, query } from 'express-validator';
-import { pathParam } from '../../middleware/validators.js';
+import { isoDate, pathParam } from '../../middleware/validators.js';
 import type { EventFields, QrFormat } from './events.service.js';
 
 /**
@@ -15,13 +15,10 @@ export const qrQuery = [
   query('format').optional().isIn(['png', 'svg']).withMessage('format must be png or svg'),
 ];
 
-const isoDate = (field: string, optional: boolean) => {
+/** A date of the shared atom (ISO 8601, 1900-9999 UTC): `[]` or year 0 is a 400, never a 500. */
+const eventDate = (field: string, optional: boolean) => {
   const chain = body(field);
-  return (optional ? chain.optional() : chain.exists({ values: 'undefined' }).withMessage(`${field} is required`).bail())
-    .isISO8601({ strict: true })
-    .withMessage(`${field} must be an ISO 8601 date`)
-    .bail()
-    .toDate();
+  return isoDate(optional ? chain.optional() : chain.exists({ values: 'undefined' }).withMessage(`${field} is required`).bail(), field);
 };
 
 const requiredText = (field: string, max: number, optional: boolean) => {
@@ -48,8 +45,8 @@ const optionalText = (field: string, max: number) =>
 const eventBody = (optional: boolean) => [
   requiredText('name', 200, optional),
   requiredText('location', 200, optional),
-  isoDate('startDate', optional),
-  isoDate('endDate', optional),
+  eventDate('startDate', optional),
+  eventDate('endDate', optional),
   optionalText('worldRegistryId', 50),
   optionalText('description', 5000),
 ];

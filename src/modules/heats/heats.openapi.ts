@@ -71,7 +71,7 @@ export const heatsOpenApi: Record<string, unknown> = {
         'are serialized (row lock on the participation), so the final set is exactly one submission.',
         '',
         'Check order: body validation (400) → event (404) → participation (403) → duplicates (400).',
-        'Body validation answers SPEC.md\'s message as `error` (code VALIDATION_ERROR, with one `details` entry naming',
+        'Body validation answers the specified message as `error` (code VALIDATION_ERROR, with one `details` entry naming',
         'the field, e.g. `heats[1].heatNumber`); heats are checked in order and, within a heat, missing fields →',
         'heat number → role → id format. Messages: "Heats must be a non-empty array" (missing, not an array, empty);',
         '"Each heat must have divisionId, competitionTypeId, and heatNumber" (a heat that is not an object, or lacks one',

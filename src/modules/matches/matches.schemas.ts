@@ -1,7 +1,7 @@
 import { body, param, query } from 'express-validator';
 import { AppError } from '../../lib/errors.js';
 import { INT32_MAX, isPositiveInt32 } from '../../middleware/validators.js';
-import { messagesQuery } from '../chat/chat.validators.js';
+import { messagesQuery } from '../chat/chat.schemas.js';
 
 export const MATCH_STATUSES = ['pending', 'accepted', 'completed'] as const;
 export type MatchStatus = (typeof MATCH_STATUSES)[number];

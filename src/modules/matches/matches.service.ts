@@ -478,10 +478,3 @@ async function acceptedMatchInTx(
   return { ...match, becameAccepted };
 }
 
-/**
- * @deprecated transitional (issue 11): the matching feature calls
- * `container.matches.createOrReuseAcceptedMatch` once it is converted; this goes then.
- */
-export function createOrReuseAcceptedMatch(tx: Tx, input: AcceptedMatchInput) {
-  return acceptedMatchInTx(tx, input, new Date());
-}

@@ -1,6 +1,5 @@
 import { Client } from 'pg';
 import type { Prisma } from '../../generated/prisma/client.js';
-import type { DatabaseKind } from '../../lib/prisma.js';
 
 /**
  * One lock per event serialises every matching run of that event (manual, CLI and
@@ -8,24 +7,17 @@ import type { DatabaseKind } from '../../lib/prisma.js';
  * `pg_try_advisory_lock(MATCHING_LOCK_CLASS, eventId)` held on a dedicated connection
  * for the whole run (load → engine → write). A crashed holder loses its session and with
  * it the lock. A suggestion decision takes the same lock shared, for its transaction, so a
- * run never replaces a suggestion that is being answered. The embedded database is
- * single-process: an in-process set stands in for the lock there.
+ * run never replaces a suggestion that is being answered.
  */
 export const MATCHING_LOCK_CLASS = 7_270_001;
 
 export type ReleaseLock = () => Promise<void>;
 
 export class MatchingLock {
-  private readonly embeddedHeld = new Set<number>();
-
-  constructor(
-    private readonly kind: DatabaseKind,
-    private readonly databaseUrl: string | undefined,
-  ) {}
+  constructor(private readonly databaseUrl: string) {}
 
   /** The release function when the lock was free, undefined when another run holds it. */
   async tryLock(eventId: number): Promise<ReleaseLock | undefined> {
-    if (this.kind === 'embedded') return this.tryLockEmbedded(eventId);
     const client = new Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
     // A broken lock connection must not crash the process; the run notices at release.
     client.on('error', () => undefined);
@@ -52,15 +44,6 @@ export class MatchingLock {
 
   /** Inside a transaction: waits for a run of the event in progress and keeps runs out until the commit. */
   async holdSharedInTransaction(tx: Prisma.TransactionClient, eventId: number): Promise<void> {
-    if (this.kind === 'embedded') return;
     await tx.$queryRaw`SELECT pg_advisory_xact_lock_shared(${MATCHING_LOCK_CLASS}::int, ${eventId}::int)::text AS locked`;
-  }
-
-  private tryLockEmbedded(eventId: number): ReleaseLock | undefined {
-    if (this.embeddedHeld.has(eventId)) return undefined;
-    this.embeddedHeld.add(eventId);
-    return async () => {
-      this.embeddedHeld.delete(eventId);
-    };
   }
 }

@@ -4,14 +4,12 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { sql, toDate, type SqlReader } from '../../lib/sql.js';
 import type { Logger } from '../../lib/logger.js';
-import type { DatabaseKind } from '../../lib/prisma.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { CsvFile } from '../../lib/http.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
-// TODO(issue 11): becomes a MatchesService method injected here once the matches feature is converted.
-import { createOrReuseAcceptedMatch } from '../matches/matches.service.js';
+import type { MatchesService } from '../matches/matches.service.js';
 import { runMatchingEngine, type EngineResult, type EngineUnfilled } from './matching.engine.js';
 import { EXPORT_COLUMNS, EXPORT_STATUSES, exportSelect, toExportRecord, type ExportRecord } from './matching.export.js';
 import { loadEngineInput } from './matching.loader.js';
@@ -90,9 +88,9 @@ export class MatchingService {
     private readonly audit: ActivityLogService,
     private readonly eventAccess: EventAccess,
     private readonly lock: MatchingLock,
-    private readonly databaseKind: DatabaseKind,
     private readonly logger: Logger,
     private readonly clock: Clock,
+    private readonly matches: MatchesService,
   ) {}
 
   // -------------------------------------------------------------------------------------
@@ -212,7 +210,7 @@ export class MatchingService {
     const result = runMatchingEngine(input);
     const w0 = performance.now();
     const finishedAt = this.clock.now();
-    await writeRunResult(tx, { eventId: event.id, runId, heats: input.heats, pending, result, finishedAt, kind: this.databaseKind });
+    await writeRunResult(tx, { eventId: event.id, runId, heats: input.heats, pending, result, finishedAt });
     if (timings) Object.assign(timings, { loadMs: e0 - l0, engineMs: w0 - e0, writeMs: performance.now() - w0 });
     return { result, dancerOf: new Map(input.heats.map((h) => [h.id, h.userId])) };
   }
@@ -453,7 +451,7 @@ export class MatchingService {
     });
     if (updated.count === 0) throw new AppError('SUGGESTION_NOT_PENDING');
     if (status === 'rejected') return { changed: true, match: null };
-    const match = await createOrReuseAcceptedMatch(tx, {
+    const match = await this.matches.createOrReuseAcceptedMatch(tx, {
       eventId: event.id,
       userAId: suggestion.dancerId,
       userBId: userId,

@@ -1,5 +1,4 @@
 import type { Prisma } from '../../generated/prisma/client.js';
-import type { DatabaseKind } from '../../lib/prisma.js';
 import type { EngineHeat, EngineResult, EngineUnfilled } from './matching.engine.js';
 import type { PendingSuggestion } from './matching.loader.js';
 
@@ -40,7 +39,7 @@ export function reuseOf(pending: PendingSuggestion[], result: EngineResult): Run
  */
 export async function writeRunResult(
   tx: Db,
-  args: { eventId: number; runId: string; heats: EngineHeat[]; pending: PendingSuggestion[]; result: EngineResult; finishedAt: Date; kind: DatabaseKind },
+  args: { eventId: number; runId: string; heats: EngineHeat[]; pending: PendingSuggestion[]; result: EngineResult; finishedAt: Date },
 ): Promise<RunTotals> {
   const { eventId, runId, result, finishedAt, pending } = args;
   const chosen = new Map(result.assignments.map((a) => [a.heatId, a.recorderId]));
@@ -49,7 +48,7 @@ export async function writeRunResult(
   await tx.recordingSuggestion.deleteMany({ where: { eventId, status: 'not_found' } });
   if (stale.length) await tx.recordingSuggestion.deleteMany({ where: { eventId, status: 'pending', id: { in: stale } } });
   const rows = newRows(args, kept);
-  if (rows.length) await insertSuggestions(tx, rows, args.kind);
+  if (rows.length) await insertSuggestions(tx, rows);
   const totals: RunTotals = {
     heatsTotal: result.assignments.length + result.unassigned.length,
     heatsAssigned: result.assignments.length,
@@ -95,13 +94,9 @@ function newRows(
 /**
  * Bulk insert of a run's suggestions. On PostgreSQL one INSERT ... SELECT FROM unnest() of
  * seven arrays: a few thousand rows take milliseconds, where createMany spends about a
- * second building its statement (scripts/bench-matching.ts). The embedded database uses createMany.
+ * second building its statement (scripts/bench-matching.ts).
  */
-async function insertSuggestions(tx: Db, rows: Prisma.RecordingSuggestionCreateManyInput[], kind: DatabaseKind): Promise<void> {
-  if (kind !== 'postgres') {
-    await tx.recordingSuggestion.createMany({ data: rows });
-    return;
-  }
+async function insertSuggestions(tx: Db, rows: Prisma.RecordingSuggestionCreateManyInput[]): Promise<void> {
   await tx.$executeRaw`
     INSERT INTO "RecordingSuggestion" ("eventId", "heatId", "dancerId", "recorderId", "status", "originRunId", "unfilledReason")
     SELECT * FROM unnest(

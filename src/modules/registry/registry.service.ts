@@ -3,7 +3,7 @@ import { AppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 
 /**
- * Lookup of a dancer in the external competitor registry (DECISIONS.md "Registry lookup").
+ * Lookup of a dancer in the external competitor registry (README "Accounts, profiles, registry lookup").
  * Upstream: form-encoded POST `num=<id>` to REGISTRY_LOOKUP_URL, JSON answer shaped like
  * tests/fixtures/registry-lookup-29012.json. Results (found and not
  * found) are cached in memory, bounded, with a TTL; upstream failures are not cached.
@@ -85,6 +85,28 @@ export function parseRegistryResponse(json: unknown, requestedId: string): Regis
   };
 }
 
+/**
+ * The body as text, read chunk by chunk after decompression; undefined (and the stream
+ * cancelled) as soon as it holds more than `limit` bytes.
+ */
+async function readCapped(response: Response, limit: number): Promise<string | undefined> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export interface RegistrySettings {
   lookupUrl: string;
   timeoutMs: number;
@@ -100,47 +122,54 @@ export class RegistryService {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * One upstream request under one deadline (REGISTRY_TIMEOUT_MS) that covers the connection,
+   * the headers and the whole body: a registry that drips its answer ends at the deadline
+   * (504). Redirects are refused, never followed (502): a 307 would replay the POST to wherever
+   * it points. The body is counted after decompression while it streams and the request is
+   * aborted past MAX_BODY_BYTES (502), so a gzip bomb never inflates in memory.
+   */
   private async fetchUpstream(id: string): Promise<RegistryDancer | null> {
-    let response: Response;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.settings.timeoutMs);
     try {
-      response = await fetch(this.settings.lookupUrl, {
+      const response = await fetch(this.settings.lookupUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: new URLSearchParams({ num: id }).toString(),
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
-        redirect: 'follow',
+        signal: deadline.signal,
+        redirect: 'manual',
       });
+      if (response.status === 404) return null;
+      if (response.status >= 300 && response.status < 400) {
+        this.logger.warn({ id, status: response.status }, 'registry lookup answered a redirect (not followed)');
+        throw upstreamFailed();
+      }
+      if (!response.ok) {
+        this.logger.warn({ id, status: response.status }, 'registry lookup answered an error status');
+        throw upstreamFailed();
+      }
+      const text = await readCapped(response, MAX_BODY_BYTES);
+      if (text === undefined) {
+        this.logger.warn({ id, limit: MAX_BODY_BYTES }, 'registry lookup answered a body over the limit');
+        throw upstreamFailed();
+      }
+      try {
+        return parseRegistryResponse(JSON.parse(text), id);
+      } catch {
+        this.logger.warn({ id, status: response.status }, 'registry lookup answered something that is not JSON');
+        throw upstreamFailed();
+      }
     } catch (err) {
-      const name = (err as Error)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw upstreamTimeout();
+      if (err instanceof AppError) throw err;
+      if (deadline.signal.aborted) throw upstreamTimeout();
       this.logger.warn({ err, id }, 'registry lookup failed');
       throw upstreamFailed();
+    } finally {
+      clearTimeout(timer);
+      // Releases the connection of an answer not read to its end (redirect, 404, error, too large).
+      if (!deadline.signal.aborted) deadline.abort();
     }
-    if (response.status === 404) {
-      await response.body?.cancel().catch(() => undefined);
-      return null;
-    }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (err) {
-      const name = (err as Error)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw upstreamTimeout();
-      throw upstreamFailed();
-    }
-    if (!response.ok) {
-      this.logger.warn({ id, status: response.status }, 'registry lookup answered an error status');
-      throw upstreamFailed();
-    }
-    if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw upstreamFailed();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      this.logger.warn({ id, status: response.status }, 'registry lookup answered something that is not JSON');
-      throw upstreamFailed();
-    }
-    return parseRegistryResponse(json, id);
   }
 
   /** The dancer with this registry id; 404 when the registry does not know them. */
