@@ -66,7 +66,9 @@ const serviceEnv: NodeJS.ProcessEnv = {
   MATCHING_SCHEDULER_ENABLED: 'false',
   // empty = unset, and dotenv does not fill in what is already defined
   REDIS_URL: '',
-  SMTP_HOST: '',
+  // required in production; the benchmark sends no mail (nothing listens there)
+  SMTP_HOST: '127.0.0.1',
+  SMTP_PORT: '2525',
 };
 
 // ------------------------------------------------------------------------------ helpers
