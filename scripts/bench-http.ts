@@ -24,7 +24,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
@@ -228,10 +228,15 @@ async function socketRun(baseUrl: string, token: string, slug: string, seconds: 
   return { rps: latencies.length / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors };
 }
 
-async function serviceQueryCount(baseUrl: string): Promise<number> {
+/** Samples of the service's Prometheus metrics (unlabelled series only). */
+async function serviceMetrics(baseUrl: string, names: string[]): Promise<number[]> {
   const res = await fetch(`${baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  const line = (await res.text()).split('\n').find((l) => l.startsWith('db_queries_total '));
-  return Number(line?.split(' ')[1] ?? NaN);
+  const lines = (await res.text()).split('\n');
+  return names.map((name) => Number(lines.find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN));
+}
+
+async function serviceQueryCount(baseUrl: string): Promise<number> {
+  return (await serviceMetrics(baseUrl, ['db_queries_total']))[0];
 }
 
 // ------------------------------------------------------------------------------ main
@@ -369,9 +374,21 @@ async function main(): Promise<void> {
       { name: 'GET /api/events/:slug/details', path: `/api/events/${slug}/details`, weight: 1, auth: true },
       { name: 'GET /api/health', path: '/api/health', weight: 1, auth: false },
     ];
+    // Where stalls come from: the service's event-loop delay over the mix (prom-client resets its
+    // histogram at every scrape) and the load generator's own.
+    const loopNames = ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds'];
+    await serviceMetrics(serviceUrl, loopNames);
+    const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
+    generatorLoop.enable();
     const fixed = await runFixedRate(serviceUrl, mix, tokens, RATE, RATE_SECONDS);
+    generatorLoop.disable();
+    const [serviceLoopP99, serviceLoopMax] = (await serviceMetrics(serviceUrl, loopNames)).map((v) => v * 1000);
     console.log('');
     console.log(`fixed rate: ${fixed.sent} requests at ${RATE} req/s for ${RATE_SECONDS} s, ${tokens.length} callers (scheduler late by at most ${fixed.maxLateness.toFixed(1)} ms)`);
+    console.log(
+      `  event-loop delay during the mix: service p99 ${serviceLoopP99.toFixed(1)} ms, max ${serviceLoopMax.toFixed(1)} ms; ` +
+        `load generator p99 ${(generatorLoop.percentile(99) / 1e6).toFixed(1)} ms, max ${(generatorLoop.max / 1e6).toFixed(1)} ms`,
+    );
     console.log(`${'endpoint'.padEnd(40)} ${'count'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'errors'.padStart(7)}`);
     for (const r of fixed.results) {
       const sorted = r.latencies.sort((a, b) => a - b);
