@@ -125,7 +125,7 @@ async function main() {
   const { createAppServer } = await import('../src/http-server.js');
   const { closeRealtime } = await import('../src/realtime/io.js');
   // One sender at 20 msg/s exceeds the per-user flood limit (5/s) on purpose: off for the bench.
-  const container = createContainer(loadConfig(process.env), { chatFlood: { take: () => true } });
+  const container = createContainer(loadConfig(process.env), { chatFlood: { take: async () => true } });
   const { prisma } = container;
   const { randomSlug } = await import('../src/lib/ids.js');
 

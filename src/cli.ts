@@ -10,11 +10,13 @@ import { ConfigError } from './config/config-error.js';
 /**
  * Operator commands (README, "Command line"): `npm run cli -- <command> ...`
  *   user:promote <email>
+ *   user:demote <email>
  *   event:create --name N --location L --start ISO --end ISO [--registry-id R] [--description D]
  *   matching:run <slug>
  */
 const USAGE = `Usage: npm run cli -- <command>
   user:promote <email>                      make a user an admin
+  user:demote <email>                       take admin rights from a user
   event:create --name <name> --location <location> --start <ISO date> --end <ISO date>
                [--registry-id <id>] [--description <text>]
                                             create an event; prints its slug on the last line
@@ -54,6 +56,13 @@ async function runCommand(config: Config, logger: Logger, kind: DatabaseKind, co
         if (positionals.length !== 1) throw new UsageError('user:promote takes exactly one e-mail address');
         const user = await commands.promoteUser(container, positionals[0]);
         console.log(`${user.username} <${user.email}> is now an admin`);
+        return 0;
+      }
+      case 'user:demote': {
+        const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+        if (positionals.length !== 1) throw new UsageError('user:demote takes exactly one e-mail address');
+        const user = await commands.demoteUser(container, positionals[0]);
+        console.log(`${user.username} <${user.email}> is no longer an admin`);
         return 0;
       }
       case 'event:create': {

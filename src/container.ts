@@ -4,6 +4,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
 import { Metrics } from './lib/metrics.js';
 import { Mailer } from './lib/mailer.js';
+import { DEFAULT_HASHER_LIMITS, PasswordHasher } from './lib/password-hasher.js';
 import { MailQueue } from './lib/mail-queue.js';
 import { Database, type DatabaseKind } from './lib/prisma.js';
 import { RedisConnections } from './lib/redis.js';
@@ -15,6 +16,7 @@ import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
+import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
 import { TokenBucketLimiter, type FloodLimiter } from './modules/chat/flood-limit.js';
 import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
@@ -39,6 +41,8 @@ export interface ContainerOverrides {
   database?: Database;
   /** where config.databaseUrl came from (the embedded server reports 'embedded') */
   databaseKind?: DatabaseKind;
+  /** bcrypt with other concurrency or queue limits (tests of the 503) */
+  passwordHasher?: PasswordHasher;
   /** the chat flood limiter (scripts/bench-chat.ts passes one that always allows) */
   chatFlood?: FloodLimiter;
 }
@@ -56,23 +60,26 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const prisma = database.prisma;
   const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
   const notifier = new Notifier(logger);
-  const mailer = overrides.mailer ?? new Mailer(config, logger);
-  // Durable mail (issue 16): src/server.ts starts its worker; callers use mailQueue.enqueue(mail, tx).
+  const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
+  // Durable mail: src/server.ts starts its worker; callers use mailQueue.enqueue(mail, tx).
   const mailQueue = new MailQueue(config.databaseUrl, config.mailQueue, mailer, logger);
-  const redis = new RedisConnections(config.redisUrl, logger);
+  const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
 
   const audit = new ActivityLogService(prisma, notifier, logger, clock);
   const registry = new RegistryService(config.registry, logger, clock);
   const eventAccess = new EventAccess(prisma);
-  const accountSettings = { bcryptRounds: config.bcryptRounds, frontendUrl: config.frontendUrl };
-  const auth = new AuthService(prisma, audit, tokens, mailer, clock, { ...accountSettings, lockout: config.lockout });
-  const users = new UsersService(prisma, database.sql, audit, tokens, mailer, clock, accountSettings);
-  /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
-  const chatFlood = overrides.chatFlood ?? new TokenBucketLimiter(5, 10, () => clock.now().getTime());
+  const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
+  const accountSettings = { frontendUrl: config.frontendUrl };
+  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailer, clock, metrics, { ...accountSettings, lockout: config.lockout });
+  const users = new UsersService(prisma, database.sql, audit, tokens, passwordHasher, notifier, mailer, clock, accountSettings);
+  /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
+  const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);
-  const eventChat = new EventChatService(prisma, database.sql, chat, eventAccess, chatFlood, audit, notifier, clock, {
+  const { roomJoins } = config.realtime;
+  const eventChat = new EventChatService(prisma, database.sql, chat, eventAccess, chatFlood, audit, notifier, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
+    joinLimit: new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () => clock.now().getTime()),
   });
   const events = new EventsService(prisma, database.sql, notifier, audit, eventAccess, clock, {
     ...config.checkin,
@@ -91,11 +98,15 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
-  const matches = new MatchesService(prisma, database.sql, notifier, audit, eventAccess, matchChat, chatFlood, clock, {
+  const { matchRequests } = config;
+  const matches = new MatchesService(prisma, database.sql, notifier, audit, eventAccess, matchChat, chatFlood, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
+    requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () => clock.now().getTime()),
   });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
-  const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, logger, clock, matches);
+  const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics, {
+    requireEmailVerification: config.requireEmailVerification,
+  });
 
   const container = {
     config,
@@ -109,6 +120,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     mailQueue,
     redis,
     tokens,
+    passwordHasher,
     audit,
     registry,
     eventAccess,

@@ -4,7 +4,7 @@ import { buildApp } from './app.js';
 import type { Container } from './container.js';
 import { attachRealtime, type AppServer } from './realtime/io.js';
 import { socketRegistrars } from './realtime/registrars.js';
-import { broadcastActiveUsers } from './modules/chat/chat.socket.js';
+import { eventPresence } from './modules/chat/chat.presence.js';
 
 export interface AppHttpServer {
   app: Express;
@@ -21,6 +21,6 @@ export function createAppServer(container: Container): AppHttpServer {
   httpServer.requestTimeout = 30_000;
   httpServer.keepAliveTimeout = 5_000;
   const io = attachRealtime(httpServer, container, socketRegistrars);
-  container.notifier.bind(io, (eventId) => broadcastActiveUsers(io, eventId));
+  container.notifier.bind(io, eventPresence(io));
   return { app, httpServer, io };
 }

@@ -57,6 +57,8 @@ async function main(): Promise<void> {
     await database.stop().catch(() => undefined);
     process.exit(0);
   }
+  // Runs left `running` by a process that stopped mid-run (another instance's live run keeps its lock and is left alone).
+  await container.matching.closeInterruptedRuns().catch((err: unknown) => logger.error({ err }, 'closing interrupted matching runs failed'));
 
   const { httpServer, io } = createAppServer(container);
   const drain = new HttpDrain(httpServer);

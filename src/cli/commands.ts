@@ -9,6 +9,11 @@ export function promoteUser({ users }: Pick<Container, 'users'>, email: string) 
   return users.promoteToAdmin(email);
 }
 
+/** `user:demote <email>`: takes admin rights from the user of that address. */
+export function demoteUser({ users }: Pick<Container, 'users'>, email: string) {
+  return users.demoteFromAdmin(email);
+}
+
 export interface CreateEventInput {
   name?: string;
   location?: string;

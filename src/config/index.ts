@@ -162,6 +162,7 @@ const schema = z.object({
   REGISTRY_LOOKUP_URL: url('https://points.worldsdc.com/lookup2020/find'),
   REGISTRY_TIMEOUT_MS: int(5000, 100, 60_000),
   REDIS_URL: url(),
+  REDIS_KEY_PREFIX: optionalString,
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -281,6 +282,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     checkin: { enforceWindow: isProduction },
     registry: { lookupUrl: e.REGISTRY_LOOKUP_URL as string, timeoutMs: e.REGISTRY_TIMEOUT_MS },
     redisUrl: e.REDIS_URL,
+    /** put before every key and channel the service uses in Redis (deployments or test runs sharing one Redis) */
+    redisKeyPrefix: e.REDIS_KEY_PREFIX ?? '',
     logLevel: e.LOG_LEVEL ?? (isTest ? 'silent' : 'info'),
     matchingScheduler: {
       enabled: e.MATCHING_SCHEDULER_ENABLED,
@@ -293,6 +296,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       turnSecret: e.TURN_SECRET,
       turnTtlSeconds: e.TURN_TTL_SECONDS,
     },
+    /**
+     * Abuse limits of the real-time channel (per instance): join_event_room per socket (a token
+     * bucket: `burst` joins, refilled at `perSecond`) and sockets per user (refused at the handshake).
+     */
+    realtime: {
+      roomJoins: { perSecond: 1, burst: 10 },
+      maxSocketsPerUser: 20,
+    },
+    /** Match requests per requester (a token bucket: `burst` requests, refilled at `perMinute`). */
+    matchRequests: { perMinute: 10, burst: 10 },
     // Operations (issue 17): bearer token of GET /api/metrics; unset → the route does not exist.
     metrics: { token: e.METRICS_TOKEN },
   };

@@ -286,7 +286,7 @@ const eventProperties = {
 const scheduleConfig = obj({
   slots: array(
     obj({
-      order: { type: 'integer', description: 'unique among the slots' },
+      order: { type: 'integer', minimum: -2147483648, maximum: 2147483647, description: 'unique among the slots (a 32-bit integer)' },
       divisionIds: array(int, { minItems: 1 }),
     }),
     { maxItems: 50 },

@@ -15,6 +15,7 @@ export const socketSchemas: Record<string, Schema> = {
   SocketAckError: obj({ success: { const: false }, error: str, code: ref('ErrorCode') }),
   SocketErrorMessage: obj({ error: str }),
   SocketPresenceUser: obj({ userId: int, username: str, avatar: str }),
+  SocketPresenceLeft: obj({ userId: int }),
   SocketMatchNotification: obj({ matchSlug: str, event: obj({ slug: str, name: str }), from: ref('UserSummary') }),
   SocketHeatsUpdated: obj({ userId: int, username: str, heats: array(ref('Heat')) }),
   SocketWebrtcSignalRelay: obj({
@@ -48,7 +49,8 @@ interface ServerEvent {
 
 export const clientToServer: Record<string, ClientEvent> = {
   join_event_room: {
-    description: 'Joins `event_<id>` (participants only; leaves a previously joined event room). The socket gets `message_history`, the room `active_users`.',
+    description:
+      'Joins `event_<id>` (participants only; leaves a previously joined event room). The joining socket gets `message_history` and `active_users`; the room gets `user_joined` if this is the user\'s first socket in it. At most 10 joins in a burst per socket, refilled at 1 a second (more → 429 ROOM_JOIN_THROTTLED).',
     payload: { type: 'string', maxLength: 50, description: 'event slug' },
     ack: ack(obj({ eventId: int, slug: str, roomId: int })),
   },
@@ -83,7 +85,22 @@ export const serverToClient: Record<string, ServerEvent> = {
   message_history: { description: 'The last 20 messages, oldest first, on join_event_room.', room: 'the joining socket', payload: array(s('Message')) },
   event_message: { description: 'A new message of the event chat.', room: 'event_<id>', payload: s('Message') },
   private_message: { description: 'A new message of a match chat.', room: 'match_<id>', payload: s('PrivateMessage') },
-  active_users: { description: 'Everyone in the event room (one entry per user), after each join and leave.', room: 'event_<id>', payload: array(s('SocketPresenceUser')) },
+  active_users: {
+    description:
+      'Everyone in the event room (one entry per user, the joiner included), sent only to the socket that joined. Presence changes after it arrive as `user_joined`/`user_left` deltas; the full list is never broadcast. Apply the deltas as set operations: a concurrent change may be both in the list and in a delta, and sockets of one user joining or leaving at the same instant on two instances may produce a duplicate delta.',
+    room: 'the joining socket',
+    payload: array(s('SocketPresenceUser')),
+  },
+  user_joined: {
+    description: "A user's first socket joined the event room (not sent to that socket).",
+    room: 'event_<id>',
+    payload: s('SocketPresenceUser'),
+  },
+  user_left: {
+    description: "A user's last socket left the event room (leave_event_room, joining another event room, disconnect, or leaving the event).",
+    room: 'event_<id>',
+    payload: s('SocketPresenceLeft'),
+  },
   heats_updated: { description: "A user's heats after POST heats or a heat deletion.", room: 'event_<id>', payload: s('SocketHeatsUpdated') },
   match_request_received: { description: 'A match was requested from the user.', room: 'user_<id>', payload: s('SocketMatchNotification') },
   match_accepted: { description: "The user's match request was accepted.", room: 'user_<id>', payload: s('SocketMatchNotification') },
@@ -96,7 +113,7 @@ export const serverToClient: Record<string, ServerEvent> = {
 
 export const socketEvents = {
   description:
-    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback.',
+    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". At most 20 sockets per user on one service instance: more → `connect_error` "Too many connections for this user" (`data.code` TOO_MANY_CONNECTIONS). Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback.',
   clientToServer,
   serverToClient,
 };

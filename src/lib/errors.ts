@@ -50,6 +50,8 @@ export const ErrorCatalogue = {
   CHAT_ROOM_NOT_FOUND: { status: 404, message: 'Chat room not found' },
   NOT_IN_ROOM: { status: 400, message: 'Join an event room first' },
   CHAT_FLOOD: { status: 429, message: 'You are sending messages too fast' },
+  ROOM_JOIN_THROTTLED: { status: 429, message: 'You are joining rooms too fast' },
+  TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many connections for this user' },
   // heats
   DUPLICATE_HEAT: { status: 400, message: 'Cannot have duplicate heats with same role in same division and competition type' },
   HEAT_NOT_FOUND: { status: 404, message: 'Heat not found' },
@@ -60,6 +62,7 @@ export const ErrorCatalogue = {
   TARGET_NOT_PARTICIPANT: { status: 400, message: 'Target user is not a participant of this event' },
   MATCH_EXISTS: { status: 409, message: 'Match already exists' },
   TOO_MANY_PENDING_MATCHES: { status: 429, message: 'Too many pending match requests' },
+  MATCH_REQUESTS_RATE_LIMITED: { status: 429, message: 'You are sending match requests too fast' },
   NOT_MATCH_TARGET: { status: 403, message: 'Only the invited user can accept this match' },
   MATCH_NOT_PENDING: { status: 400, message: 'Match is not pending' },
   MATCH_NOT_ACCEPTED: { status: 400, message: 'Only accepted matches can be rated' },

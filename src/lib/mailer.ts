@@ -1,8 +1,11 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from './logger.js';
+import type { MailKind, Metrics } from './metrics.js';
 
 /** Outgoing mail through nodemailer over SMTP, each with a plain-text and an HTML part. */
 export interface Mail {
+  /** what the mail is for: the label of mails_sent_total / mails_failed_total */
+  kind: MailKind;
   to: string;
   subject: string;
   text: string;
@@ -24,6 +27,7 @@ export class Mailer {
   constructor(
     private readonly settings: MailerSettings,
     private readonly logger: Logger,
+    private readonly metrics: Metrics,
   ) {}
 
   private transporter(): Transporter | undefined {
@@ -50,14 +54,23 @@ export class Mailer {
     return this.transport.transporter;
   }
 
-  /** Sends a mail; throws when the SMTP server refuses or cannot be reached. */
+  /**
+   * Sends a mail; throws when the SMTP server refuses or cannot be reached. Counted as sent or
+   * failed by kind; a mail only logged (no SMTP configured) is neither.
+   */
   async send(mail: Mail): Promise<void> {
     const t = this.transporter();
     if (!t) {
       this.logger.info({ mail: { to: mail.to, subject: mail.subject, text: mail.text } }, 'mail (no SMTP configured, logged only)');
       return;
     }
-    await t.sendMail({ from: this.settings.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    try {
+      await t.sendMail({ from: this.settings.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    } catch (err) {
+      this.metrics.mailFailed(mail.kind);
+      throw err;
+    }
+    this.metrics.mailSent(mail.kind);
   }
 
   /**
@@ -86,6 +99,7 @@ const escapeHtml = (s: string) =>
 export function verificationMail(frontendUrl: string, to: string, username: string, token: string, code: string): Mail {
   const link = `${frontendUrl}/verify-email?token=${encodeURIComponent(token)}`;
   return {
+    kind: 'verification',
     to,
     subject: 'Verify your e-mail address',
     text: [
@@ -108,6 +122,7 @@ export function verificationMail(frontendUrl: string, to: string, username: stri
 export function passwordResetMail(frontendUrl: string, to: string, username: string, token: string): Mail {
   const link = `${frontendUrl}/reset-password?token=${encodeURIComponent(token)}`;
   return {
+    kind: 'password_reset',
     to,
     subject: 'Reset your password',
     text: [
@@ -121,5 +136,25 @@ export function passwordResetMail(frontendUrl: string, to: string, username: str
     html: `<p>Hi ${escapeHtml(username)},</p>
 <p>someone (hopefully you) asked to reset your password. Open this link to choose a new one:<br><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>
 <p>The link is valid for 1 hour and can be used once. If you did not ask for this, ignore this mail.</p>`,
+  };
+}
+
+/** To the previous address after an e-mail change: a stolen session cannot move the account away unnoticed. */
+export function emailChangedMail(to: string, username: string, newEmail: string): Mail {
+  const text = [
+    `Hi ${username},`,
+    '',
+    `the e-mail address of your account was changed to ${newEmail}.`,
+    '',
+    'If you did not do this, reset your password at once and contact the organisers.',
+  ].join('\n');
+  return {
+    kind: 'email_changed',
+    to,
+    subject: 'Your e-mail address was changed',
+    text,
+    html: `<p>Hi ${escapeHtml(username)},</p>
+<p>the e-mail address of your account was changed to ${escapeHtml(newEmail)}.</p>
+<p>If you did not do this, reset your password at once and contact the organisers.</p>`,
   };
 }

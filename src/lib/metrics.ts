@@ -27,7 +27,7 @@ export interface MetricsOptions {
 }
 
 export type ChatMessageKind = 'event' | 'private';
-export type MailKind = 'verification' | 'password_reset';
+export type MailKind = 'verification' | 'password_reset' | 'email_changed';
 export type MatchingRunOutcome = 'completed' | 'failed';
 
 export interface MatchingRunObservation {

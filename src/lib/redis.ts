@@ -14,6 +14,8 @@ export class RedisConnections {
   constructor(
     private readonly url: string | undefined,
     private readonly logger: Logger,
+    /** REDIS_KEY_PREFIX: every key and channel name the service uses starts with it */
+    readonly keyPrefix = '',
   ) {}
 
   get enabled(): boolean {
@@ -41,6 +43,21 @@ export class RedisConnections {
     const clients = [this.commandClient, this.subscriberClient].filter((c): c is RedisClientType => Boolean(c));
     this.commandClient = undefined;
     this.subscriberClient = undefined;
-    await Promise.all(clients.map((c) => c.quit().catch(() => undefined)));
+    await Promise.all(clients.map(closeClient));
   }
+}
+
+/**
+ * Closes a client after its pending commands, within CLOSE_TIMEOUT_MS. A client that is not
+ * ready (Redis unreachable or silent) is destroyed at once: waiting for its queued commands
+ * would never end.
+ */
+const CLOSE_TIMEOUT_MS = 2000;
+async function closeClient(client: RedisClientType): Promise<void> {
+  if (!client.isReady) return client.destroy();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS)));
+  const outcome = await Promise.race([client.close().catch(() => undefined), timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') client.destroy();
 }

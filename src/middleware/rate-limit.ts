@@ -35,7 +35,7 @@ function createLimiter(tier: Tier, config: Config, redis: RedisConnections, logg
   if (!redis.enabled) return rateLimit(options);
   const client = redis.command();
   options.store = new RedisStore({
-    prefix: `rl:${tier}:`,
+    prefix: `${redis.keyPrefix}rl:${tier}:`,
     sendCommand: (...args: string[]) => client.sendCommand(args),
   });
   // Redis trouble must not take the API down: a store error or a store that does not answer

@@ -4,7 +4,9 @@ import { Server, type Socket } from 'socket.io';
 import type { Container } from '../container.js';
 import type { Actor } from '../lib/actor.js';
 import { bearerToken } from '../lib/auth.js';
+import { AppError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
 import { toAppError } from '../middleware/error-handler.js';
 import { socketInputGuard } from '../middleware/input-guard.js';
 import type {
@@ -28,42 +30,57 @@ export function socketActor(socket: AppSocket, event: string): Actor {
   return { userId: user.id, username: user.username, ip: socket.handshake.address ?? null, method: 'SOCKET', path: event };
 }
 
+/** What handle() reports to: the logger (unexpected errors) and the metrics (messages, joins). */
+export interface SocketEdge {
+  logger: Logger;
+  metrics: Metrics;
+}
+
 /**
- * Wraps a client→server handler with the acknowledgement convention: ack({ success: true, data })
- * or ack({ success: false, error, code }); without an ack callback, errors are emitted as
- * `error_message`. Unexpected errors never reach the client verbatim (same mapping as HTTP).
+ * Registers the client→server handler of `event` with the acknowledgement convention:
+ * ack({ success: true, data }) or ack({ success: false, error, code }); without an ack callback,
+ * errors are emitted as `error_message`. Unexpected errors never reach the client verbatim (same
+ * mapping as HTTP). Every received message is counted by event name, and a handler that put the
+ * socket into a room it was not in counts as a join under that event name.
  */
 export function handle<A extends unknown[]>(
   socket: AppSocket,
+  event: keyof ClientToServerEvents,
   fn: (...args: A) => Promise<unknown> | unknown,
-  logger?: Logger,
-) {
-  return async (...raw: unknown[]): Promise<void> => {
+  { logger, metrics }: SocketEdge,
+): void {
+  const listener = async (...raw: unknown[]): Promise<void> => {
+    metrics.socketMessageReceived(event);
     const last = raw[raw.length - 1];
     const ack = typeof last === 'function' ? (last as Ack) : undefined;
     const args = (ack ? raw.slice(0, -1) : raw) as A;
+    const roomsBefore = new Set(socket.rooms);
     try {
       const data = await fn(...args);
+      if ([...socket.rooms].some((room) => !roomsBefore.has(room))) metrics.socketJoined(event);
       ack?.(data === undefined ? { success: true } : { success: true, data });
     } catch (err) {
       const appError = toAppError(err);
       // one line per failure; a 503 (database down, pool exhausted) at warn without a stack (issue 16)
-      if (appError.status === 503) logger?.warn({ code: appError.code, socketId: socket.id }, 'socket handler failed: service unavailable');
-      else if (appError.status >= 500) logger?.error({ err, socketId: socket.id }, 'socket handler failed');
+      if (appError.status === 503) logger.warn({ code: appError.code, socketId: socket.id }, 'socket handler failed: service unavailable');
+      else if (appError.status >= 500) logger.error({ err, socketId: socket.id }, 'socket handler failed');
       if (ack) ack({ success: false, error: appError.message, code: appError.code });
       else socket.emit('error_message', { error: appError.message });
     }
   };
+  socket.on(event, listener as never);
 }
 
 /**
  * Attaches Socket.IO to the HTTP server (same port, path /socket.io) and binds the
  * container's notifier to it. The handshake carries the JWT in `auth.token` or an
  * `Authorization: Bearer` header and is checked by the same authenticator as HTTP requests.
- * Every socket joins `user_<id>`.
+ * Every socket joins `user_<id>` at the handshake; a user has at most
+ * `config.realtime.maxSocketsPerUser` sockets per instance (more → connect_error "Too many
+ * connections for this user", `data.code` TOO_MANY_CONNECTIONS).
  */
 export function attachRealtime(httpServer: HttpServer, container: Container, registrars: SocketRegistrar[]): AppServer {
-  const { config, redis, tokens, notifier } = container;
+  const { config, redis, tokens, notifier, metrics } = container;
   const io: AppServer = new Server(httpServer, {
     path: '/socket.io',
     cors: { origin: config.corsOrigins, credentials: true },
@@ -71,7 +88,7 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     connectionStateRecovery: undefined,
   });
   // With REDIS_URL, broadcasts reach the sockets of every service instance.
-  if (redis.enabled) io.adapter(createAdapter(redis.command(), redis.subscriber()));
+  if (redis.enabled) io.adapter(createAdapter(redis.command(), redis.subscriber(), { key: `${redis.keyPrefix}socket.io` }));
 
   io.use(async (socket, next) => {
     const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
@@ -81,26 +98,79 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     else if (header) token = bearerToken(header) ?? 'malformed';
     if (!token) return next(new Error('Authentication required'));
     try {
-      socket.data.user = await tokens.authenticate(token);
-      next();
+      const { user, session } = await tokens.authenticateSession(token);
+      socket.data.user = user;
+      socket.data.session = session;
     } catch (err) {
-      // issue 16: an unreachable database is not a bad token; the client can retry
+      // an unreachable database is not a bad token; the client can retry
       const appError = toAppError(err);
       const known = appError.status === 401 || appError.status === 503;
       const refusal = new Error(known ? appError.message : 'Invalid or expired token');
       (refusal as Error & { data?: unknown }).data = { code: known ? appError.code : 'INVALID_TOKEN' };
-      next(refusal);
+      return next(refusal);
     }
+    // At most config.realtime.maxSocketsPerUser sockets per user on this instance: counted and
+    // joined in one synchronous step, so parallel handshakes cannot overshoot. A handshake that
+    // fails later is cleaned up by Socket.IO (its rooms are left).
+    const userRoom = rooms.user(socket.data.user.id);
+    if ((io.of('/').adapter.rooms.get(userRoom)?.size ?? 0) >= config.realtime.maxSocketsPerUser) {
+      const refused = new AppError('TOO_MANY_CONNECTIONS');
+      return next(Object.assign(new Error(refused.message), { data: { code: refused.code } }));
+    }
+    void socket.join(userRoom);
+    next();
   });
 
   io.on('connection', (socket) => {
-    void socket.join(rooms.user(socket.data.user.id));
+    metrics.socketConnected();
+    socket.on('disconnect', () => metrics.socketDisconnected());
     socket.use(socketInputGuard(socket)); // NUL in a payload: refused before any handler (issue 13)
+    // an expired token: every event refused; a revoked session or a lost role: room joins refused
+    socket.use((packet, next) => void checkSession(socket, packet, container).then(() => next(), () => undefined));
+    disconnectAtExpiry(socket, container);
     for (const register of registrars) register(io, socket, container);
   });
 
   notifier.bind(io);
   return io;
+}
+
+/** Largest delay setTimeout accepts (about 24.8 days); a longer-lived token is re-armed. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Disconnects the socket when its handshake token expires, so it stops receiving too. */
+function disconnectAtExpiry(socket: AppSocket, { clock }: Container): void {
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = socket.data.session.expiresAt - clock.now().getTime();
+    if (left <= 0) return void socket.disconnect(true);
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    timer.unref();
+  };
+  arm();
+  socket.once('disconnect', () => clearTimeout(timer));
+}
+
+/**
+ * Runs before every client→server event of a connected socket: once the handshake token
+ * expired, every event is refused (ack `{ success: false, error: "Invalid or expired token" }`)
+ * and the socket is disconnected. Room joins (`join_*`) also reload the user, so they see the
+ * current role and are refused after the session was revoked (password change or reset). The
+ * promise rejects when the event must not run.
+ */
+async function checkSession(socket: AppSocket, packet: unknown[], { tokens, clock }: Container): Promise<void> {
+  const { session } = socket.data;
+  try {
+    if (clock.now().getTime() >= session.expiresAt) throw new AppError('INVALID_TOKEN');
+    if (typeof packet[0] === 'string' && packet[0].startsWith('join_')) socket.data.user = await tokens.currentUser(session);
+  } catch (err) {
+    const appError = toAppError(err);
+    const ack = packet[packet.length - 1];
+    if (typeof ack === 'function') (ack as Ack)({ success: false, error: appError.message, code: appError.code });
+    else socket.emit('error_message', { error: appError.message });
+    if (appError.code === 'INVALID_TOKEN') socket.disconnect(true);
+    throw appError;
+  }
 }
 
 /** Disconnects every socket and closes the Socket.IO server. */

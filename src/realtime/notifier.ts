@@ -3,8 +3,10 @@ import type { AppServer } from './io.js';
 import type { ServerToClientEvents } from './types.js';
 import { rooms } from './types.js';
 
-/** Called after a user's sockets were taken out of an event room (presence update). */
-export type EventRoomLeftHandler = (eventId: number) => Promise<void> | void;
+/** Takes all of a user's sockets out of an event room and tells the room (src/modules/chat/chat.presence.ts). */
+export interface EventRoomPresence {
+  removeUser(userId: number, eventId: number): Promise<void>;
+}
 
 /**
  * The services' only way to reach connected clients. It is created with the container and
@@ -14,18 +16,18 @@ export type EventRoomLeftHandler = (eventId: number) => Promise<void> | void;
  */
 export class Notifier {
   private io: AppServer | undefined;
-  private onEventRoomLeft: EventRoomLeftHandler | undefined;
+  private presence: EventRoomPresence | undefined;
 
   constructor(private readonly logger: Logger) {}
 
-  bind(io: AppServer, onEventRoomLeft?: EventRoomLeftHandler): void {
+  bind(io: AppServer, presence?: EventRoomPresence): void {
     this.io = io;
-    this.onEventRoomLeft = onEventRoomLeft;
+    this.presence = presence;
   }
 
   unbind(): void {
     this.io = undefined;
-    this.onEventRoomLeft = undefined;
+    this.presence = undefined;
   }
 
   get server(): AppServer | undefined {
@@ -53,14 +55,56 @@ export class Notifier {
     }
   }
 
-  /** After a user left an event: their sockets leave the event room and presence is updated. */
+  /**
+   * Emits to the sockets of a room whose users `allowed` still admits (e.g. current admins);
+   * the other sockets are taken out of the room instead. For rooms whose membership depends on
+   * a role that can be lost while connected.
+   */
+  async toRoomMembers<E extends keyof ServerToClientEvents>(
+    room: string,
+    allowed: (userIds: number[]) => Promise<Set<number>>,
+    event: E,
+    ...args: Parameters<ServerToClientEvents[E]>
+  ): Promise<void> {
+    if (!this.io) return;
+    try {
+      const sockets = await this.io.in(room).fetchSockets();
+      if (sockets.length === 0) return;
+      const admitted = await allowed([...new Set(sockets.map((s) => s.data.user.id))]);
+      for (const socket of sockets) {
+        if (admitted.has(socket.data.user.id)) socket.emit(event, ...args);
+        else socket.leave(room);
+      }
+    } catch (err) {
+      this.logger.warn({ err, room, event }, 'socket broadcast failed');
+    }
+  }
+
+  /**
+   * Disconnects the user's sockets whose handshake token is older than `keepTokenVersion`
+   * (all of them without it): after a password change or reset.
+   */
+  async disconnectUser(userId: number, keepTokenVersion?: number): Promise<void> {
+    if (!this.io) return;
+    try {
+      const sockets = await this.io.in(rooms.user(userId)).fetchSockets();
+      for (const socket of sockets) {
+        if (keepTokenVersion === undefined || socket.data.session.tokenVersion < keepTokenVersion) socket.disconnect(true);
+      }
+    } catch (err) {
+      this.logger.warn({ err, userId }, 'socket disconnect failed');
+    }
+  }
+
+  /** After a user left an event: their sockets leave the event room and the room gets `user_left`. */
   async removeUserFromEventRoom(userId: number, eventId: number): Promise<void> {
     if (!this.io) return;
-    this.removeUserFromRoom(userId, rooms.event(eventId));
+    if (!this.presence) return this.removeUserFromRoom(userId, rooms.event(eventId));
     try {
-      await this.onEventRoomLeft?.(eventId);
+      await this.presence.removeUser(userId, eventId);
     } catch (err) {
-      this.logger.warn({ err, eventId }, 'presence update failed');
+      this.logger.warn({ err, eventId, userId }, 'presence update failed');
+      this.removeUserFromRoom(userId, rooms.event(eventId));
     }
   }
 }

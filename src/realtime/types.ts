@@ -1,4 +1,4 @@
-import type { AuthUser } from '../lib/auth.js';
+import type { AuthUser, TokenSession } from '../lib/auth.js';
 
 /**
  * Typed Socket.IO event maps (README "Real-time channel", OpenAPI `x-socket-io`).
@@ -105,6 +105,8 @@ export interface ServerToClientEvents {
   event_message: (message: ChatMessagePayload) => void;
   private_message: (message: ChatMessagePayload & { matchId: number }) => void;
   active_users: (users: { userId: number; username: string; avatar: string }[]) => void;
+  user_joined: (user: { userId: number; username: string; avatar: string }) => void;
+  user_left: (payload: { userId: number }) => void;
   heats_updated: (payload: { userId: number; username: string; heats: HeatPayload[] }) => void;
   match_request_received: (payload: MatchNotification) => void;
   match_accepted: (payload: MatchNotification) => void;
@@ -119,6 +121,8 @@ export type InterServerEvents = Record<string, never>;
 
 export interface SocketData {
   user: AuthUser;
+  /** the handshake token's session: checked before every event (expiry) and room join (revocation) */
+  session: TokenSession;
   /** id of the event room this socket joined with join_event_room */
   eventId?: number;
   eventSlug?: string;

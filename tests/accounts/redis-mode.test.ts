@@ -3,9 +3,9 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createClient } from 'redis';
 import supertest from 'supertest';
-import { createAdmin, createUser } from '../helpers/factories';
+import { createAdmin, createEvent, createUser, joinEvent } from '../helpers/factories';
 import { childEnv, spawnTs } from '../helpers/process';
-import { connectSocket, emitAck, nextEvent } from '../helpers/socket';
+import { connectSocket, emitAck, nextEvent, receivesWithin } from '../helpers/socket';
 
 /**
  * REDIS_URL mode, against the real Redis on 127.0.0.1:6379 (logical database 15, whose
@@ -110,6 +110,39 @@ describe('REDIS_URL: state shared by several instances', () => {
       await expect(got).resolves.toMatchObject({ action: 'login', username: user.user.username });
     } finally {
       socket.close();
+    }
+  });
+
+  it('presence spans instances: deltas only for a user\'s first socket joined and last socket gone, wherever they are', async () => {
+    if (!available) return console.warn('Redis not reachable: skipped');
+    const event = await createEvent({ withChatRoom: true });
+    const watcher = await createUser();
+    const mover = await createUser();
+    for (const u of [watcher, mover]) await joinEvent(u.user, event);
+    const w = await connectSocket(a!.url, watcher.token);
+    const onA = await connectSocket(a!.url, mover.token);
+    const onB = await connectSocket(b!.url, mover.token);
+    try {
+      expect(await emitAck(w, 'join_event_room', event.slug)).toMatchObject({ success: true });
+      const joined = nextEvent(w, 'user_joined', 5000);
+      await emitAck(onB, 'join_event_room', event.slug);
+      await expect(joined).resolves.toEqual({ userId: mover.user.id, username: mover.user.username, avatar: mover.user.avatar });
+
+      // the second socket (other instance) joins, then the first one leaves: no delta
+      const quiet = receivesWithin(w, 'user_joined', 500);
+      const listed = nextEvent<{ userId: number }[]>(onA, 'active_users', 5000);
+      await emitAck(onA, 'join_event_room', event.slug);
+      expect((await listed).map((u) => u.userId).sort()).toEqual([watcher.user.id, mover.user.id].sort());
+      expect(await quiet).toBe(false);
+      const stillThere = receivesWithin(w, 'user_left', 500);
+      await emitAck(onB, 'leave_event_room');
+      expect(await stillThere).toBe(false);
+
+      const left = nextEvent(w, 'user_left', 5000);
+      onA.close();
+      await expect(left).resolves.toEqual({ userId: mover.user.id });
+    } finally {
+      for (const s of [w, onA, onB]) s.close();
     }
   });
 

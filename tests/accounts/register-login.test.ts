@@ -4,7 +4,7 @@ import { prisma } from '../helpers/db';
 import { createUser, unique } from '../helpers/factories';
 import { api } from '../helpers/server';
 import { codeFromMail, installSmtpCapture, tokenFromLink, type SmtpCapture } from '../helpers/smtp';
-import { withTestContainer } from '../helpers/container';
+import { testConfig, withTestContainer } from '../helpers/container';
 
 const USER_FIELDS = [
   'avatar', 'city', 'country', 'createdAt', 'email', 'emailVerified', 'facebookUrl', 'firstName', 'id',
@@ -127,6 +127,28 @@ describe('registration', () => {
     expect(sameName.body).toMatchObject({ success: false, error: 'Username already taken', code: 'USERNAME_TAKEN' });
   });
 
+  it('refuses a username that differs only in case (409 "Username already taken") and keeps the spelling given', async () => {
+    const account = { ...newAccount(), username: unique('Alice_') };
+    const first = await api().post('/api/auth/register').send(account);
+    expect(first.status).toBe(201);
+    expect(first.body.data.user.username).toBe(account.username);
+    const lower = await api().post('/api/auth/register').send({ ...newAccount(), username: account.username.toLowerCase() });
+    expect(lower.status).toBe(409);
+    expect(lower.body).toMatchObject({ success: false, error: 'Username already taken', code: 'USERNAME_TAKEN' });
+    const upper = await api().post('/api/auth/register').send({ ...newAccount(), username: account.username.toUpperCase() });
+    expect(upper.status).toBe(409);
+    expect(await prisma.user.count({ where: { username: { equals: account.username, mode: 'insensitive' } } })).toBe(1);
+  });
+
+  it('refuses a registryId that is a number, not a string (400 with details)', async () => {
+    const account = newAccount();
+    const res = await api().post('/api/auth/register').send({ ...account, registryId: 12345 });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+    expect(res.body.details).toEqual([expect.objectContaining({ field: 'registryId' })]);
+    expect(await prisma.user.count({ where: { email: account.email } })).toBe(0);
+  });
+
   it('lets exactly one of several concurrent identical registrations succeed, the others get 409', async () => {
     const account = newAccount();
     const results = await Promise.all(Array.from({ length: 6 }, () => api().post('/api/auth/register').send(account)));
@@ -246,6 +268,22 @@ describe('login', () => {
     expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).failedLoginAttempts).toBe(12);
   });
 
+  it('gives no token to the right password sent after 18 parallel wrong ones: the lock is decided before comparing', async () => {
+    const { user, password } = await createUser();
+    const wrong = Array.from({ length: 18 }, () => api().post('/api/auth/login').send({ email: user.email, password: 'wrong' }));
+    const right = api().post('/api/auth/login').send({ email: user.email, password });
+    const results = await Promise.all([...wrong, right]);
+    const statuses = results.map((r) => r.status);
+    expect(statuses[18]).toBe(423);
+    expect(results[18].body.data).toBeUndefined();
+    // at most LOCKOUT_MAX_ATTEMPTS (5) passwords were compared: 4 answered 401, the 5th locked
+    expect(statuses.filter((s) => s === 401)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 423)).toHaveLength(15);
+    const row = await prisma.user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(row.failedLoginAttempts).toBe(5);
+    expect(row.lockedUntil).not.toBeNull();
+  });
+
   it('locks exactly at the maximum under concurrency: 5 parallel failures → 4 × 401 and 1 × 423', async () => {
     const { user } = await createUser();
     const results = await Promise.all(
@@ -259,6 +297,14 @@ describe('login', () => {
 });
 
 describe('access tokens', () => {
+  it('refuses a token without exp with 401 "Invalid or expired token"', async () => {
+    const { user } = await createUser();
+    const token = jwt.sign({ ev: true }, testConfig().jwt.secret, { algorithm: 'HS256', subject: String(user.id) });
+    const res = await api().get('/api/users/me').set('Authorization', `Bearer ${token}`);
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ error: 'Invalid or expired token', code: 'INVALID_TOKEN' });
+  });
+
   it('refuses a missing or malformed Authorization header with 401 "Authentication required"', async () => {
     for (const header of [undefined, 'Token abc', 'Bearer', 'Bearer not-a-jwt']) {
       const req = api().get('/api/users/me');

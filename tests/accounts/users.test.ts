@@ -103,7 +103,7 @@ describe('PATCH /users/me', () => {
   it('on a new e-mail: emailVerified=false, new token and code mailed, fresh JWT in data.token', async () => {
     const me = await createUser({ emailVerified: true });
     const newEmail = `${unique('moved')}@example.test`;
-    const res = await api().patch('/api/users/me').set('Authorization', me.auth).send({ email: ` ${newEmail.toUpperCase()} ` });
+    const res = await api().patch('/api/users/me').set('Authorization', me.auth).send({ email: ` ${newEmail.toUpperCase()} `, currentPassword: me.password });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ email: newEmail, emailVerified: false });
     expect(typeof res.body.data.token).toBe('string');
@@ -130,10 +130,48 @@ describe('PATCH /users/me', () => {
   it('refuses an e-mail of another account with 409 "Email already registered"', async () => {
     const me = await createUser();
     const other = await createUser();
-    const res = await api().patch('/api/users/me').set('Authorization', me.auth).send({ email: other.user.email });
+    const res = await api().patch('/api/users/me').set('Authorization', me.auth).send({ email: other.user.email, currentPassword: me.password });
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ success: false, error: 'Email already registered', code: 'EMAIL_TAKEN' });
     expect((await prisma.user.findUniqueOrThrow({ where: { id: me.user.id } })).email).toBe(me.user.email);
+  });
+
+  it('refuses an e-mail change without currentPassword (400 with details), changing nothing', async () => {
+    const me = await createUser();
+    const res = await api().patch('/api/users/me').set('Authorization', me.auth).send({ email: `${unique('takeover')}@example.test`, firstName: 'X' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+    expect(res.body.details).toEqual([expect.objectContaining({ field: 'currentPassword' })]);
+    expect(await prisma.user.findUniqueOrThrow({ where: { id: me.user.id } })).toMatchObject({ email: me.user.email, firstName: null });
+  });
+
+  it('refuses an e-mail change with a wrong currentPassword (400 "Current password is incorrect")', async () => {
+    const me = await createUser();
+    const res = await api()
+      .patch('/api/users/me')
+      .set('Authorization', me.auth)
+      .send({ email: `${unique('takeover')}@example.test`, currentPassword: 'not-my-password' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, error: 'Current password is incorrect', code: 'WRONG_PASSWORD' });
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: me.user.id } })).email).toBe(me.user.email);
+    expect(await prisma.activityLog.count({ where: { userId: me.user.id, action: 'email_change', success: false } })).toBe(1);
+  });
+
+  it('tells the old address of an e-mail change by mail', async () => {
+    const me = await createUser();
+    const newEmail = `${unique('moved')}@example.test`;
+    const res = await api().patch('/api/users/me').set('Authorization', me.auth).send({ email: newEmail, currentPassword: me.password });
+    expect(res.status).toBe(200);
+    const mail = await smtp.mailTo(me.user.email);
+    expect(mail.text).toContain(newEmail);
+    expect(mail.text).not.toMatch(/token=|code/i);
+  });
+
+  it('needs no password for other fields', async () => {
+    const me = await createUser();
+    const res = await api().patch('/api/users/me').set('Authorization', me.auth).send({ city: 'Lyon', email: me.user.email });
+    expect(res.status).toBe(200);
+    expect(res.body.data.city).toBe('Lyon');
   });
 
   it('needs a token', async () => {

@@ -23,7 +23,7 @@ describe('EventChatService.postMessage', () => {
   const clock = manualClock();
   let allow = true;
   beforeAll(() => {
-    container = createTestContainer({}, { clock, chatFlood: { take: () => allow } });
+    container = createTestContainer({}, { clock, chatFlood: { take: async () => allow } });
   });
   afterAll(async () => {
     await container.close();

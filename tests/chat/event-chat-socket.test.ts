@@ -46,7 +46,7 @@ describe('event chat over Socket.IO', () => {
     expect(await emitAck(socket, 'join_event_room', { not: 'a slug' })).toEqual({ success: false, error: 'Event not found', code: 'EVENT_NOT_FOUND' });
   });
 
-  it('join sends the last 20 messages oldest first, creates a missing room, and broadcasts active users', async () => {
+  it('join sends the last 20 messages oldest first and active_users to the joining socket, creating a missing room', async () => {
     const event = await createEvent();
     const alice = await createUser();
     await joinEvent(alice.user, event);
@@ -65,28 +65,62 @@ describe('event chat over Socket.IO', () => {
     await joinEvent(bob.user, event);
     const bobSocket = await connect(bob);
     const bobHistory = nextEvent<ChatMessagePayload[]>(bobSocket, 'message_history');
-    const alicePresence = nextEvent<ActiveUser[]>(aliceSocket, 'active_users');
+    const bobList = nextEvent<ActiveUser[]>(bobSocket, 'active_users');
     await emitAck(bobSocket, 'join_event_room', event.slug);
     expect((await bobHistory).map((m) => m.content)).toEqual(Array.from({ length: 20 }, (_, i) => `m${i + 6}`));
-    expect((await alicePresence).map((u) => u.userId).sort()).toEqual([alice.user.id, bob.user.id].sort());
+    expect((await bobList).map((u) => u.userId).sort()).toEqual([alice.user.id, bob.user.id].sort());
+  });
 
-    // a second socket of the same user does not duplicate presence; a disconnect updates it
-    const bob2 = await connect(bob);
-    const dedup = nextEvent<ActiveUser[]>(aliceSocket, 'active_users');
-    await emitAck(bob2, 'join_event_room', event.slug);
-    expect((await dedup).filter((u) => u.userId === bob.user.id)).toHaveLength(1);
-    const aliceAlone = new Promise<ActiveUser[]>((resolve) => {
-      const listener = (users: ActiveUser[]) => {
-        if (users.length === 1) {
-          aliceSocket.off('active_users', listener);
-          resolve(users);
-        }
-      };
-      aliceSocket.on('active_users', listener);
+  it('presence: the room gets user_joined for a user\'s first socket and user_left for the last one, never the list', async () => {
+    const event = await createEvent();
+    const { socket: alice } = await joined(event);
+    const seen: [string, unknown][] = [];
+    alice.onAny((name: string, payload: unknown) => {
+      if (['active_users', 'user_joined', 'user_left'].includes(name)) seen.push([name, payload]);
     });
+    const bob = await createUser();
+    await joinEvent(bob.user, event);
+    const bobJoined = nextEvent(alice, 'user_joined');
+    const bob1 = await connect(bob);
+    await emitAck(bob1, 'join_event_room', event.slug);
+    expect(await bobJoined).toEqual({ userId: bob.user.id, username: bob.user.username, avatar: bob.user.avatar });
+
+    // a second socket of bob: no delta when it joins or when one of the two goes
+    const bob2 = await connect(bob);
+    await emitAck(bob2, 'join_event_room', event.slug);
     bob2.close();
-    bobSocket.close();
-    expect((await aliceAlone).map((u) => u.userId)).toEqual([alice.user.id]);
+    const bobLeft = nextEvent(alice, 'user_left');
+    await emitAck(bob1, 'leave_event_room');
+    expect(await bobLeft).toEqual({ userId: bob.user.id });
+
+    // disconnecting the only socket in the room is a leave too
+    const bob3 = await connect(bob);
+    await emitAck(bob3, 'join_event_room', event.slug);
+    const bob3Left = nextEvent(alice, 'user_left');
+    bob3.close();
+    expect(await bob3Left).toEqual({ userId: bob.user.id });
+    expect(seen).toEqual([
+      ['user_joined', { userId: bob.user.id, username: bob.user.username, avatar: bob.user.avatar }],
+      ['user_left', { userId: bob.user.id }],
+      ['user_joined', { userId: bob.user.id, username: bob.user.username, avatar: bob.user.avatar }],
+      ['user_left', { userId: bob.user.id }],
+    ]);
+  });
+
+  it('presence: leaving the event over HTTP sends one user_left to the room', async () => {
+    const event = await createEvent({ withChatRoom: true });
+    const { user, socket } = await joined(event);
+    const second = await connect(user);
+    await emitAck(second, 'join_event_room', event.slug);
+    const { socket: watcher } = await joined(event);
+    const left = nextEvent(watcher, 'user_left');
+    await server.request.delete(`/api/events/${event.slug}/leave`).set('Authorization', user.auth).expect(200);
+    expect(await left).toEqual({ userId: user.user.id });
+    // the user's sockets are out of the room: disconnecting them announces nothing more
+    const again = receivesWithin(watcher, 'user_left', 400);
+    socket.close();
+    second.close();
+    expect(await again).toBe(false);
   });
 
   it('send_event_message stores the content exactly and broadcasts it to the room only', async () => {

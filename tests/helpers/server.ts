@@ -4,6 +4,7 @@ import { buildApp } from '../../src/app';
 import type { Container } from '../../src/container';
 import { createAppServer } from '../../src/http-server';
 import { closeRealtime } from '../../src/realtime/io';
+import type { ContainerOverrides } from '../../src/container';
 import { createTestContainer, testContainer, type ConfigOverrides } from './container';
 
 /** supertest agent on an app of the shared test container, without a listener (HTTP-only tests). */
@@ -20,10 +21,12 @@ export interface TestServer {
 
 /**
  * The real HTTP server with Socket.IO on a random port. Without overrides it uses the shared
- * container; with overrides it builds (and closes) a container of its own.
+ * container; with overrides (settings or parts such as a clock) it builds (and closes) a
+ * container of its own.
  */
-export async function startTestServer(overrides?: ConfigOverrides): Promise<TestServer> {
-  const container = overrides ? createTestContainer(overrides) : testContainer();
+export async function startTestServer(overrides?: ConfigOverrides, parts?: ContainerOverrides): Promise<TestServer> {
+  if (parts) overrides ??= {};
+  const container = overrides ? createTestContainer(overrides, parts) : testContainer();
   const { httpServer, io } = createAppServer(container);
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = httpServer.address() as AddressInfo;
@@ -46,10 +49,10 @@ export async function startTestServer(overrides?: ConfigOverrides): Promise<Test
  * Starts a test server before the file's tests and stops it after them. The returned object's
  * fields are filled in beforeAll.
  */
-export function useTestServer(overrides?: ConfigOverrides): TestServer {
+export function useTestServer(overrides?: ConfigOverrides, parts?: ContainerOverrides): TestServer {
   const handle = {} as TestServer;
   beforeAll(async () => {
-    Object.assign(handle, await startTestServer(overrides));
+    Object.assign(handle, await startTestServer(overrides, parts));
   });
   afterAll(async () => {
     await handle.close?.();

@@ -28,7 +28,7 @@ describe('MatchesService.sendPrivateMessage', () => {
   it('draws on the container\'s one chat flood limiter, shared with the event chat', async () => {
     const { event, alice, bob } = await createTrio();
     const m = await insertMatch(event, alice.user, bob.user, 'accepted');
-    for (let i = 0; i < 10; i++) expect(container.chatFlood.take(alice.user.id)).toBe(true);
+    for (let i = 0; i < 10; i++) expect(await container.chatFlood.take(alice.user.id)).toBe(true);
     expect(await refusal(container.matches.sendPrivateMessage(m.id, alice.user, 'hello'))).toBe('CHAT_FLOOD');
     expect(await prisma.message.count({ where: { roomId: m.chatRoom!.id } })).toBe(0);
   });

@@ -7,6 +7,7 @@ import { startMatchingScheduler } from '../../src/modules/matching/matching.sche
 function fakeMatching(tickMs: number) {
   const state = { calls: 0, running: 0, maxRunning: 0, finished: 0 };
   const matching = {
+    closeInterruptedRuns: async () => 0,
     runDueEvents: async () => {
       state.calls++;
       state.running++;

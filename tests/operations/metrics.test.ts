@@ -5,6 +5,14 @@ import { createTestContainer } from '../helpers/container';
 import { ConfigError } from '../../src/config/config-error';
 import { loadConfig } from '../../src/config/index';
 import { Metrics } from '../../src/lib/metrics';
+import { Mailer, passwordResetMail } from '../../src/lib/mailer';
+import { createLogger } from '../../src/lib/logger';
+import { createEvent, createUser, ensureEventRoom, joinEvent } from '../helpers/factories';
+import { createTrio, insertMatch } from '../helpers/matches';
+import { heat, person, scenario } from '../helpers/matching';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { captureSmtp, startSmtpCapture, type SmtpCapture } from '../helpers/smtp';
+import { connectSocket, emitAck, type ClientSocket } from '../helpers/socket';
 
 const TOKEN = 'metrics-token-for-the-tests-0123456789';
 
@@ -138,6 +146,143 @@ describe('GET /api/metrics', () => {
     const res = await request.get('/api/metrics').set('Authorization', `Bearer ${TOKEN}`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, error: 'Not found', code: 'NOT_FOUND' });
+  });
+});
+
+describe('GET /api/metrics while the services report', () => {
+  let server: TestServer;
+  let capture: SmtpCapture;
+  const sockets: ClientSocket[] = [];
+
+  beforeAll(async () => {
+    capture = await startSmtpCapture();
+    server = await startTestServer({ metrics: { token: TOKEN }, smtp: captureSmtp(capture), lockout: { maxAttempts: 2 } });
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.close();
+    await server.close();
+    await capture.close();
+  });
+
+  /** Scrapes, runs `act`, scrapes again: `delta(name, labels)` is how far the series moved. */
+  async function moved(act: () => Promise<void>) {
+    const before = await scrape(server.request);
+    await act();
+    const after = await scrape(server.request);
+    return (name: string, labels: Record<string, string> = {}) => (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+  }
+
+  it('counts a failed login, and a lockout when the failures reach the limit', async () => {
+    const user = await createUser();
+    const wrong = { email: user.user.email, password: 'not-the-password' };
+    const first = await moved(async () => {
+      await server.request.post('/api/auth/login').send(wrong).expect(401);
+    });
+    expect(first('login_failures_total')).toBe(1);
+    expect(first('account_lockouts_total')).toBe(0);
+
+    const second = await moved(async () => {
+      await server.request.post('/api/auth/login').send(wrong).expect(423);
+    });
+    expect(second('login_failures_total')).toBe(1);
+    expect(second('account_lockouts_total')).toBe(1);
+  });
+
+  it('counts a socket, its join, its message and the stored event chat message', async () => {
+    const event = await createEvent();
+    const user = await createUser();
+    await joinEvent(user.user, event);
+    await ensureEventRoom(event);
+    let socket: ClientSocket | undefined;
+    const delta = await moved(async () => {
+      socket = await connectSocket(server.url, user.token);
+      sockets.push(socket);
+      expect(await emitAck(socket, 'join_event_room', event.slug)).toMatchObject({ success: true });
+      expect(await emitAck(socket, 'send_event_message', { content: 'counted' })).toMatchObject({ success: true });
+    });
+    expect(delta('socketio_connected_sockets')).toBe(1);
+    expect(delta('socketio_joins_total', { event: 'join_event_room' })).toBe(1);
+    expect(delta('socketio_messages_total', { event: 'join_event_room' })).toBe(1);
+    expect(delta('socketio_messages_total', { event: 'send_event_message' })).toBe(1);
+    expect(delta('chat_messages_stored_total', { kind: 'event' })).toBe(1);
+
+    const gone = await moved(async () => {
+      socket!.close();
+      // the server sees the close shortly after the client
+      for (let i = 0; i < 50 && sample(await scrape(server.request), 'socketio_connected_sockets') !== 0; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
+    expect(gone('socketio_connected_sockets')).toBe(-1);
+  });
+
+  it('counts a private chat message as kind "private"', async () => {
+    const { event, alice, bob } = await createTrio();
+    const match = await insertMatch(event, alice.user, bob.user, 'accepted');
+    const delta = await moved(async () => {
+      const socket = await connectSocket(server.url, alice.token);
+      sockets.push(socket);
+      expect(await emitAck(socket, 'join_private_room', { matchId: match.id })).toMatchObject({ success: true });
+      expect(await emitAck(socket, 'send_private_message', { matchId: match.id, content: 'hi' })).toMatchObject({ success: true });
+      // a refused message is received but not stored
+      expect(await emitAck(socket, 'send_private_message', { matchId: match.id, content: '  ' })).toMatchObject({ success: false });
+    });
+    expect(delta('socketio_joins_total', { event: 'join_private_room' })).toBe(1);
+    expect(delta('socketio_messages_total', { event: 'send_private_message' })).toBe(2);
+    expect(delta('chat_messages_stored_total', { kind: 'private' })).toBe(1);
+    expect(delta('chat_messages_stored_total', { kind: 'event' })).toBe(0);
+  });
+
+  it('observes a matching run: its duration, outcome and the heats covered and left unfilled', async () => {
+    const { event, admin } = await scenario();
+    const dancer = await person(event, { city: 'Berlin', country: 'Germany' });
+    const recorder = await person(event, { city: 'Berlin', country: 'Germany' });
+    const loner = await person(event, { city: 'Berlin', country: 'Germany', optOut: true });
+    await heat(dancer, event, { n: 1 });
+    await heat(recorder, event, { n: 2 });
+    await heat(loner, event, { n: 1 });
+    let run: { heatsAssigned: number; heatsUnassigned: number } | undefined;
+    const delta = await moved(async () => {
+      const res = await server.request.post(`/api/events/${event.slug}/run-matching`).set('Authorization', admin.auth);
+      expect(res.status).toBe(201);
+      run = res.body.data;
+    });
+    expect(delta('matching_run_duration_seconds_count', { outcome: 'completed' })).toBe(1);
+    expect(delta('matching_run_duration_seconds_count', { outcome: 'failed' })).toBe(0);
+    expect(delta('matching_heats_covered_total')).toBe(run!.heatsAssigned);
+    expect(delta('matching_heats_unfilled_total')).toBe(run!.heatsUnassigned);
+    expect(run!.heatsAssigned + run!.heatsUnassigned).toBe(3);
+  });
+
+  it('counts a mail the SMTP server accepted by kind', async () => {
+    const user = await createUser();
+    const delta = await moved(async () => {
+      await server.request.post('/api/auth/request-password-reset').send({ email: user.user.email }).expect(200);
+      await capture.mailTo(user.user.email);
+      // the mailer counts once the SMTP server answered; the capture sees the mail just before
+      for (let i = 0; i < 50 && !sample(await scrape(server.request), 'mails_sent_total', { kind: 'password_reset' }); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
+    expect(delta('mails_sent_total', { kind: 'password_reset' })).toBe(1);
+    expect(delta('mails_failed_total', { kind: 'password_reset' })).toBe(0);
+  });
+});
+
+describe('Mailer', () => {
+  it('counts a mail the SMTP server did not accept as failed', async () => {
+    const closed = await startSmtpCapture();
+    await closed.close(); // nothing listens on its port any more
+    const metrics = new Metrics({ defaultMetrics: false });
+    const mailer = new Mailer({ smtp: captureSmtp(closed), mailFrom: 'service@example.test' }, createLogger('silent'), metrics);
+    try {
+      expect(await mailer.sendInBackground(passwordResetMail('http://app.test', 'a@example.test', 'a', 'token'))).toBe(false);
+    } finally {
+      mailer.close();
+    }
+    const body = (await metrics.scrape()).body;
+    expect(sample(body, 'mails_failed_total', { kind: 'password_reset' })).toBe(1);
+    expect(sample(body, 'mails_sent_total', { kind: 'password_reset' })).toBeUndefined();
   });
 });
 

@@ -11,7 +11,7 @@ import { captureSmtp, startSmtpCapture, type SmtpCapture } from '../helpers/smtp
  * while SMTP refuses is kept, survives a restart of the worker (a new container) and is
  * delivered once SMTP is back; a mail queued in a transaction that rolls back never exists.
  */
-const mailTo = (to: string): Mail => ({ to, subject: 'Verify your e-mail address', text: `code 123456 for ${to}`, html: '<p>code</p>' });
+const mailTo = (to: string): Mail => ({ kind: 'verification', to, subject: 'Verify your e-mail address', text: `code 123456 for ${to}`, html: '<p>code</p>' });
 
 async function jobsTo(to: string): Promise<Array<{ state: string }>> {
   return prisma.$queryRawUnsafe(`SELECT state FROM pgboss.job WHERE name = 'mail' AND data->'mail'->>'to' = $1`, to);

@@ -73,7 +73,7 @@ describe('JWT_SECRET unset outside production', () => {
     const tokens = new TokenAuthenticator(testDatabase.sql, config.jwt);
     const forged = jwt.sign({}, FORMER_CONSTANT, { algorithm: 'HS256', subject: '1', expiresIn: 60 });
     expect(() => tokens.verify(forged)).toThrow('Invalid or expired token');
-    expect(tokens.verify(tokens.sign({ id: 1 }))).toBe(1);
+    expect(tokens.verify(tokens.sign({ id: 1 })).userId).toBe(1);
   });
 
   it('uses JWT_SECRET when given and writes no file', () => {

@@ -47,7 +47,9 @@ export class ActivityLogService {
   ) {}
 
   /**
-   * Records an activity and streams it to admins watching `admin_activity_logs`.
+   * Records an activity and streams it to admins watching `admin_activity_logs`: only sockets
+   * of users who are admins now receive it (the role is read from the database per entry, so
+   * a user who lost admin rights stops receiving entries and leaves the room).
    * Never throws and never fails the action that triggered it: errors are logged.
    */
   async record(actor: Actor, activity: ActivityRecord): Promise<ActivityLogEntry | undefined> {
@@ -66,12 +68,17 @@ export class ActivityLogService {
           metadata: activity.metadata,
         },
       });
-      this.notifier.toRoom(rooms.adminActivityLogs, 'activity_log_entry', entry);
+      await this.notifier.toRoomMembers(rooms.adminActivityLogs, (ids) => this.currentAdmins(ids), 'activity_log_entry', entry);
       return entry;
     } catch (err) {
       this.logger.warn({ err, category: activity.category, action: activity.action }, 'activity log write failed');
       return undefined;
     }
+  }
+
+  private async currentAdmins(userIds: number[]): Promise<Set<number>> {
+    const admins = await this.db.user.findMany({ where: { id: { in: userIds }, isAdmin: true }, select: { id: true } });
+    return new Set(admins.map((a) => a.id));
   }
 
   /**

@@ -3,22 +3,23 @@ import { handle, type SocketRegistrar } from '../../realtime/io.js';
 import { rooms } from '../../realtime/types.js';
 
 /** Admins turn live streaming of the activity log on and off. */
-export const registerActivityLogSocket: SocketRegistrar = (_io, socket, { logger }) => {
-  socket.on(
+export const registerActivityLogSocket: SocketRegistrar = (_io, socket, { logger, metrics }) => {
+  const edge = { logger, metrics };
+  handle(
+    socket,
     'join_admin_activity_logs',
-    handle(
-      socket,
-      async () => {
-        if (!socket.data.user.isAdmin) throw new AppError('ADMIN_REQUIRED');
-        await socket.join(rooms.adminActivityLogs);
-      },
-      logger,
-    ),
+    async () => {
+      if (!socket.data.user.isAdmin) throw new AppError('ADMIN_REQUIRED');
+      await socket.join(rooms.adminActivityLogs);
+    },
+    edge,
   );
-  socket.on(
+  handle(
+    socket,
     'leave_admin_activity_logs',
-    handle(socket, async () => {
+    async () => {
       await socket.leave(rooms.adminActivityLogs);
-    }),
+    },
+    edge,
   );
 };

@@ -1,13 +1,12 @@
 import { body, query, type ValidationChain } from 'express-validator';
 import { emailField, optionalText, passwordField } from '../../middleware/validators.js';
 
-/** A World Swing registry id: 1-10 digits (a number is accepted and turned into a string). */
+/** A World Swing registry id: a string of 1-10 digits (a number is a wrong type: 400). */
 export const registryIdField = (): ValidationChain =>
   body('registryId')
     .optional({ values: 'falsy' })
-    .customSanitizer((v: unknown) => (typeof v === 'number' ? String(v) : v))
     .isString()
-    .withMessage('Registry id must be 1-10 digits')
+    .withMessage('Registry id must be a string of 1-10 digits')
     .bail()
     .trim()
     .matches(/^\d{1,10}$/)

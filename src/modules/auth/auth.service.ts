@@ -1,5 +1,4 @@
 import { timingSafeEqual } from 'node:crypto';
-import bcrypt from 'bcryptjs';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { TokenAuthenticator } from '../../lib/auth.js';
@@ -7,26 +6,36 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { sha256 } from '../../lib/ids.js';
 import { passwordResetMail, verificationMail, type Mailer } from '../../lib/mailer.js';
+import type { Metrics } from '../../lib/metrics.js';
+import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import { avatarUrlFor, userObjectSelect } from '../../lib/user-summary.js';
+import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { LoginInput, RegisterInput } from './auth.schemas.js';
+import { FailureLogThrottle } from './failure-log-throttle.js';
 import { clearedVerification, MAX_CODE_ATTEMPTS, newResetToken, newVerification } from './auth.tokens.js';
 
 export interface AuthSettings {
-  bcryptRounds: number;
   /** failed logins in a row that lock the account, and for how long */
   lockout: { maxAttempts: number; minutes: number };
   /** base of the links in verification and reset mails */
   frontendUrl: string;
 }
 
+/** Failed link verifications are logged once per IP address and this interval. */
+export const VERIFY_FAILURE_LOG_INTERVAL_MS = 60_000;
+
 export const RESEND_MESSAGE = 'If an unverified account exists for this email, a new verification email has been sent';
 export const RESET_REQUEST_MESSAGE = 'If an account exists for this email, a password reset link has been sent';
 
-interface FailedLoginRow {
+interface LoginAttemptRow {
+  id: number;
+  username: string;
+  passwordHash: string;
+  /** attempts counted in this lock window, this one included */
   failedLoginAttempts: number;
-  lockedUntil: Date | null;
+  /** set when this attempt locked the account */
   remainingMs: number | null;
 }
 
@@ -61,15 +70,17 @@ function sameHash(a: string, b: string): boolean {
  * "auth"); mails are sent in the background and never fail the request.
  */
 export class AuthService {
-  /** bcrypt hash compared against for unknown e-mails, so timing does not tell; built on first use */
-  private dummyHash: string | undefined;
+  private readonly verifyFailureLog = new FailureLogThrottle(VERIFY_FAILURE_LOG_INTERVAL_MS);
 
   constructor(
     private readonly db: PrismaClient,
     private readonly audit: ActivityLogService,
     private readonly tokens: TokenAuthenticator,
+    private readonly hasher: PasswordHasher,
+    private readonly notifier: Notifier,
     private readonly mailer: Mailer,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
     private readonly settings: AuthSettings,
   ) {}
 
@@ -81,7 +92,7 @@ export class AuthService {
    */
   async register(actor: Actor, input: RegisterInput) {
     const verification = newVerification(this.clock.now());
-    const passwordHash = await bcrypt.hash(input.password, this.settings.bcryptRounds);
+    const passwordHash = await this.hasher.hash(input.password);
     let user;
     try {
       user = await this.db.user.create({
@@ -112,96 +123,94 @@ export class AuthService {
 
   /**
    * Checks in order: unknown e-mail → 401 INVALID_CREDENTIALS (after a dummy compare, so
-   * timing does not tell); locked account → 423 ACCOUNT_LOCKED with Retry-After; wrong password
-   * → counted, 423 when this attempt locks the account, else 401. A success clears the counter.
+   * timing does not tell); locked account → 423 ACCOUNT_LOCKED with Retry-After; otherwise the
+   * attempt is counted BEFORE the password is compared (one conditional UPDATE, so parallel
+   * attempts cannot all pass the lock check): at most LOCKOUT_MAX_ATTEMPTS comparisons per
+   * lock window, and the attempt that reaches the maximum locks at once. Then a wrong password
+   * → 423 when this attempt locked the account, else 401; a right one clears counter and lock.
    */
   async login(actor: Actor, { email, password }: LoginInput) {
-    const found = await this.db.user.findUnique({
-      where: { email },
-      select: { ...userObjectSelect, passwordHash: true, lockedUntil: true, failedLoginAttempts: true },
+    const attempt = await this.reserveLoginAttempt(email);
+    if (!attempt) throw await this.refusedLogin(actor, email, password);
+    const who = actingAs(actor, attempt);
+    if (!(await this.hasher.compare(password, attempt.passwordHash))) throw await this.failedLogin(who, attempt);
+
+    const { tokenVersion, ...user } = await this.db.user.update({
+      where: { id: attempt.id },
+      data: { failedLoginAttempts: 0, lockedUntil: null },
+      select: { ...userObjectSelect, tokenVersion: true },
     });
-    if (!found) {
-      await bcrypt.compare(password, this.dummyPasswordHash());
+    await this.audit.record(who, { category: 'auth', action: 'login' });
+    return { token: this.tokens.sign({ ...user, tokenVersion }), user };
+  }
+
+  /**
+   * Counts a login attempt of an unlocked account in ONE atomic UPDATE (row lock: parallel
+   * attempts are counted one after another). After an expired lock counting starts again at 1;
+   * the attempt that reaches the maximum sets lockedUntil (a right password clears it again).
+   * Answers nothing for an unknown e-mail or a locked account.
+   */
+  private async reserveLoginAttempt(email: string): Promise<LoginAttemptRow | undefined> {
+    const { maxAttempts, minutes } = this.settings.lockout;
+    const rows = await this.db.$queryRaw<LoginAttemptRow[]>`
+      UPDATE "User" SET
+        "failedLoginAttempts" = CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END,
+        "lockedUntil" = CASE
+          WHEN (CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END) >= ${maxAttempts}
+            THEN now() + make_interval(mins => ${minutes}::int)
+          ELSE NULL END
+      WHERE "email" = ${email} AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())
+      RETURNING "id", "username", "passwordHash", "failedLoginAttempts",
+        CASE WHEN "lockedUntil" > now()
+          THEN (EXTRACT(EPOCH FROM ("lockedUntil" - now())) * 1000)::float8 END AS "remainingMs"`;
+    return rows[0];
+  }
+
+  /** No attempt could be counted: 401 for an unknown e-mail (after a dummy compare), 423 while locked. */
+  private async refusedLogin(actor: Actor, email: string, password: string): Promise<AppError> {
+    this.metrics.loginFailed();
+    const user = await this.db.user.findUnique({ where: { email }, select: { id: true, username: true, lockedUntil: true } });
+    if (!user) {
+      await this.hasher.compareWithDummy(password);
       await this.audit.record(actingAs(actor, null), {
         category: 'auth',
         action: 'login_failed',
         success: false,
         metadata: { reason: 'unknown_email' },
       });
-      throw new AppError('INVALID_CREDENTIALS');
+      return new AppError('INVALID_CREDENTIALS');
     }
-    const { passwordHash, lockedUntil, failedLoginAttempts, ...user } = found;
-    const who = actingAs(actor, user);
-    const now = this.clock.now().getTime();
-
-    if (lockedUntil && lockedUntil.getTime() > now) {
-      await this.audit.record(who, { category: 'auth', action: 'login_locked', success: false });
-      throw lockedError(lockedUntil.getTime() - now);
-    }
-    if (!(await bcrypt.compare(password, passwordHash))) throw await this.failedLogin(who, user.id);
-
-    if (failedLoginAttempts > 0 || lockedUntil) {
-      await this.db.user.update({ where: { id: user.id }, data: { failedLoginAttempts: 0, lockedUntil: null } });
-    }
-    await this.audit.record(who, { category: 'auth', action: 'login' });
-    return { token: this.tokens.sign(user), user };
+    await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'login_locked', success: false });
+    return lockedError(Math.max(1000, (user.lockedUntil?.getTime() ?? 0) - this.clock.now().getTime()));
   }
 
-  /** Counts a wrong password and answers the error to throw: 423 when it locked the account, else 401. */
-  private async failedLogin(who: Actor, userId: number): Promise<AppError> {
-    const after = await this.recordFailedLogin(userId);
-    if (after.remainingMs !== null && after.remainingMs > 0) {
+  /** A counted attempt with a wrong password: 423 when it locked the account, else 401. */
+  private async failedLogin(who: Actor, attempt: LoginAttemptRow): Promise<AppError> {
+    this.metrics.loginFailed();
+    if (attempt.remainingMs !== null && attempt.remainingMs > 0) {
+      this.metrics.accountLockedOut();
       await this.audit.record(who, {
         category: 'auth',
         action: 'account_locked',
         success: false,
-        metadata: { attempts: after.failedLoginAttempts },
+        metadata: { attempts: attempt.failedLoginAttempts },
       });
-      return lockedError(after.remainingMs);
+      return lockedError(attempt.remainingMs);
     }
     await this.audit.record(who, {
       category: 'auth',
       action: 'login_failed',
       success: false,
-      metadata: { reason: 'wrong_password', attempts: after.failedLoginAttempts },
+      metadata: { reason: 'wrong_password', attempts: attempt.failedLoginAttempts },
     });
     return new AppError('INVALID_CREDENTIALS');
   }
 
   /**
-   * Counts a failed login in ONE atomic UPDATE (row lock; concurrent failures all count).
-   * While locked nothing changes; after an expired lock counting starts again at 1; the
-   * attempt that reaches the maximum sets lockedUntil.
-   */
-  private async recordFailedLogin(userId: number): Promise<FailedLoginRow> {
-    const { maxAttempts, minutes } = this.settings.lockout;
-    const rows = await this.db.$queryRaw<FailedLoginRow[]>`
-      UPDATE "User" SET
-        "failedLoginAttempts" = CASE
-          WHEN "lockedUntil" > now() THEN "failedLoginAttempts"
-          WHEN "lockedUntil" IS NOT NULL THEN 1
-          ELSE "failedLoginAttempts" + 1 END,
-        "lockedUntil" = CASE
-          WHEN "lockedUntil" > now() THEN "lockedUntil"
-          WHEN (CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END) >= ${maxAttempts}
-            THEN now() + make_interval(mins => ${minutes}::int)
-          ELSE NULL END
-      WHERE "id" = ${userId}
-      RETURNING "failedLoginAttempts", "lockedUntil",
-        CASE WHEN "lockedUntil" > now()
-          THEN (EXTRACT(EPOCH FROM ("lockedUntil" - now())) * 1000)::float8 END AS "remainingMs"`;
-    return rows[0] ?? { failedLoginAttempts: 0, lockedUntil: null, remainingMs: null };
-  }
-
-  private dummyPasswordHash(): string {
-    this.dummyHash ??= bcrypt.hashSync('no-such-user-dummy-password', this.settings.bcryptRounds);
-    return this.dummyHash;
-  }
-
-  /**
    * Verifies the e-mail by the link token: unknown or expired token → 400
    * INVALID_VERIFICATION_TOKEN. Single use even under concurrency (conditional update on the
-   * same token hash).
+   * same token hash). Failures are anonymous and cheap to send, so they are logged at most
+   * once per IP address and minute, with the number of failures the entry stands for.
    */
   async verifyEmailToken(actor: Actor, token: string): Promise<void> {
     const hash = sha256(token);
@@ -209,10 +218,16 @@ export class AuthService {
       where: { verificationTokenHash: hash },
       select: { id: true, username: true, verificationExpiresAt: true },
     });
-    const audit = (success: boolean) =>
-      this.audit.record(actingAs(actor, user), { category: 'auth', action: 'email_verify', success, metadata: { method: 'link' } });
+    const audit = (success: boolean, failures?: number) =>
+      this.audit.record(actingAs(actor, user), {
+        category: 'auth',
+        action: 'email_verify',
+        success,
+        metadata: failures === undefined ? { method: 'link' } : { method: 'link', failures },
+      });
     if (!user || !user.verificationExpiresAt || user.verificationExpiresAt.getTime() <= this.clock.now().getTime()) {
-      await audit(false);
+      const failures = this.verifyFailureLog.take(actor.ip ?? 'unknown', this.clock.now().getTime());
+      if (failures !== undefined) await audit(false, failures);
       throw new AppError('INVALID_VERIFICATION_TOKEN');
     }
     const { count } = await this.db.user.updateMany({
@@ -304,7 +319,9 @@ export class AuthService {
 
   /**
    * Sets a new password with a reset token: unknown or expired token → 400 INVALID_RESET_TOKEN.
-   * Single use (conditional update on the token hash); also clears the lock and the counter.
+   * Single use (conditional update on the token hash); also clears the lock and the counter,
+   * and ends every session: the token version is incremented (earlier tokens get 401) and the
+   * user's sockets are disconnected after the commit.
    */
   async resetPassword(actor: Actor, token: string, newPassword: string): Promise<void> {
     const hash = sha256(token);
@@ -317,12 +334,20 @@ export class AuthService {
       await this.audit.record(who, { category: 'auth', action: 'password_reset', success: false });
       throw new AppError('INVALID_RESET_TOKEN');
     }
-    const passwordHash = await bcrypt.hash(newPassword, this.settings.bcryptRounds);
+    const passwordHash = await this.hasher.hash(newPassword);
     const { count } = await this.db.user.updateMany({
       where: { id: user.id, resetTokenHash: hash, resetExpiresAt: { gt: this.clock.now() } },
-      data: { passwordHash, resetTokenHash: null, resetExpiresAt: null, failedLoginAttempts: 0, lockedUntil: null },
+      data: {
+        passwordHash,
+        resetTokenHash: null,
+        resetExpiresAt: null,
+        failedLoginAttempts: 0,
+        lockedUntil: null,
+        tokenVersion: { increment: 1 },
+      },
     });
     if (count === 0) throw new AppError('INVALID_RESET_TOKEN');
+    await this.notifier.disconnectUser(user.id);
     await this.audit.record(who, { category: 'auth', action: 'password_reset' });
   }
 }

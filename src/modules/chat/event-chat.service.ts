@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { AppError } from '../../lib/errors.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
@@ -28,6 +29,8 @@ const FLOOD_LOG_INTERVAL_MS = 60_000;
 export interface EventChatSettings {
   /** sending needs a verified e-mail address (REQUIRE_EMAIL_VERIFICATION) */
   requireEmailVerification: boolean;
+  /** join_event_room throttle, one token per join and socket */
+  joinLimit: FloodLimiter<string>;
 }
 
 /** The event room a socket joined (kept by the socket layer). */
@@ -92,6 +95,7 @@ export class EventChatService {
     private readonly audit: ActivityLogService,
     private readonly notifier: Notifier,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
     private readonly settings: EventChatSettings,
   ) {}
 
@@ -105,10 +109,13 @@ export class EventChatService {
 
   /**
    * join_event_room: the event, its room (created if missing) and the last 20 messages, oldest
-   * first. Checks: slug a string of 1-50 characters, else 404 → event 404 → participant 403.
-   * One statement, and a write only for an event whose room does not exist yet.
+   * first. Checks: join throttle of the socket `socketKey` 429 ROOM_JOIN_THROTTLED (a token
+   * bucket, config `realtime.roomJoins`) → slug a string of 1-50 characters, else 404 → event
+   * 404 → participant 403. One statement, and a write only for an event whose room does not
+   * exist yet.
    */
-  async openRoom(slug: unknown, userId: number) {
+  async openRoom(slug: unknown, userId: number, socketKey: string) {
+    if (!this.settings.joinLimit.take(socketKey)) throw new AppError('ROOM_JOIN_THROTTLED');
     if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) throw new AppError('EVENT_NOT_FOUND');
     const { eventId, roomId, messages } = await this.readRoomPage(slug, userId, DEFAULT_PAGE_SIZE);
     const room = roomId === null ? await this.ensureRoom(eventId) : { id: roomId };
@@ -136,7 +143,7 @@ export class EventChatService {
   async postMessage(actor: Actor, userId: number, joined: JoinedEventRoom | undefined, content: unknown): Promise<{ eventId: number; message: ChatMessagePayload }> {
     if (!joined) throw new AppError('NOT_IN_ROOM');
     const text = validateContent(content);
-    if (!this.flood.take(userId)) {
+    if (!(await this.flood.take(userId))) {
       await this.recordFlood(actor, userId, joined);
       throw new AppError('CHAT_FLOOD');
     }
@@ -149,7 +156,9 @@ export class EventChatService {
     }
     if (ctx.roomId === null) throw new AppError('CHAT_ROOM_NOT_FOUND');
     const author = { id: userId, username: ctx.username, avatar: ctx.avatar };
-    return { eventId: joined.eventId, message: await this.chat.createMessage(ctx.roomId, author, text) };
+    const message = await this.chat.createMessage(ctx.roomId, author, text);
+    this.metrics.chatMessageStored('event');
+    return { eventId: joined.eventId, message };
   }
 
   private findRoom(eventId: number) {

@@ -3,13 +3,23 @@
  * most `burst` tokens. One token per message. In-process state: with several instances each
  * applies the limit on its own (a user's sockets usually stay on one instance).
  */
-/** What a flood limit needs: one token per message and user. */
-export interface FloodLimiter {
-  take(key: number): boolean;
+/**
+ * What a flood limit needs: one token per action and key (a user id, a socket id); true when
+ * the action may happen now. A shared limit (redis-flood-limit.ts) answers asynchronously, so
+ * callers await the answer.
+ */
+export interface FloodLimiter<K = number> {
+  take(key: K): boolean | Promise<boolean>;
 }
 
-export class TokenBucketLimiter implements FloodLimiter {
-  private readonly buckets = new Map<number, { tokens: number; at: number }>();
+/** A limit kept in this process, whose token can be given back when the action it paid for did not happen. */
+export interface RefundableLimiter<K = number> extends FloodLimiter<K> {
+  take(key: K): boolean;
+  refund(key: K): void;
+}
+
+export class TokenBucketLimiter<K = number> implements RefundableLimiter<K> {
+  private readonly buckets = new Map<K, { tokens: number; at: number }>();
   private calls = 0;
 
   constructor(
@@ -19,7 +29,7 @@ export class TokenBucketLimiter implements FloodLimiter {
   ) {}
 
   /** true when the user may send now (and a token is taken). */
-  take(key: number): boolean {
+  take(key: K): boolean {
     const now = this.now();
     if (++this.calls % 1000 === 0) this.sweep(now);
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
@@ -29,6 +39,12 @@ export class TokenBucketLimiter implements FloodLimiter {
     if (allowed) bucket.tokens -= 1;
     this.buckets.set(key, bucket);
     return allowed;
+  }
+
+  /** Gives back a token taken by `take` (never beyond the burst). */
+  refund(key: K): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
   }
 
   /** Forgets buckets that are full again (idle users), so the map does not grow forever. */

@@ -5,6 +5,9 @@ import type { ReferenceData } from '../../lib/reference-data.js';
 import { INT32_MAX, isDateInRange } from '../../middleware/validators.js';
 
 /** Messages of the settings checks (documented in event-settings.openapi.ts). */
+/** A slot order fits a 32-bit integer (the OpenAPI document's bound). */
+const isInt32 = (v: unknown): boolean => Number.isInteger(v) && Math.abs(v as number) <= INT32_MAX;
+
 export const SettingsMessages = {
   competitorNumber: 'competitorNumber must be 1-10 letters or digits, or null',
   optOut: 'optOut must be a boolean',
@@ -131,7 +134,7 @@ export function parseScheduleConfig(value: unknown, knownDivisions: ReadonlySet<
     if (
       slot === null ||
       typeof slot !== 'object' ||
-      !Number.isSafeInteger(slot.order) ||
+      !isInt32(slot.order) ||
       !Array.isArray(slot.divisionIds) ||
       slot.divisionIds.length === 0 ||
       !slot.divisionIds.every(isDivisionId)

@@ -25,9 +25,10 @@ export const matchesOpenApi: Record<string, unknown> = {
       description: [
         'Both users must be participants of the event. One match per pair of users and event, whichever',
         'direction (database unique index; 20 simultaneous identical requests create one match).',
-        'At most 20 pending outgoing requests per user. After the commit the target receives',
+        'At most 20 pending outgoing requests per user, and at most 10 requests in a burst per requester, refilled at 10 a minute',
+        '(429 MATCH_REQUESTS_RATE_LIMITED; a refused duplicate does not count). After the commit the target receives',
         '`match_request_received` `{ matchSlug, event: { slug, name }, from: <user summary> }` in `user_<id>`.',
-        'Check order: event 404 → requester participant 403 → self 400 → target participant 400 → pending cap 429 → duplicate 409.',
+        'Check order: event 404 → requester participant 403 → self 400 → target participant 400 → pending cap 429 → request rate 429 → duplicate 409.',
       ].join(' '),
       access: 'user',
       body: obj({
@@ -40,7 +41,7 @@ export const matchesOpenApi: Record<string, unknown> = {
         403: ['NOT_PARTICIPANT', 'EMAIL_NOT_VERIFIED'],
         404: ['EVENT_NOT_FOUND'],
         409: ['MATCH_EXISTS'],
-        429: ['TOO_MANY_PENDING_MATCHES'],
+        429: ['TOO_MANY_PENDING_MATCHES', 'MATCH_REQUESTS_RATE_LIMITED'],
       },
     }),
     get: operation('get', {
@@ -114,7 +115,8 @@ export const matchesOpenApi: Record<string, unknown> = {
       tags: ['matches'],
       summary: 'Rate the partner of an accepted match (verified e-mail required)',
       description: [
-        'One rating per (match, rater, rated), enforced by the database. When both members have rated, the match',
+        'One rating per rater, rated user and event, across matches (a second one, on this match or on another match of the',
+        'same two users at the same event, → 409 ALREADY_RATED), enforced by the database. When both members have rated, the match',
         'becomes completed (exactly once, also when both rate at the same moment). The comment is plain text,',
         'stored exactly as sent. Decision: score must be a JSON integer (a string "4" is refused).',
       ].join(' '),

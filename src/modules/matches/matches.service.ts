@@ -10,7 +10,8 @@ import { userSummarySelect, type UserSummaryRow } from '../../lib/user-summary.j
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type ChatMessagePayload, type MatchNotification } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
-import type { FloodLimiter } from '../chat/flood-limit.js';
+import type { FloodLimiter, RefundableLimiter } from '../chat/flood-limit.js';
+import type { Metrics } from '../../lib/metrics.js';
 import type { EventAccess } from '../events/event-access.js';
 import type { MatchStatus } from './matches.schemas.js';
 import { completedTransfersInclude, videosReceivedBy } from '../webrtc/transfers.service.js';
@@ -170,6 +171,8 @@ export interface MatchChat {
 
 export interface MatchesSettings {
   requireEmailVerification: boolean;
+  /** match requests per requester (config `matchRequests`: a token bucket) */
+  requestLimit: RefundableLimiter;
 }
 
 /** Matches between two participants of an event, their ratings and their private chat. */
@@ -183,13 +186,17 @@ export class MatchesService {
     private readonly chat: MatchChat,
     private readonly chatFlood: FloodLimiter,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
     private readonly settings: MatchesSettings,
   ) {}
 
   /**
    * A match request. Checks: event 404 → requester participates 403 → not oneself 400 →
    * target participates 400 → at most 20 pending outgoing requests 429 (counted under a
-   * per-requester advisory lock, so parallel requests cannot overshoot) → no match of the pair
+   * per-requester advisory lock, so parallel requests cannot overshoot) → the requester's
+   * request rate 429 MATCH_REQUESTS_RATE_LIMITED (a token bucket per requester, taken under
+   * the same lock and given back when nothing was created, so request+cancel cycles cannot
+   * flood a user with notifications and a refused duplicate costs nothing) → no match of the pair
    * in either direction 409 (the unique index Match_eventId_pair_key decides: P2002 → 409).
    * After the commit the target gets `match_request_received`. Audited as match/match_create
    * (also the refused duplicate).
@@ -297,8 +304,9 @@ export class MatchesService {
    * Rates the partner of an accepted or completed match. Checks: member 404 → accepted 400 →
    * not rated yet 409. The match row is locked FOR UPDATE first, so two members rating at the
    * same moment are serialised: the second one counts both ratings and the match becomes
-   * `completed` exactly once. A second rating by the same rater is refused by the unique
-   * (matchId, raterId, ratedId) index → 409. Audited as match/match_rate (also the refused
+   * `completed` exactly once. A second rating by the same rater of the same user at the same
+   * event, on this match or another one, is refused by the unique (raterId, ratedId, eventId)
+   * index → 409 ALREADY_RATED. Audited as match/match_rate (also the refused
    * duplicate) and, when it completes the match, match/match_complete.
    */
   async rateMatch(slug: string, user: AuthUser, input: RateInput, actor: Actor): Promise<RatingView> {
@@ -343,10 +351,11 @@ export class MatchesService {
    */
   async sendPrivateMessage(matchId: number, author: Author, content: unknown): Promise<ChatMessagePayload & { matchId: number }> {
     const text = this.chat.validateContent(content);
-    if (!this.chatFlood.take(author.id)) throw new AppError('CHAT_FLOOD');
+    if (!(await this.chatFlood.take(author.id))) throw new AppError('CHAT_FLOOD');
     const { roomId, senderVerified } = await this.privateRoom(matchId, author.id);
     if (this.settings.requireEmailVerification && !senderVerified) throw new AppError('EMAIL_NOT_VERIFIED');
     const message = await this.chat.createMessage(roomId, author, text);
+    this.metrics.chatMessageStored('private');
     return { ...message, matchId };
   }
 
@@ -396,11 +405,17 @@ export class MatchesService {
     if (pending >= MAX_PENDING_OUTGOING) {
       throw new AppError('TOO_MANY_PENDING_MATCHES', { message: `You can have at most ${MAX_PENDING_OUTGOING} pending match requests` });
     }
-    await lockPair(tx, eventId, requesterId, targetUserId);
-    return tx.match.create({
-      data: { slug: randomSlug(), eventId, user1Id: requesterId, user2Id: targetUserId, status: 'pending', source: 'manual' },
-      include: matchInclude,
-    });
+    if (!this.settings.requestLimit.take(requesterId)) throw new AppError('MATCH_REQUESTS_RATE_LIMITED');
+    try {
+      await lockPair(tx, eventId, requesterId, targetUserId);
+      return await tx.match.create({
+        data: { slug: randomSlug(), eventId, user1Id: requesterId, user2Id: targetUserId, status: 'pending', source: 'manual' },
+        include: matchInclude,
+      });
+    } catch (err) {
+      this.settings.requestLimit.refund(requesterId);
+      throw err;
+    }
   }
 
   private async insertRating(tx: Tx, slug: string, userId: number, input: RateInput) {

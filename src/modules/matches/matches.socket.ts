@@ -8,26 +8,23 @@ import { contentOf, matchIdOf } from './matches.schemas.js';
  * send_private_message → stores the message, broadcasts `private_message` (message + matchId) to `match_<id>`.
  * The rules (membership, content, flood limit, verified e-mail) are MatchesService's.
  */
-export const registerMatchesSocket: SocketRegistrar = (_io, socket, { matches, notifier, logger }) => {
-  socket.on(
+export const registerMatchesSocket: SocketRegistrar = (_io, socket, { matches, notifier, logger, metrics }) => {
+  const edge = { logger, metrics };
+  handle(
+    socket,
     'join_private_room',
-    handle(
-      socket,
-      (payload: unknown) => matches.joinPrivateRoom(matchIdOf(payload), socket.data.user.id, (room) => socket.join(room)),
-      logger,
-    ),
+    (payload: unknown) => matches.joinPrivateRoom(matchIdOf(payload), socket.data.user.id, (room) => socket.join(room)),
+    edge,
   );
 
-  socket.on(
+  handle(
+    socket,
     'send_private_message',
-    handle(
-      socket,
-      async (payload: unknown) => {
-        const message = await matches.sendPrivateMessage(matchIdOf(payload), socket.data.user, contentOf(payload));
-        notifier.toRoom(rooms.match(message.matchId), 'private_message', message);
-        return message;
-      },
-      logger,
-    ),
+    async (payload: unknown) => {
+      const message = await matches.sendPrivateMessage(matchIdOf(payload), socket.data.user, contentOf(payload));
+      notifier.toRoom(rooms.match(message.matchId), 'private_message', message);
+      return message;
+    },
+    edge,
   );
 };

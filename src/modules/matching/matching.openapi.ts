@@ -112,7 +112,7 @@ export const matchingOpenApi: Record<string, unknown> = {
       summary: 'Accept or reject a recording suggestion (the recorder only)',
       access: 'user',
       description:
-        'Body `{ status: "accepted" | "rejected" }` (else 400 "Validation failed" with details). Check order: body 400, event 404, ' +
+        'Body `{ status: "accepted" | "rejected" }` (else 400 "Validation failed" with details). Check order: body 400, accepting without a verified e-mail 403 "Email verification required" (as POST /matches; rejecting needs none), event 404, ' +
         'participant 403 "You must be a participant of this event", suggestion 404 "Suggestion not found" (unknown id, non-numeric id, or a suggestion of another event), 403 "Only the recorder ' +
         'can accept or reject this suggestion" (dancer, anyone else, admins included). Transitions: `pending` → `accepted` | `rejected`; ' +
         'sending the current status again is a no-op answered 200; any other change → 409 "Only a pending suggestion can be accepted ' +
@@ -126,7 +126,7 @@ export const matchingOpenApi: Record<string, unknown> = {
       ok: { '200': json(dataOf(ref('SuggestionDecision')), 'The suggestion and the accepted match (or null)') },
       errors: {
         400: ['VALIDATION_ERROR'],
-        403: ['NOT_PARTICIPANT', 'NOT_RECORDER'],
+        403: ['EMAIL_NOT_VERIFIED', 'NOT_PARTICIPANT', 'NOT_RECORDER'],
         404: ['EVENT_NOT_FOUND', 'SUGGESTION_NOT_FOUND'],
         409: ['SUGGESTION_NOT_PENDING'],
       },

@@ -34,7 +34,7 @@ export function createMatchingRouter({ guards, matching }: Pick<Container, 'guar
 
   router.put('/events/:slug/match-suggestions/:id/status', guards.requireAuth, validate(...decisionSchema), async (req, res) => {
     const { slug, id, status } = input<DecisionInput>(res);
-    sendData(res, await matching.decide(slug, id, status, actorOf(req)));
+    sendData(res, await matching.decide(slug, id, status, currentUser(req), actorOf(req)));
   });
 
   router.get('/admin/events/:slug/matching-runs', ...admin, validate(...eventParams), async (_req, res) => {

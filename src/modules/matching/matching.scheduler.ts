@@ -4,10 +4,12 @@ import type { MatchingRunView } from './matching.service.js';
 type SchedulerDeps = Pick<Container, 'matching' | 'logger' | 'clock'> & { config: Pick<Container['config'], 'matchingScheduler'> };
 
 /**
- * One pass of the scheduler: runs every event that is due and that this instance can lock
- * (rules: MatchingService.runDueEvents). Returns the runs it made.
+ * One pass of the scheduler: closes runs left `running` by a dead process
+ * (MatchingService.closeInterruptedRuns), then runs every event that is due and that this
+ * instance can lock (rules: MatchingService.runDueEvents). Returns the runs it made.
  */
-export function matchingSchedulerTick({ matching }: Pick<Container, 'matching'>, now?: () => Date): Promise<MatchingRunView[]> {
+export async function matchingSchedulerTick({ matching }: Pick<Container, 'matching'>, now?: () => Date): Promise<MatchingRunView[]> {
+  await matching.closeInterruptedRuns();
   return matching.runDueEvents(now);
 }
 

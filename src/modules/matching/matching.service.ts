@@ -1,9 +1,11 @@
+import type { AuthUser } from '../../lib/auth.js';
 import type { Event, Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { systemActor, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { sql, toDate, type SqlReader } from '../../lib/sql.js';
 import type { Logger } from '../../lib/logger.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { CsvFile } from '../../lib/http.js';
 import type { Notifier } from '../../realtime/notifier.js';
@@ -51,6 +53,9 @@ export const SCHEDULED_RETRY_AFTER_FAILURE_MS = 5 * 60_000;
 /** Rows per page of the CSV export. */
 const EXPORT_PAGE_SIZE = 500;
 
+/** The error text of a run whose process stopped before it finished. */
+export const INTERRUPTED_RUN_ERROR = 'Interrupted (the service stopped during the run)';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface MySuggestionsRow {
@@ -76,6 +81,11 @@ const mySuggestions = sql(
    WHERE e.slug = $1`,
 );
 
+export interface MatchingSettings {
+  /** accepting a suggestion needs a verified e-mail address, like POST /matches (REQUIRE_EMAIL_VERIFICATION) */
+  requireEmailVerification: boolean;
+}
+
 /**
  * Recording-partner matching around the pure engine (matching.engine.ts): runs (manual,
  * CLI, scheduled), the suggestions they leave, and the recorders' answers.
@@ -91,6 +101,8 @@ export class MatchingService {
     private readonly logger: Logger,
     private readonly clock: Clock,
     private readonly matches: MatchesService,
+    private readonly metrics: Metrics,
+    private readonly settings: MatchingSettings,
   ) {}
 
   // -------------------------------------------------------------------------------------
@@ -139,6 +151,38 @@ export class MatchingService {
     return runs;
   }
 
+  /**
+   * Closes runs left `running` by a process that died: for each event with such a run, the
+   * event's lock is tried first; when it is free no run of the event is alive (a run holds it
+   * from before its row is written until after it is finished), so its `running` rows become
+   * `failed` "Interrupted". A busy event is skipped: its holder is running it (any instance).
+   * Called at start-up and on every scheduler tick. Returns the number of runs closed.
+   */
+  async closeInterruptedRuns(): Promise<number> {
+    const stale = await this.db.matchingRun.findMany({ where: { status: 'running' }, distinct: ['eventId'], select: { eventId: true } });
+    let closed = 0;
+    for (const { eventId } of stale) {
+      const release = await this.lock.tryLock(eventId);
+      if (!release) continue;
+      try {
+        closed += await this.failRunningRuns(eventId);
+      } finally {
+        await release();
+      }
+    }
+    if (closed > 0) this.logger.warn({ closed }, 'interrupted matching runs marked failed');
+    return closed;
+  }
+
+  /** The caller holds the event's lock: no run of it is alive, a `running` row is a leftover. */
+  private async failRunningRuns(eventId: number): Promise<number> {
+    const { count } = await this.db.matchingRun.updateMany({
+      where: { eventId, status: 'running' },
+      data: { status: 'failed', finishedAt: this.clock.now(), error: INTERRUPTED_RUN_ERROR },
+    });
+    return count;
+  }
+
   private async dueEventIds(now: Date): Promise<number[]> {
     const events = await this.db.event.findMany({
       where: {
@@ -165,16 +209,13 @@ export class MatchingService {
    * "running") is committed first so that a failure can be recorded; loading, the engine and
    * every write then happen in ONE transaction, so readers see either the old suggestions
    * or the complete new set. Audited once (matching_run or matching_run_failed); users are
-   * notified after the commit.
+   * notified after the commit. Observed in the matching_* metrics once finished, either way.
    */
   private async executeLockedRun(event: Event, trigger: RunTrigger, actor: Actor, timings: RunTimings | undefined): Promise<MatchingRunView> {
     const t0 = performance.now();
     // Holding the lock, no other run of this event is alive: a "running" row left behind
     // by a crashed process is closed as failed.
-    await this.db.matchingRun.updateMany({
-      where: { eventId: event.id, status: 'running' },
-      data: { status: 'failed', finishedAt: this.clock.now(), error: 'Interrupted (the service stopped during the run)' },
-    });
+    await this.failRunningRuns(event.id);
     const run = await this.db.matchingRun.create({
       data: { eventId: event.id, trigger, status: 'running', triggeredById: actor.userId },
       select: { id: true },
@@ -192,11 +233,13 @@ export class MatchingService {
         data: { status: 'failed', finishedAt: this.clock.now(), error: errorText(err) },
         select: runSelect,
       });
+      this.observeRun(toRunView(failed), t0);
       await this.auditRun(event, toRunView(failed), actor);
       return toRunView(failed);
     }
     if (timings) timings.totalMs = performance.now() - t0;
     const finished = toRunView(await this.db.matchingRun.findUniqueOrThrow({ where: { id: run.id }, select: runSelect }));
+    this.observeRun(finished, t0);
     this.notifyAffectedUsers(event, run.id, outcome.result, outcome.dancerOf);
     await this.auditRun(event, finished, actor);
     return finished;
@@ -213,6 +256,15 @@ export class MatchingService {
     await writeRunResult(tx, { eventId: event.id, runId, heats: input.heats, pending, result, finishedAt });
     if (timings) Object.assign(timings, { loadMs: e0 - l0, engineMs: w0 - e0, writeMs: performance.now() - w0 });
     return { result, dancerOf: new Map(input.heats.map((h) => [h.id, h.userId])) };
+  }
+
+  private observeRun(run: MatchingRunView, startedAt: number): void {
+    this.metrics.matchingRunFinished({
+      outcome: run.status === 'failed' ? 'failed' : 'completed',
+      durationSeconds: (performance.now() - startedAt) / 1000,
+      heatsCovered: run.heatsAssigned,
+      heatsUnfilled: run.heatsUnassigned,
+    });
   }
 
   private auditRun(event: Event, run: MatchingRunView, actor: Actor) {
@@ -384,7 +436,8 @@ export class MatchingService {
   // Accepting or rejecting
 
   /**
-   * The recorder answers a suggestion. Check order: event 404, participant 403, suggestion
+   * The recorder answers a suggestion. Check order: accepting needs a verified e-mail 403 (the
+   * rule of POST /matches, checked first as there; rejecting does not), event 404, participant 403, suggestion
    * of this event 404 (unknown id; null = a malformed one), recorder 403. Transitions: pending →
    * accepted | rejected; repeating the current answer is a no-op (200); any other change →
    * 409. Accepting creates or reuses an accepted match between dancer and recorder with its
@@ -393,7 +446,8 @@ export class MatchingService {
    * progress (shared advisory lock), so a run never replaces a suggestion being accepted.
    * A change is audited (recording_suggestion_accept / _reject); a no-op is not.
    */
-  async decide(slug: string, suggestionId: number | null, status: Decision, actor: Actor) {
+  async decide(slug: string, suggestionId: number | null, status: Decision, recorder: AuthUser, actor: Actor) {
+    if (status === 'accepted' && this.settings.requireEmailVerification && !recorder.emailVerified) throw new AppError('EMAIL_NOT_VERIFIED');
     const event = await this.eventAccess.getBySlug(slug);
     const userId = actor.userId;
     if (userId === null) throw new AppError('AUTH_REQUIRED');

@@ -23,7 +23,7 @@ export const usersOpenApi: Record<string, unknown> = {
       summary: 'Edit the profile',
       access: 'user',
       description:
-        '`username` in the body → 400 (it cannot be changed); other fields (`isAdmin`, `emailVerified`, …) are ignored. Answers the updated user object. When the e-mail changes: emailVerified=false, a new verification token and code are mailed to the new address, and `data.token` holds a fresh JWT (tokens issued before stay valid until they expire; verification is checked against the database).',
+        '`username` in the body → 400 (it cannot be changed); other fields (`isAdmin`, `emailVerified`, …) are ignored. Answers the updated user object. Changing the e-mail needs `currentPassword` (missing → 400 VALIDATION_ERROR with details, wrong → 400 "Current password is incorrect"; nothing is changed). When the e-mail changes: emailVerified=false, a new verification token and code are mailed to the new address, the old address is told of the change by mail, and `data.token` holds a fresh JWT (tokens issued before stay valid until they expire; verification is checked against the database).',
       body: obj(
         {
           firstName: text,
@@ -31,12 +31,13 @@ export const usersOpenApi: Record<string, unknown> = {
           city: text,
           country: text,
           email: { type: 'string', format: 'email', maxLength: 254 },
+          currentPassword: { type: 'string', description: 'required when `email` changes' },
           instagramUrl: link,
           facebookUrl: link,
           youtubeUrl: link,
           tiktokUrl: link,
         },
-        ['firstName', 'lastName', 'city', 'country', 'email', 'instagramUrl', 'facebookUrl', 'youtubeUrl', 'tiktokUrl'],
+        ['firstName', 'lastName', 'city', 'country', 'email', 'currentPassword', 'instagramUrl', 'facebookUrl', 'youtubeUrl', 'tiktokUrl'],
       ),
       ok: {
         '200': json(
@@ -44,7 +45,7 @@ export const usersOpenApi: Record<string, unknown> = {
           'The updated user; `token` only when the e-mail changed',
         ),
       },
-      errors: { 400: ['VALIDATION_ERROR'], 404: ['USER_NOT_FOUND'], 409: ['EMAIL_TAKEN'] },
+      errors: { 400: ['VALIDATION_ERROR', 'WRONG_PASSWORD'], 404: ['USER_NOT_FOUND'], 409: ['EMAIL_TAKEN'] },
     }),
   },
   '/users/me/password': {
@@ -52,9 +53,10 @@ export const usersOpenApi: Record<string, unknown> = {
       tags: ['users'],
       summary: 'Change the password',
       access: 'user',
-      description: 'New password: 6 characters to 72 bytes. Voids a pending password-reset link.',
+      description:
+        'New password: 6 characters to 72 bytes. Voids a pending password-reset link. Ends every earlier session: tokens issued before answer 401 "Invalid or expired token" and their sockets are disconnected; `data.token` is a fresh JWT so the caller stays signed in. Hashing is bounded (503 SERVICE_UNAVAILABLE with `Retry-After` when too many are waiting).',
       body: obj({ currentPassword: { type: 'string', minLength: 1 }, newPassword: { type: 'string', minLength: 6 } }),
-      ok: { '200': json(messageAndData(['Password changed'])) },
+      ok: { '200': json(messageAndData(['Password changed'], { token: { type: 'string', description: 'fresh JWT' } })) },
       errors: { 400: ['WRONG_PASSWORD', 'VALIDATION_ERROR'], 404: ['USER_NOT_FOUND'] },
     }),
   },

@@ -27,8 +27,8 @@ export function createUsersRouter({ guards, users }: Pick<Container, 'guards' | 
 
   router.patch('/users/me/password', guards.requireAuth, validate(...changePasswordBody), async (req, res) => {
     const { currentPassword, newPassword } = input<ChangePasswordInput>(res);
-    await users.changePassword(actorOf(req), currentUser(req).id, currentPassword, newPassword);
-    sendConfirmation(res, 'Password changed');
+    const { token } = await users.changePassword(actorOf(req), currentUser(req).id, currentPassword, newPassword);
+    sendConfirmation(res, 'Password changed', { token });
   });
 
   router.get('/users/:username', guards.requireAuth, validate(...usernameParam), async (_req, res) => {

@@ -23,6 +23,8 @@ export const updateProfileBody: ValidationChain[] = [
   optionalText('city', 'City'),
   optionalText('country', 'Country'),
   emailField().optional(),
+  // required by the service when the e-mail changes
+  body('currentPassword').optional().isString().withMessage('Current password must be a string'),
   httpsUrl('instagramUrl'),
   httpsUrl('facebookUrl'),
   httpsUrl('youtubeUrl'),
@@ -34,6 +36,8 @@ export interface ProfileUpdate {
   firstName?: string | null;
   lastName?: string | null;
   email?: string;
+  /** needed to change the e-mail */
+  currentPassword?: string;
   city?: string | null;
   country?: string | null;
   instagramUrl?: string | null;

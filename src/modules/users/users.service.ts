@@ -1,19 +1,20 @@
-import bcrypt from 'bcryptjs';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { TokenAuthenticator } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
-import { AppError } from '../../lib/errors.js';
-import { verificationMail, type Mailer } from '../../lib/mailer.js';
+import { AppError, validationFailed } from '../../lib/errors.js';
+import { emailChangedMail, verificationMail, type Mailer } from '../../lib/mailer.js';
+import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isRecordNotFound, isUniqueViolation } from '../../lib/prisma-errors.js';
 import { sql, type SqlReader, type SqlStatement } from '../../lib/sql.js';
 import { userObjectSelect, userRefSelect } from '../../lib/user-summary.js';
+import type { Notifier } from '../../realtime/notifier.js';
+import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import { newVerification } from '../auth/auth.tokens.js';
 import type { ProfileUpdate } from './users.schemas.js';
 
 export interface UsersSettings {
-  bcryptRounds: number;
   /** base of the link in the verification mail after an e-mail change */
   frontendUrl: string;
 }
@@ -97,6 +98,8 @@ export class UsersService {
     private readonly sql: SqlReader,
     private readonly audit: ActivityLogService,
     private readonly tokens: TokenAuthenticator,
+    private readonly hasher: PasswordHasher,
+    private readonly notifier: Notifier,
     private readonly mailer: Mailer,
     private readonly clock: Clock,
     private readonly settings: UsersSettings,
@@ -145,9 +148,11 @@ export class UsersService {
 
   /**
    * Updates the editable profile fields (a whitelist: isAdmin, emailVerified, username … never
-   * reach the database); 404 USER_NOT_FOUND, 409 EMAIL_TAKEN (decided by the unique index).
-   * A new e-mail resets emailVerified, issues a new link token and code, mails them to the new
-   * address and answers a fresh JWT in `token`.
+   * reach the database); 404 USER_NOT_FOUND. A new e-mail needs the current password (missing →
+   * 400 VALIDATION_ERROR with details, wrong → 400 WRONG_PASSWORD, both before anything is
+   * written), then 409 EMAIL_TAKEN (decided by the unique index); it resets emailVerified,
+   * mails a new link token and code to the new address, tells the old address of the change
+   * and answers a fresh JWT in `token`.
    */
   async updateProfile(actor: Actor, userId: number, update: ProfileUpdate) {
     const data: Record<string, unknown> = {};
@@ -156,16 +161,17 @@ export class UsersService {
       if (value === undefined) continue;
       data[field] = value === null || value === '' ? null : value;
     }
-    const current = await this.db.user.findUnique({ where: { id: userId }, select: { email: true } });
+    const current = await this.db.user.findUnique({ where: { id: userId }, select: { email: true, passwordHash: true } });
     if (!current) throw new AppError('USER_NOT_FOUND');
 
     const emailChanged = typeof update.email === 'string' && update.email !== current.email;
+    if (emailChanged) await this.checkCurrentPassword(actor, current.passwordHash, update.currentPassword, 'email_change');
     const verification = emailChanged ? newVerification(this.clock.now()) : undefined;
     if (verification) Object.assign(data, { email: update.email, emailVerified: false, ...verification.stored });
 
     let user;
     try {
-      user = await this.db.user.update({ where: { id: userId }, data, select: userObjectSelect });
+      user = await this.db.user.update({ where: { id: userId }, data, select: { ...userObjectSelect, tokenVersion: true } });
     } catch (err) {
       if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
       throw err;
@@ -175,22 +181,34 @@ export class UsersService {
       action: emailChanged ? 'email_change' : 'profile_update',
       metadata: { fields: Object.keys(data).filter((k) => !k.startsWith('verification') && k !== 'emailVerified') },
     });
-    if (!verification) return user;
+    const { tokenVersion, ...updated } = user;
+    if (!verification) return updated;
     void this.mailer.sendInBackground(
-      verificationMail(this.settings.frontendUrl, user.email, user.username, verification.token, verification.code),
+      verificationMail(this.settings.frontendUrl, updated.email, updated.username, verification.token, verification.code),
       { userId },
     );
-    return { ...user, token: this.tokens.sign(user) };
+    void this.mailer.sendInBackground(emailChangedMail(current.email, updated.username, updated.email), { userId });
+    return { ...updated, token: this.tokens.sign({ ...updated, tokenVersion }) };
+  }
+
+  /** 400 VALIDATION_ERROR without a current password, 400 WRONG_PASSWORD (audited) when it does not match. */
+  private async checkCurrentPassword(actor: Actor, passwordHash: string, given: string | undefined, action: string): Promise<void> {
+    if (!given) throw validationFailed([{ field: 'currentPassword', message: 'Current password is required to change the e-mail' }]);
+    if (await this.hasher.compare(given, passwordHash)) return;
+    await this.audit.record(actor, { category: 'auth', action, success: false, metadata: { reason: 'wrong_current_password' } });
+    throw new AppError('WRONG_PASSWORD');
   }
 
   /**
    * Changes the password: 404 USER_NOT_FOUND, then 400 WRONG_PASSWORD unless the current
-   * password matches. A pending password-reset link is void afterwards.
+   * password matches. Ends every earlier session: the token version is incremented (older
+   * tokens get 401) and the user's sockets are disconnected after the commit. A pending
+   * password-reset link is void afterwards. Answers a fresh token, so the caller stays signed in.
    */
-  async changePassword(actor: Actor, userId: number, currentPassword: string, newPassword: string): Promise<void> {
+  async changePassword(actor: Actor, userId: number, currentPassword: string, newPassword: string): Promise<{ token: string }> {
     const user = await this.db.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
     if (!user) throw new AppError('USER_NOT_FOUND');
-    if (!(await bcrypt.compare(currentPassword, user.passwordHash))) {
+    if (!(await this.hasher.compare(currentPassword, user.passwordHash))) {
       await this.audit.record(actor, {
         category: 'auth',
         action: 'password_change',
@@ -199,20 +217,41 @@ export class UsersService {
       });
       throw new AppError('WRONG_PASSWORD');
     }
-    const passwordHash = await bcrypt.hash(newPassword, this.settings.bcryptRounds);
-    await this.db.user.update({ where: { id: userId }, data: { passwordHash, resetTokenHash: null, resetExpiresAt: null } });
+    const passwordHash = await this.hasher.hash(newPassword);
+    const updated = await this.db.user.update({
+      where: { id: userId },
+      data: { passwordHash, resetTokenHash: null, resetExpiresAt: null, tokenVersion: { increment: 1 } },
+      select: { id: true, emailVerified: true, tokenVersion: true },
+    });
+    await this.notifier.disconnectUser(userId, updated.tokenVersion);
     await this.audit.record(actor, { category: 'auth', action: 'password_change' });
+    return { token: this.tokens.sign(updated) };
   }
 
   /**
    * Makes the user of an e-mail address (trimmed, lower-cased) an admin; 404 USER_NOT_FOUND
    * naming the address when there is none. Used by the operator CLI (`user:promote`).
    */
-  async promoteToAdmin(email: string) {
+  promoteToAdmin(email: string) {
+    return this.setAdmin(email, true);
+  }
+
+  /**
+   * Takes admin rights from the user of an e-mail address (CLI `user:demote`); 404 as above.
+   * Their sockets leave the admin activity-log room at once (where this process has them; the
+   * stream checks the role per entry anyway).
+   */
+  async demoteFromAdmin(email: string) {
+    const user = await this.setAdmin(email, false);
+    this.notifier.removeUserFromRoom(user.id, rooms.adminActivityLogs);
+    return user;
+  }
+
+  private async setAdmin(email: string, isAdmin: boolean) {
     try {
       return await this.db.user.update({
         where: { email: email.trim().toLowerCase() },
-        data: { isAdmin: true },
+        data: { isAdmin },
         select: userObjectSelect,
       });
     } catch (err) {

@@ -53,7 +53,7 @@ export class WebrtcService {
    * Nothing is stored; a partner without a connected socket simply receives nothing.
    */
   async relaySignal(actor: Actor, signal: WebrtcSignalInput): Promise<void> {
-    if (!this.limiter.take(actor.id)) throw webrtcErrors.signalRateLimited();
+    if (!(await this.limiter.take(actor.id))) throw webrtcErrors.signalRateLimited();
     const match = await findHandoffMatch(this.deps.prisma, signal.matchSlug, actor.id);
     this.deps.notify(match.other.id, 'webrtc_signal', {
       matchSlug: match.slug,

@@ -5,11 +5,13 @@ import { parseSignal } from './webrtc.schemas.js';
  * `webrtc_signal` `{ matchSlug, kind, data }`: parsed (shape and size), then relayed by the
  * service to the other member of the match. See the README "Video hand-off".
  */
-export const registerWebrtcSocket: SocketRegistrar = (_io, socket, { webrtc, logger }) => {
-  socket.on(
+export const registerWebrtcSocket: SocketRegistrar = (_io, socket, { webrtc, logger, metrics }) => {
+  handle(
+    socket,
     'webrtc_signal',
-    handle(socket, async (payload: unknown) => {
+    async (payload: unknown) => {
       await webrtc.relaySignal(socket.data.user, parseSignal(payload));
-    }, logger),
+    },
+    { logger, metrics },
   );
 };

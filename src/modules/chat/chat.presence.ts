@@ -1,0 +1,138 @@
+import type { AppServer, AppSocket } from '../../realtime/io.js';
+import { rooms } from '../../realtime/types.js';
+
+export interface PresenceUser {
+  userId: number;
+  username: string;
+  avatar: string;
+}
+
+/**
+ * Presence of event rooms in deltas (README "Real-time channel", OpenAPI `x-socket-io`):
+ * the joining socket alone gets `active_users` (everyone in the room); the room gets
+ * `user_joined` when a user's first socket joins and `user_left` when the user's last socket
+ * leaves or disconnects. A change costs one small frame per member, never the full list.
+ *
+ * "First/last socket of the user" is decided from the user's own sockets
+ * (`io.in(user_<id>).fetchSockets()`), which spans every instance with the Redis adapter. On
+ * one instance the decisions of a user are serialised, so they are exact. Across instances,
+ * two sockets of one user joining or leaving at the same instant may send a duplicate
+ * `user_joined`/`user_left` (never a missing one): a join counts as first when no other socket
+ * of the user was in the room before OR after it joined; a leave is decided after leaving.
+ * Clients apply the deltas as set operations.
+ */
+export class EventPresence {
+  private readonly queues = new Map<number, Promise<unknown>>();
+
+  constructor(private readonly io: AppServer) {}
+
+  /**
+   * Puts the socket into the event room (leaving the one it was in) and sends it the list.
+   * Rejoining the room it is in sends the list again and tells nobody.
+   */
+  join(socket: AppSocket, event: { id: number; slug: string }): Promise<void> {
+    return this.serialised(socket.data.user.id, async () => {
+      const room = rooms.event(event.id);
+      const previous = socket.data.eventId;
+      if (previous !== undefined && previous !== event.id) await this.leaveLocked(socket, previous);
+      socket.data.eventId = event.id;
+      socket.data.eventSlug = event.slug;
+      if (!socket.rooms.has(room)) {
+        const before = await this.hasOtherSocketIn(socket, room);
+        await socket.join(room);
+        const after = await this.hasOtherSocketIn(socket, room);
+        if (!before || !after) socket.to(room).emit('user_joined', presenceUser(socket));
+      }
+      // Joined first, listed second: a user arriving in between is either in the list or
+      // announced to this socket by user_joined (possibly both; deltas are idempotent).
+      socket.emit('active_users', await this.list(room));
+    });
+  }
+
+  /** leave_event_room: the socket leaves its event room; the room hears of its user's last socket. */
+  leave(socket: AppSocket): Promise<void> {
+    const eventId = socket.data.eventId;
+    if (eventId === undefined) return Promise.resolve();
+    return this.serialised(socket.data.user.id, () => this.leaveLocked(socket, eventId));
+  }
+
+  /** On 'disconnecting' (the socket is still in its rooms). */
+  disconnecting(socket: AppSocket): void {
+    const eventId = socket.data.eventId;
+    if (eventId === undefined || !socket.rooms.has(rooms.event(eventId))) return;
+    const room = rooms.event(eventId);
+    const userId = socket.data.user.id;
+    void this.serialised(userId, async () => {
+      if (!(await this.hasOtherSocketIn(socket, room))) this.io.to(room).except(socket.id).emit('user_left', { userId });
+    }).catch(() => undefined);
+  }
+
+  /**
+   * The user left the event (or lost the right to be in it): all of the user's sockets leave
+   * the room, on every instance, and the room gets one `user_left` if any of them was in it.
+   */
+  removeUser(userId: number, eventId: number): Promise<void> {
+    const room = rooms.event(eventId);
+    return this.serialised(userId, async () => {
+      const sockets = await this.io.in(rooms.user(userId)).fetchSockets();
+      if (!sockets.some((s) => s.rooms.has(room))) return;
+      this.io.in(rooms.user(userId)).socketsLeave(room);
+      this.io.to(room).except(rooms.user(userId)).emit('user_left', { userId });
+    });
+  }
+
+  private async leaveLocked(socket: AppSocket, eventId: number): Promise<void> {
+    const room = rooms.event(eventId);
+    socket.data.eventId = undefined;
+    socket.data.eventSlug = undefined;
+    if (!socket.rooms.has(room)) return;
+    await socket.leave(room);
+    if (!(await this.hasOtherSocketIn(socket, room))) this.io.to(room).emit('user_left', { userId: socket.data.user.id });
+  }
+
+  /** Whether another socket of this socket's user is in `room` (all instances). */
+  private async hasOtherSocketIn(socket: AppSocket, room: string): Promise<boolean> {
+    const mine = await this.io.in(rooms.user(socket.data.user.id)).fetchSockets();
+    return mine.some((s) => s.id !== socket.id && s.rooms.has(room));
+  }
+
+  /** Everyone in the room, one entry per user (all instances). */
+  private async list(room: string): Promise<PresenceUser[]> {
+    const sockets = await this.io.in(room).fetchSockets();
+    const users = new Map<number, PresenceUser>();
+    for (const s of sockets) {
+      const u = s.data.user;
+      if (u && !users.has(u.id)) users.set(u.id, { userId: u.id, username: u.username, avatar: u.avatar });
+    }
+    return [...users.values()];
+  }
+
+  /** Runs the presence decisions of one user one after the other (this instance). */
+  private serialised<T>(userId: number, fn: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(userId) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const settled = next.catch(() => undefined);
+    this.queues.set(userId, settled);
+    void settled.then(() => {
+      if (this.queues.get(userId) === settled) this.queues.delete(userId);
+    });
+    return next;
+  }
+}
+
+function presenceUser(socket: AppSocket): PresenceUser {
+  const u = socket.data.user;
+  return { userId: u.id, username: u.username, avatar: u.avatar };
+}
+
+const presences = new WeakMap<AppServer, EventPresence>();
+
+/** The presence of a Socket.IO server (one per server, shared by its sockets' handlers). */
+export function eventPresence(io: AppServer): EventPresence {
+  let presence = presences.get(io);
+  if (!presence) {
+    presence = new EventPresence(io);
+    presences.set(io, presence);
+  }
+  return presence;
+}
