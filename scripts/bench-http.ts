@@ -197,13 +197,16 @@ async function cannon(url: string, token: string | undefined, seconds: number): 
   };
 }
 
-/** Socket.IO: SOCKET_WORKERS loops of connect (handshake auth) → join_event_room ack → disconnect. */
-async function socketRun(baseUrl: string, token: string, slug: string, seconds: number): Promise<Sample> {
+/**
+ * Socket.IO: SOCKET_WORKERS loops of connect (handshake auth) → join_event_room ack →
+ * disconnect, each worker as its own caller (the service caps sockets per user).
+ */
+async function socketRun(baseUrl: string, tokens: string[], slug: string, seconds: number): Promise<Sample> {
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
   const end = started + seconds * 1000;
-  const once = () =>
+  const once = (token: string) =>
     new Promise<void>((resolve) => {
       const t0 = performance.now();
       const socket = connectSocket(baseUrl, { transports: ['websocket'], auth: { token }, forceNew: true, reconnection: false, timeout: 10_000 });
@@ -219,8 +222,8 @@ async function socketRun(baseUrl: string, token: string, slug: string, seconds: 
       });
     });
   await Promise.all(
-    Array.from({ length: SOCKET_WORKERS }, async () => {
-      while (performance.now() < end) await once();
+    Array.from({ length: SOCKET_WORKERS }, async (_, worker) => {
+      while (performance.now() < end) await once(tokens[worker % tokens.length]);
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
@@ -339,7 +342,7 @@ async function main(): Promise<void> {
       sqlPerRequest.set(t.name, ((await t.queries()) - before) / SQL_SAMPLES);
     }
 
-    const run = (t: Target, seconds: number) => (t.kind === 'socket' ? socketRun(t.url, t.token!, slug, seconds) : cannon(t.url, t.token, seconds));
+    const run = (t: Target, seconds: number) => (t.kind === 'socket' ? socketRun(t.url, tokens, slug, seconds) : cannon(t.url, t.token, seconds));
     for (const t of targets) await run(t, 2); // warm-up
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
     for (let round = 1; round <= ROUNDS; round++) {
