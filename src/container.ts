@@ -64,7 +64,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   // Durable mail: src/server.ts starts its worker; callers use mailQueue.enqueue(mail, tx).
   const mailQueue = new MailQueue(config.databaseUrl, config.mailQueue, mailer, logger);
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
-  const tokens = new TokenAuthenticator(prisma, config.jwt);
+  const tokens = new TokenAuthenticator(database.sql, config.jwt);
 
   const audit = new ActivityLogService(prisma, notifier, logger, clock);
   const registry = new RegistryService(config.registry, logger, clock);
@@ -72,23 +72,23 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const accountSettings = { frontendUrl: config.frontendUrl };
   const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailer, clock, metrics, { ...accountSettings, lockout: config.lockout });
-  const users = new UsersService(prisma, audit, tokens, passwordHasher, notifier, mailer, clock, accountSettings);
+  const users = new UsersService(prisma, database.sql, audit, tokens, passwordHasher, notifier, mailer, clock, accountSettings);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);
   const { roomJoins } = config.realtime;
-  const eventChat = new EventChatService(prisma, chat, eventAccess, chatFlood, audit, notifier, clock, metrics, {
+  const eventChat = new EventChatService(prisma, database.sql, chat, eventAccess, chatFlood, audit, notifier, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
     joinLimit: new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () => clock.now().getTime()),
   });
-  const events = new EventsService(prisma, notifier, audit, eventAccess, clock, {
+  const events = new EventsService(prisma, database.sql, notifier, audit, eventAccess, clock, {
     ...config.checkin,
     frontendUrl: config.frontendUrl,
   });
   const notify = notifier.toUser.bind(notifier);
   const webrtc = new WebrtcService({ prisma, config: config.webrtc, clock: () => clock.now(), notify });
   const transfers = new TransfersService({ prisma, clock: () => clock.now(), notify });
-  const dashboard = new DashboardService(prisma, transfers);
+  const dashboard = new DashboardService(database.sql);
   const referenceData = new ReferenceData(prisma);
   const heats = new HeatsService(prisma, notifier, audit, eventAccess, referenceData);
   const eventSettings = new EventSettingsService(prisma, audit, eventAccess);
@@ -99,12 +99,12 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
   const { matchRequests } = config;
-  const matches = new MatchesService(prisma, notifier, audit, eventAccess, matchChat, chatFlood, clock, metrics, {
+  const matches = new MatchesService(prisma, database.sql, notifier, audit, eventAccess, matchChat, chatFlood, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
     requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () => clock.now().getTime()),
   });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
-  const matching = new MatchingService(prisma, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics, {
+  const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics, {
     requireEmailVerification: config.requireEmailVerification,
   });
 

@@ -32,7 +32,8 @@ async function main(): Promise<void> {
 
   const config = loadConfig(process.env);
   if (startup.signal.aborted) process.exit(0);
-  const logger = createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
+  // the server's log lines leave through pino's asynchronous destination (src/lib/logger.ts)
+  const logger = createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true), true);
   database = await resolveDatabase(config, logger, 'service');
   const container = createContainer({ ...config, databaseUrl: database.url }, { logger, databaseKind: database.kind });
   if (config.jwt.secretFile) logger.warn({ file: config.jwt.secretFile }, 'JWT_SECRET is not set: using the secret generated in the data directory');

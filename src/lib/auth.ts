@@ -1,7 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import { AppError } from './errors.js';
+import { sql, type SqlReader } from './sql.js';
 
 /** The caller as seen by routes and socket handlers (loaded from the database). */
 export interface AuthUser {
@@ -23,15 +23,14 @@ export interface TokenSession {
   expiresAt: number;
 }
 
-const authUserSelect = {
-  id: true,
-  username: true,
-  email: true,
-  avatar: true,
-  isAdmin: true,
-  emailVerified: true,
-  tokenVersion: true,
-} as const;
+/**
+ * Read on every authenticated request and socket handshake, so never from a cache: a deleted
+ * user, a demoted admin or a revoked session (older token version) is refused at once.
+ */
+const authUserById = sql(
+  'auth_user_by_id',
+  'SELECT id, username, email, avatar, "isAdmin", "emailVerified", "tokenVersion" FROM "User" WHERE id = $1',
+);
 
 export interface JwtSettings {
   secret: string;
@@ -49,7 +48,7 @@ export class TokenAuthenticator {
   private readonly key: KeyObject;
 
   constructor(
-    private readonly db: PrismaClient,
+    private readonly db: SqlReader,
     private readonly settings: JwtSettings,
   ) {
     this.key = createSecretKey(Buffer.from(settings.secret, 'utf8'));
@@ -96,7 +95,7 @@ export class TokenAuthenticator {
 
   /** Loads the user of a session as it is now; 401 INVALID_TOKEN when deleted or the session was revoked. */
   async currentUser(session: Pick<TokenSession, 'userId' | 'tokenVersion'>): Promise<AuthUser> {
-    const user = await this.db.user.findUnique({ where: { id: session.userId }, select: authUserSelect });
+    const [user] = await this.db.rows<AuthUser>(authUserById, [session.userId]);
     if (!user || user.tokenVersion !== session.tokenVersion) throw new AppError('INVALID_TOKEN');
     return user;
   }

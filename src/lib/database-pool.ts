@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import type { DatabasePoolStats } from './metrics.js';
+import type { SqlReader } from './sql.js';
 
 /**
  * The pg pool behind Prisma, built here so that its counters can be read for the metrics.
@@ -9,6 +10,10 @@ import type { DatabasePoolStats } from './metrics.js';
  * exists only on the connection it makes internally), so we pass it our pool instead.
  * `disposeExternalPool` keeps today's lifecycle: `prisma.$disconnect()` ends the pool. (A query
  * after that makes the adapter build a fresh internal pool, which these counters no longer see.)
+ * The same pool serves the plain SQL reads of src/lib/sql.ts, so they share its bounds.
+ *
+ * Every statement sent on a pool connection is counted (`db_queries_total`; BEGIN and COMMIT
+ * included): `npm run bench:http` reads it to report SQL round trips per request.
  */
 export interface PoolSettings {
   /** most connections open at once (pg's `max`) */
@@ -46,11 +51,35 @@ function boundQueue(pool: Pool, settings: PoolSettings): void {
 export function createPgAdapter(
   connectionString: string,
   settings: PoolSettings = { size: 10, timeoutMs: 5000, queueSize: 1000 },
-): { adapter: PrismaPg; stats: () => DatabasePoolStats } {
-  const pool = new Pool({ connectionString, max: settings.size, connectionTimeoutMillis: settings.timeoutMs });
+  onIdleError: (err: Error) => void = () => undefined,
+): {
+  adapter: PrismaPg;
+  reader: SqlReader;
+  stats: () => DatabasePoolStats;
+  /** ends the pool unless Prisma's disconnect already did (Prisma may never have connected) */
+  end: () => Promise<void>;
+} {
+  let queries = 0;
+  class CountingClient extends Client {
+    override query(...args: unknown[]): never {
+      queries++;
+      return (Client.prototype.query as (...a: unknown[]) => never).apply(this, args);
+    }
+  }
+  const pool = new Pool({ connectionString, max: settings.size, connectionTimeoutMillis: settings.timeoutMs, Client: CountingClient });
   boundQueue(pool, settings);
+  // An idle connection the server closes (restart, DROP DATABASE … WITH (FORCE)) leaves the pool;
+  // without a listener its 'error' would end the process. Prisma adds its own only once it connects.
+  pool.on('error', onIdleError);
   return {
     adapter: new PrismaPg(pool, { disposeExternalPool: true }),
-    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    reader: {
+      rows: async <T>(statement: { name: string; text: string }, params: readonly unknown[]) =>
+        (await pool.query({ name: statement.name, text: statement.text, values: params as unknown[] })).rows as T[],
+    },
+    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, queries }),
+    end: async () => {
+      if (!pool.ended) await pool.end();
+    },
   };
 }

@@ -2,10 +2,37 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { Response } from 'express';
+import { RenderedJson } from './sql.js';
 
-/** Response envelope (OpenAPI `components.schemas`): `{ success: true, data }`, lists add `count`. */
+/**
+ * Response envelope (OpenAPI `components.schemas`): `{ success: true, data }`, lists add
+ * `count`. A `RenderedJson` inside `data` (a large list PostgreSQL already rendered) is spliced
+ * into the body as it is.
+ */
 export function sendData(res: Response, data: unknown, status = 200): void {
-  res.status(status).json({ success: true, data });
+  if (!hasRenderedJson(data)) {
+    res.status(status).json({ success: true, data });
+    return;
+  }
+  const rendered: string[] = [];
+  const body = JSON.stringify({ success: true, data }, (_key, value: unknown) =>
+    value instanceof RenderedJson ? `${RENDERED_MARK}${rendered.push(value.text) - 1}${RENDERED_MARK}` : value,
+  );
+  res
+    .status(status)
+    .type('json')
+    .send(body.replace(RENDERED_PLACEHOLDER, (_m, index: string) => rendered[Number(index)]));
+}
+
+/** JSON.stringify writes the mark as the escape `\u0000`; PostgreSQL text never holds a NUL, so no other string of a body looks like a placeholder. */
+const RENDERED_MARK = '\u0000';
+const RENDERED_PLACEHOLDER = /"\\u0000(\d+)\\u0000"/g;
+
+/** Whether a RenderedJson sits in the first two levels of `data` (where services put them). */
+function hasRenderedJson(data: unknown): boolean {
+  if (data instanceof RenderedJson) return true;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return false;
+  return Object.values(data).some((v) => v instanceof RenderedJson);
 }
 
 export interface Pagination {

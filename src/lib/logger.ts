@@ -16,9 +16,15 @@ export function prettyTransport(env: Config['env'], stdoutIsTTY: boolean): Trans
   };
 }
 
-/** Structured logs; secrets in request headers and bodies are redacted. */
-export function createLogger(level: string, transport?: TransportSingleOptions): Logger {
-  return pino({
+/**
+ * Structured logs; secrets in request headers and bodies are redacted. With `asynchronous`
+ * (the server) and no transport, lines go to stdout through an asynchronous destination: a
+ * write never blocks the event loop, lines written while one write is in flight leave together,
+ * and pino flushes what is left synchronously when the process exits. The CLI keeps synchronous
+ * writes, so its log lines and its printed result stay in order.
+ */
+export function createLogger(level: string, transport?: TransportSingleOptions, asynchronous = false): Logger {
+  const options = {
     level,
     base: { service: 'wcs-partner-service' },
     transport,
@@ -36,6 +42,8 @@ export function createLogger(level: string, transport?: TransportSingleOptions):
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  if (!asynchronous || transport || level === 'silent') return pino(options);
+  return pino(options, pino.destination({ dest: 1, sync: false }));
 }
 

@@ -17,7 +17,7 @@ export const metricsOpenApi: Record<string, unknown> = {
         '(route is the template, e.g. `/api/events/:slug`, or `unmatched`), `socketio_connected_sockets`, `socketio_joins_total{event}`, ' +
         '`socketio_messages_total{event}`, `chat_messages_stored_total{kind}`, `matching_run_duration_seconds{outcome}`, ' +
         '`matching_heats_covered_total`, `matching_heats_unfilled_total`, `mails_sent_total{kind}`, `mails_failed_total{kind}`, ' +
-        '`login_failures_total`, `account_lockouts_total`, `db_pool_connections{state="in_use|idle"}`, `db_pool_waiting_requests`, ' +
+        '`login_failures_total`, `account_lockouts_total`, `db_pool_connections{state="in_use|idle"}`, `db_pool_waiting_requests`, `db_queries_total`, ' +
         "and prom-client's process defaults (`process_*`, `nodejs_*`, including `nodejs_eventloop_lag_seconds`).",
       responses: {
         '200': {

@@ -15,6 +15,8 @@ export interface DatabasePoolStats {
   total: number;
   idle: number;
   waiting: number;
+  /** statements sent since the pool was built */
+  queries: number;
 }
 
 export interface MetricsOptions {
@@ -105,6 +107,18 @@ export class Metrics {
       collect() {
         const stats = readPool?.();
         if (stats) this.set(stats.waiting);
+      },
+    });
+    let queriesSeen = 0;
+    new Counter({
+      name: 'db_queries_total',
+      help: 'SQL statements sent to PostgreSQL through the pool (BEGIN and COMMIT included)',
+      registers,
+      collect() {
+        const stats = readPool?.();
+        if (!stats || stats.queries <= queriesSeen) return;
+        this.inc(stats.queries - queriesSeen);
+        queriesSeen = stats.queries;
       },
     });
   }

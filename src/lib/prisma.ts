@@ -5,6 +5,9 @@ import { applyMigrations, type MigrationResult, type SqlExecutor } from './migra
 import { seedReferenceData } from './seed.js';
 import { createPgAdapter, type PoolSettings } from './database-pool.js';
 import type { DatabasePoolStats } from './metrics.js';
+import { sql, type SqlReader } from './sql.js';
+
+const ping = sql('health_ping', 'SELECT 1');
 
 /**
  * The database of a container: PostgreSQL through @prisma/adapter-pg (a pg pool), on
@@ -15,7 +18,10 @@ export type DatabaseKind = 'postgres' | 'embedded';
 
 export class Database {
   readonly prisma: PrismaClient;
+  /** plain SQL reads of the hot paths on the same connections (src/lib/sql.ts) */
+  readonly sql: SqlReader;
   private readonly readPoolStats: () => DatabasePoolStats;
+  private readonly endPool: () => Promise<void>;
 
   constructor(
     private readonly url: string,
@@ -24,8 +30,10 @@ export class Database {
     private readonly logger: Logger,
     pool?: PoolSettings,
   ) {
-    const pg = createPgAdapter(url, pool);
+    const pg = createPgAdapter(url, pool, (err) => this.logger.warn({ err }, 'idle database connection closed by the server'));
     this.readPoolStats = pg.stats;
+    this.endPool = pg.end;
+    this.sql = pg.reader;
     this.prisma = new PrismaClient({ adapter: pg.adapter });
   }
 
@@ -64,7 +72,7 @@ export class Database {
   /** true when a trivial query succeeds */
   async ping(): Promise<boolean> {
     try {
-      await this.prisma.$queryRaw`SELECT 1`;
+      await this.sql.rows(ping, []);
       return true;
     } catch {
       return false;
@@ -73,5 +81,6 @@ export class Database {
 
   async close(): Promise<void> {
     await this.prisma.$disconnect().catch(() => undefined);
+    await this.endPool().catch(() => undefined);
   }
 }

@@ -60,6 +60,15 @@ describe('GET /api/metrics', () => {
     expect(sample(res.text, 'db_pool_waiting_requests')).toBe(0);
   });
 
+  it('counts the SQL statements sent through the pool: one per GET /api/health', async () => {
+    const { request } = appWithMetrics();
+    await request.get('/api/health').expect(200);
+    const before = sample(await scrape(request), 'db_queries_total') ?? 0;
+    await request.get('/api/health').expect(200);
+    await request.get('/api/health').expect(200);
+    expect(sample(await scrape(request), 'db_queries_total')).toBe(before + 2);
+  });
+
   it('counts requests by route template, never by raw URL', async () => {
     const { request } = appWithMetrics();
     await request.get('/api/health').expect(200);

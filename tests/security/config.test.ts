@@ -5,7 +5,7 @@ import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../src/config';
 import { ConfigError } from '../../src/config/config-error';
 import { TokenAuthenticator } from '../../src/lib/auth';
-import { prisma } from '../helpers/db';
+import { testDatabase } from '../helpers/db';
 
 /** Settings that made a deployment unsafe are refused or replaced (README "Security"). */
 const dirs: string[] = [];
@@ -70,7 +70,7 @@ describe('JWT_SECRET unset outside production', () => {
 
   it('refuses an admin token signed with the former development constant', () => {
     const config = loadConfig({ DATA_DIR: tempDir() });
-    const tokens = new TokenAuthenticator(prisma, config.jwt);
+    const tokens = new TokenAuthenticator(testDatabase.sql, config.jwt);
     const forged = jwt.sign({}, FORMER_CONSTANT, { algorithm: 'HS256', subject: '1', expiresIn: 60 });
     expect(() => tokens.verify(forged)).toThrow('Invalid or expired token');
     expect(tokens.verify(tokens.sign({ id: 1 })).userId).toBe(1);

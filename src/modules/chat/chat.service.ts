@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { AppError } from '../../lib/errors.js';
+import { toDate } from '../../lib/sql.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
 
 /**
@@ -34,6 +35,24 @@ export interface MessageAuthor {
   username: string;
   avatar: string;
 }
+
+/** A message as `messageJson` renders it in SQL (createdAt as text). */
+export type MessageJson = Omit<ChatMessagePayload, 'createdAt'> & { createdAt: string };
+
+/**
+ * SQL of one message with its author as a json object, in the payload's shape; `m` is a
+ * "Message" row, `u` its author's "User" row.
+ */
+export const messageJson = (m: string, u: string) =>
+  `json_build_object('id', ${m}.id, 'roomId', ${m}."roomId", 'userId', ${m}."userId", 'username', ${u}.username, ` +
+  `'avatar', ${u}.avatar, 'content', ${m}.content, 'type', ${m}.type, 'createdAt', ${m}."createdAt")`;
+
+/** Payloads from `messageJson` objects: timestamps become Dates again. */
+export const messagesFromJson = (rows: MessageJson[]): ChatMessagePayload[] =>
+  rows.map((m) => ({ ...m, createdAt: toDate(m.createdAt) }));
+
+/** The page size of a request: `limit` within 1..MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE when absent. */
+export const pageSize = (page: MessagePage) => Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
 
 /** A stored message with its author as sent to clients (history pages and broadcasts). */
 export function toMessagePayload(m: MessageRow): ChatMessagePayload {
@@ -73,7 +92,7 @@ export class ChatService {
    * oldest first. `hasMore` is true when the number returned equals `limit`.
    */
   async listRoomMessages(roomId: number, page: MessagePage = {}): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }> {
-    const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+    const limit = pageSize(page);
     const rows = await this.db.message.findMany({
       where: { roomId, ...(page.before !== undefined ? { id: { lt: page.before } } : {}) },
       orderBy: { id: 'desc' },

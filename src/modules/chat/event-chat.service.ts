@@ -8,7 +8,17 @@ import type { Notifier } from '../../realtime/notifier.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
-import { DEFAULT_PAGE_SIZE, validateContent, type ChatService, type MessagePage } from './chat.service.js';
+import { sql, type SqlReader } from '../../lib/sql.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  messageJson,
+  messagesFromJson,
+  pageSize,
+  validateContent,
+  type ChatService,
+  type MessageJson,
+  type MessagePage,
+} from './chat.service.js';
 import type { FloodLimiter } from './flood-limit.js';
 
 export const EVENT_ROOM_TYPE = 'event';
@@ -37,6 +47,38 @@ interface SenderContext {
   roomId: number | null;
 }
 
+interface EventRoomPageRow {
+  eventId: number;
+  isParticipant: boolean;
+  roomId: number | null;
+  /** null unless the caller participates */
+  messages: MessageJson[] | null;
+}
+
+/**
+ * The event of a slug, whether the caller participates, its group room, and (for a
+ * participant) a page of the room's messages with their authors, oldest first: one statement
+ * for the history reads, which a weekend's phones poll. Indexes: Event(slug), the unique
+ * EventParticipant(userId, eventId), ChatRoom(eventId, type), Message(roomId, id) read backwards.
+ * $1 slug, $2 caller, $3 page size, $4 `before` (only in the second form).
+ */
+const roomPage = (name: string, before: string) =>
+  sql(
+    name,
+    `SELECT e.id AS "eventId", (me.id IS NOT NULL) AS "isParticipant", r.id AS "roomId",
+            CASE WHEN me.id IS NOT NULL THEN (
+              SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
+              FROM (SELECT * FROM "Message" WHERE "roomId" = r.id ${before} ORDER BY id DESC LIMIT $3) m
+              JOIN "User" u ON u.id = m."userId")
+            END AS messages
+     FROM "Event" e
+     LEFT JOIN "EventParticipant" me ON me."eventId" = e.id AND me."userId" = $2
+     LEFT JOIN "ChatRoom" r ON r."eventId" = e.id AND r.type = '${EVENT_ROOM_TYPE}'
+     WHERE e.slug = $1`,
+  );
+const latestPage = roomPage('event_chat_page', '');
+const pageBefore = roomPage('event_chat_page_before', 'AND id < $4');
+
 /**
  * The event group chat (participants only). Order of checks, HTTP and socket alike
  * (tests/chat/event-messages-http.test.ts): event 404 → participant 403 → room 404.
@@ -46,6 +88,7 @@ export class EventChatService {
 
   constructor(
     private readonly db: PrismaClient,
+    private readonly sql: SqlReader,
     private readonly chat: ChatService,
     private readonly eventAccess: EventAccess,
     private readonly flood: FloodLimiter,
@@ -56,29 +99,37 @@ export class EventChatService {
     private readonly settings: EventChatSettings,
   ) {}
 
-  /** GET /events/:slug/messages: a page of the event room's history; event 404 → participant 403 → room 404. */
+  /** GET /events/:slug/messages: a page of the event room's history; event 404 → participant 403 → room 404. One statement. */
   async listMessages(slug: string, userId: number, page: MessagePage) {
-    const event = await this.eventAccess.getBySlug(slug);
-    await this.eventAccess.assertParticipant(event.id, userId);
-    const room = await this.findRoom(event.id);
-    if (!room) throw new AppError('CHAT_ROOM_NOT_FOUND');
-    return this.chat.listRoomMessages(room.id, page);
+    const limit = pageSize(page);
+    const { roomId, messages } = await this.readRoomPage(slug, userId, limit, page.before);
+    if (roomId === null) throw new AppError('CHAT_ROOM_NOT_FOUND');
+    return { messages, hasMore: messages.length === limit };
   }
 
   /**
    * join_event_room: the event, its room (created if missing) and the last 20 messages, oldest
    * first. Checks: join throttle of the socket `socketKey` 429 ROOM_JOIN_THROTTLED (a token
    * bucket, config `realtime.roomJoins`) → slug a string of 1-50 characters, else 404 → event
-   * 404 → participant 403.
+   * 404 → participant 403. One statement, and a write only for an event whose room does not
+   * exist yet.
    */
   async openRoom(slug: unknown, userId: number, socketKey: string) {
     if (!this.settings.joinLimit.take(socketKey)) throw new AppError('ROOM_JOIN_THROTTLED');
     if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) throw new AppError('EVENT_NOT_FOUND');
-    const event = await this.eventAccess.getBySlug(slug);
-    await this.eventAccess.assertParticipant(event.id, userId);
-    const room = await this.ensureRoom(event.id);
-    const { messages } = await this.chat.listRoomMessages(room.id, { limit: DEFAULT_PAGE_SIZE });
-    return { event, room, history: messages };
+    const { eventId, roomId, messages } = await this.readRoomPage(slug, userId, DEFAULT_PAGE_SIZE);
+    const room = roomId === null ? await this.ensureRoom(eventId) : { id: roomId };
+    return { event: { id: eventId, slug }, room: { id: room.id }, history: messages };
+  }
+
+  /** The room page of an event for a participant: event 404 → participant 403. */
+  private async readRoomPage(slug: string, userId: number, limit: number, before?: number) {
+    const [row] = before === undefined
+      ? await this.sql.rows<EventRoomPageRow>(latestPage, [slug, userId, limit])
+      : await this.sql.rows<EventRoomPageRow>(pageBefore, [slug, userId, limit, before]);
+    if (!row) throw new AppError('EVENT_NOT_FOUND');
+    if (!row.isParticipant) throw new AppError('NOT_PARTICIPANT');
+    return { eventId: row.eventId, roomId: row.roomId, messages: messagesFromJson(row.messages ?? []) };
   }
 
   /**

@@ -1,6 +1,5 @@
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import { userSummarySelect, type UserSummaryRow } from '../../lib/user-summary.js';
-import type { TransfersService } from '../webrtc/transfers.service.js';
+import { sql, toDate, type SqlReader } from '../../lib/sql.js';
+import type { UserSummaryRow } from '../../lib/user-summary.js';
 
 export interface DashboardEvent {
   id: number;
@@ -42,97 +41,73 @@ export interface Dashboard {
   incomingRequests: IncomingRequest[];
 }
 
-const LIVE_SUGGESTION = ['pending', 'accepted'];
+/** Suggestions that still stand: pending or accepted. */
+const LIVE_SUGGESTION = `('pending', 'accepted')`;
 
-const participationSelect = {
-  joinedAt: true,
-  event: { select: { id: true, slug: true, name: true, location: true, startDate: true, endDate: true } },
-} as const;
+/**
+ * The whole dashboard in one statement ($1 = the caller), as two json arrays:
+ * - events: the caller's participations newest first (EventParticipant(userId, eventId)), each
+ *   with the caller's heats (Heat(userId, eventId, …)), live suggestions as dancer and as
+ *   recorder (RecordingSuggestion(eventId, dancerId) / (eventId, recorderId)), accepted matches
+ *   (Match(user1Id, status) / (user2Id, status)) and completed hand-offs received
+ *   (VideoTransfer(receiverId, status));
+ * - incoming: pending requests to the caller, newest first (Match(user2Id, status)), with the
+ *   event, the requester's summary and the room (none while pending: a pending request has no
+ *   room and no hand-offs yet).
+ * It reads other features' tables, read only, so that the phones' most frequent poll costs one
+ * round trip.
+ */
+const dashboardStatement = sql(
+  'dashboard',
+  `SELECT
+     (SELECT coalesce(json_agg(json_build_object(
+        'id', e.id, 'slug', e.slug, 'name', e.name, 'location', e.location,
+        'startDate', e."startDate", 'endDate', e."endDate", 'joinedAt', p."joinedAt",
+        'heatsCount', (SELECT count(*) FROM "Heat" h WHERE h."userId" = $1 AND h."eventId" = e.id),
+        'recordingSuggestions', json_build_object(
+          'toBeRecorded', (SELECT count(*) FROM "RecordingSuggestion" s
+                           WHERE s."eventId" = e.id AND s."dancerId" = $1 AND s.status IN ${LIVE_SUGGESTION}),
+          'toRecord', (SELECT count(*) FROM "RecordingSuggestion" s
+                       WHERE s."eventId" = e.id AND s."recorderId" = $1 AND s.status IN ${LIVE_SUGGESTION})),
+        'activeMatches', (SELECT count(*) FROM "Match" m
+                          WHERE m."eventId" = e.id AND m.status = 'accepted' AND (m."user1Id" = $1 OR m."user2Id" = $1)),
+        'videosReceived', (SELECT count(*) FROM "VideoTransfer" t JOIN "Match" m ON m.id = t."matchId"
+                           WHERE t."receiverId" = $1 AND t.status = 'completed' AND m."eventId" = e.id)
+      ) ORDER BY p."joinedAt" DESC, p.id DESC), '[]'::json)
+      FROM "EventParticipant" p JOIN "Event" e ON e.id = p."eventId"
+      WHERE p."userId" = $1) AS events,
+     (SELECT coalesce(json_agg(json_build_object(
+        'id', m.id, 'slug', m.slug, 'status', m.status, 'source', m.source,
+        'createdAt', m."createdAt", 'respondedAt', m."respondedAt",
+        'event', json_build_object('id', e.id, 'slug', e.slug, 'name', e.name),
+        'partner', json_build_object('id', u.id, 'username', u.username, 'avatar', u.avatar,
+                                     'firstName', u."firstName", 'lastName', u."lastName"),
+        'isInitiator', false, 'roomId', r.id, 'videosReceived', 0
+      ) ORDER BY m."createdAt" DESC, m.id DESC), '[]'::json)
+      FROM "Match" m
+      JOIN "Event" e ON e.id = m."eventId"
+      JOIN "User" u ON u.id = m."user1Id"
+      LEFT JOIN "ChatRoom" r ON r."matchId" = m.id
+      WHERE m."user2Id" = $1 AND m.status = 'pending') AS incoming`,
+);
 
-const incomingRequestSelect = {
-  id: true,
-  slug: true,
-  status: true,
-  source: true,
-  createdAt: true,
-  respondedAt: true,
-  event: { select: { id: true, slug: true, name: true } },
-  user1: { select: userSummarySelect },
-  chatRoom: { select: { id: true } },
-} as const;
+type Json<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] extends Date ? string : string | null };
 
-type CountRow = { eventId: number; _count: { _all: number } };
-const byEvent = (rows: CountRow[]) => new Map(rows.map((r) => [r.eventId, r._count._all]));
+interface DashboardRow {
+  events: Json<DashboardEvent, 'startDate' | 'endDate' | 'joinedAt'>[];
+  incoming: Json<IncomingRequest, 'createdAt' | 'respondedAt'>[];
+}
 
 /** The caller's overview: joined events with their figures and incoming match requests (read only). */
 export class DashboardService {
-  constructor(
-    private readonly db: PrismaClient,
-    private readonly transfers: TransfersService,
-  ) {}
+  constructor(private readonly sql: SqlReader) {}
 
-  /**
-   * GET /dashboard in a fixed number of queries (seven), whatever the number of events:
-   * participations (newest first), then one grouped count per figure over all the caller's
-   * events, then the incoming pending requests (newest first).
-   */
+  /** GET /dashboard: one statement whatever the number of events (dashboardStatement). */
   async get(userId: number): Promise<Dashboard> {
-    const participations = await this.db.eventParticipant.findMany({
-      where: { userId },
-      orderBy: [{ joinedAt: 'desc' }, { id: 'desc' }],
-      select: participationSelect,
-    });
-    const eventIds = participations.map((p) => p.event.id);
-    const [heats, asDancer, asRecorder, active, incoming, received] = await Promise.all([
-      this.db.heat.groupBy({ by: ['eventId'], where: { userId, eventId: { in: eventIds } }, _count: { _all: true } }),
-      this.liveSuggestions({ dancerId: userId, eventId: { in: eventIds } }),
-      this.liveSuggestions({ recorderId: userId, eventId: { in: eventIds } }),
-      this.db.match.groupBy({
-        by: ['eventId'],
-        where: { eventId: { in: eventIds }, status: 'accepted', OR: [{ user1Id: userId }, { user2Id: userId }] },
-        _count: { _all: true },
-      }),
-      this.incomingRequests(userId),
-      this.transfers.receivedCountsByEvent(userId, eventIds),
-    ]);
-    const [heatCounts, dancerCounts, recorderCounts, activeCounts] = [heats, asDancer, asRecorder, active].map(byEvent);
+    const [{ events, incoming }] = await this.sql.rows<DashboardRow>(dashboardStatement, [userId]);
     return {
-      events: participations.map(({ event, joinedAt }) => ({
-        ...event,
-        joinedAt,
-        heatsCount: heatCounts.get(event.id) ?? 0,
-        recordingSuggestions: {
-          toBeRecorded: dancerCounts.get(event.id) ?? 0,
-          toRecord: recorderCounts.get(event.id) ?? 0,
-        },
-        activeMatches: activeCounts.get(event.id) ?? 0,
-        videosReceived: received.get(event.id) ?? 0,
-      })),
-      incomingRequests: incoming,
+      events: events.map((e) => ({ ...e, startDate: toDate(e.startDate), endDate: toDate(e.endDate), joinedAt: toDate(e.joinedAt) })),
+      incomingRequests: incoming.map((m) => ({ ...m, createdAt: toDate(m.createdAt), respondedAt: toDate(m.respondedAt) })),
     };
-  }
-
-  private liveSuggestions(where: { dancerId?: number; recorderId?: number; eventId: { in: number[] } }) {
-    return this.db.recordingSuggestion.groupBy({
-      by: ['eventId'],
-      where: { ...where, status: { in: LIVE_SUGGESTION } },
-      _count: { _all: true },
-    });
-  }
-
-  private async incomingRequests(userId: number): Promise<IncomingRequest[]> {
-    const rows = await this.db.match.findMany({
-      where: { user2Id: userId, status: 'pending' },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      select: incomingRequestSelect,
-    });
-    return rows.map(({ user1, chatRoom, ...match }) => ({
-      ...match,
-      partner: user1,
-      isInitiator: false,
-      roomId: chatRoom?.id ?? null,
-      // a pending request has no hand-offs yet (transfers need an accepted match)
-      videosReceived: 0,
-    }));
   }
 }

@@ -6,7 +6,8 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { randomSlug, randomToken } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
-import { userSummarySelect } from '../../lib/user-summary.js';
+import { isoTimestamp, RenderedJson, sql, type SqlReader } from '../../lib/sql.js';
+import type { UserSummaryRow } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from './event-access.js';
@@ -19,19 +20,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * once queues them on the connection pool: wait for a connection rather than failing.
  */
 const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
-
-const summaryFields = {
-  id: true,
-  slug: true,
-  name: true,
-  location: true,
-  startDate: true,
-  endDate: true,
-  worldRegistryId: true,
-  participantsCount: true,
-  description: true,
-  createdAt: true,
-} as const;
 
 const checkinEventSelect = { id: true, slug: true, name: true, location: true, startDate: true, endDate: true } as const;
 
@@ -67,10 +55,89 @@ function assertDateOrder(startDate: Date, endDate: Date, message = 'endDate must
   }
 }
 
+export interface EventSummary {
+  id: number;
+  slug: string;
+  name: string;
+  location: string;
+  startDate: Date;
+  endDate: Date;
+  worldRegistryId: string | null;
+  participantsCount: number;
+  description: string | null;
+  createdAt: Date;
+  isJoined: boolean;
+  joinedAt: Date | null;
+}
+
+/**
+ * Every event with its live participant count (the index
+ * EventParticipant(eventId, joinedAt)) and the caller's participation (the unique
+ * (userId, eventId)); joined first, then by startDate and id.
+ */
+const eventSummaries = sql(
+  'events_list',
+  `SELECT e.id, e.slug, e.name, e.location, e."startDate", e."endDate", e."worldRegistryId",
+          (SELECT count(*)::int FROM "EventParticipant" c WHERE c."eventId" = e.id) AS "participantsCount",
+          e.description, e."createdAt", (p.id IS NOT NULL) AS "isJoined", p."joinedAt"
+   FROM "Event" e
+   LEFT JOIN "EventParticipant" p ON p."eventId" = e.id AND p."userId" = $1
+   ORDER BY (p.id IS NULL), e."startDate", e.id`,
+);
+
+/** A participant in the details view. */
+export interface ParticipantView extends Omit<UserSummaryRow, 'id'> {
+  userId: number;
+  joinedAt: Date;
+}
+
+interface EventDetailsRow {
+  id: number;
+  slug: string;
+  name: string;
+  location: string;
+  startDate: Date;
+  endDate: Date;
+  description: string | null;
+  registrationDeadline: Date | null;
+  matchingRunAt: Date | null;
+  isParticipant: boolean;
+  checkinToken: string | null;
+  totalParticipants: number;
+  /** ParticipantView[] rendered by PostgreSQL */
+  participants: string;
+}
+
+/**
+ * The event of a slug, whether the caller participates, its check-in token, and its
+ * participants newest first, rendered as one json text (EventParticipant(eventId, joinedAt) and
+ * the users' primary key): a big event has thousands, which the service passes on unparsed.
+ */
+const eventDetails = sql(
+  'events_details',
+  `SELECT e.id, e.slug, e.name, e.location, e."startDate", e."endDate", e.description,
+          e."registrationDeadline", e."matchingRunAt",
+          (me.id IS NOT NULL) AS "isParticipant", t.token AS "checkinToken",
+          ps.total AS "totalParticipants", ps.participants
+   FROM "Event" e
+   LEFT JOIN "EventParticipant" me ON me."eventId" = e.id AND me."userId" = $2
+   LEFT JOIN "EventCheckinToken" t ON t."eventId" = e.id
+   CROSS JOIN LATERAL (
+     SELECT count(*)::int AS total,
+            coalesce(json_agg(json_build_object(
+              'userId', u.id, 'username', u.username, 'avatar', u.avatar,
+              'firstName', u."firstName", 'lastName', u."lastName", 'joinedAt', ${isoTimestamp('p."joinedAt"')})
+            ORDER BY p."joinedAt" DESC, p.id DESC), '[]'::json)::text AS participants
+     FROM "EventParticipant" p JOIN "User" u ON u.id = p."userId"
+     WHERE p."eventId" = e.id) ps
+   WHERE e.slug = $1`,
+);
+
 /** Events: lists and views, the check-in token and QR code, check-in and leave, admin management. */
 export class EventsService {
   constructor(
     private readonly db: PrismaClient,
+    private readonly sql: SqlReader,
     private readonly notifier: Notifier,
     private readonly audit: ActivityLogService,
     private readonly eventAccess: EventAccess,
@@ -83,24 +150,10 @@ export class EventsService {
   /**
    * Event summaries for the caller (events.openapi.ts): participantsCount is the live number of
    * participation records; events the caller joined come first, then by startDate ascending.
+   * One statement (eventSummaries).
    */
-  async list(userId: number) {
-    const rows = await this.db.event.findMany({
-      select: {
-        ...summaryFields,
-        _count: { select: { participants: true } },
-        participants: { where: { userId }, select: { joinedAt: true } },
-      },
-      orderBy: [{ startDate: 'asc' }, { id: 'asc' }],
-    });
-    const summaries = rows.map(({ _count, participants, ...event }) => ({
-      ...event,
-      participantsCount: _count.participants,
-      isJoined: participants.length > 0,
-      joinedAt: participants[0]?.joinedAt ?? null,
-    }));
-    // stable sort: joined first, startDate order kept inside both groups
-    return summaries.sort((a, b) => Number(b.isJoined) - Number(a.isJoined));
+  async list(userId: number): Promise<EventSummary[]> {
+    return this.sql.rows<EventSummary>(eventSummaries, [userId]);
   }
 
   /** The public event view: the event, its group room(s) only (never private rooms), number of matches; 404 for an unknown slug. */
@@ -124,37 +177,20 @@ export class EventsService {
    * handing its token to anyone with an account would let them check in remotely.
    */
   async getDetails(slug: string, user: AuthUser) {
-    const event = await this.eventAccess.getBySlug(slug);
-    const [participants, checkin] = await Promise.all([
-      this.db.eventParticipant.findMany({
-        where: { eventId: event.id },
-        orderBy: [{ joinedAt: 'desc' }, { id: 'desc' }],
-        select: { joinedAt: true, user: { select: userSummarySelect } },
-      }),
-      this.canSeeCheckin(event, user).then((allowed) => (allowed ? this.checkinInfo(event) : null)),
-    ]);
+    const [row] = await this.sql.rows<EventDetailsRow>(eventDetails, [slug, user.id]);
+    if (!row) throw new AppError('EVENT_NOT_FOUND');
+    const { isParticipant, checkinToken, totalParticipants, participants, ...event } = row;
+    let checkin = null;
+    if (user.isAdmin || isParticipant) {
+      // the token is made on the first request that may see it (a write, once per event)
+      const token = checkinToken ?? (await this.ensureCheckinToken(event.id));
+      checkin = { token, url: this.checkinUrl(token), ...checkinWindow(event) };
+    }
     return {
-      event: {
-        id: event.id,
-        slug: event.slug,
-        name: event.name,
-        location: event.location,
-        startDate: event.startDate,
-        endDate: event.endDate,
-        description: event.description,
-        registrationDeadline: event.registrationDeadline,
-        matchingRunAt: event.matchingRunAt,
-      },
+      event,
       checkin,
-      participants: participants.map(({ joinedAt, user: u }) => ({
-        userId: u.id,
-        username: u.username,
-        avatar: u.avatar,
-        firstName: u.firstName,
-        lastName: u.lastName,
-        joinedAt,
-      })),
-      stats: { totalParticipants: participants.length },
+      participants: new RenderedJson<ParticipantView[]>(participants),
+      stats: { totalParticipants },
     };
   }
 

@@ -3,6 +3,7 @@ import type { Actor } from '../../lib/actor.js';
 import type { AuthUser } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
+import { sql, toDate, type SqlReader } from '../../lib/sql.js';
 import { randomSlug } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import { userSummarySelect, type UserSummaryRow } from '../../lib/user-summary.js';
@@ -57,6 +58,40 @@ export interface MatchView {
   /** completed video hand-offs in this match received by the viewer */
   videosReceived: number;
   hasRated?: boolean;
+}
+
+/**
+ * The caller's matches ($1) as json match objects, newest first, optionally of one event ($2,
+ * a slug; `eventFound` is false for an unknown one) and status ($3): one statement for the
+ * list the phones poll. Indexes: Match(user1Id, status) and Match(user2Id, status) (a bitmap OR),
+ * Event(slug), ChatRoom(matchId), VideoTransfer(matchId, createdAt).
+ */
+const matchList = sql(
+  'matches_list',
+  `WITH ev AS (SELECT id FROM "Event" WHERE slug = $2::text)
+   SELECT ($2::text IS NULL OR EXISTS (SELECT 1 FROM ev)) AS "eventFound",
+     (SELECT coalesce(json_agg(json_build_object(
+        'id', m.id, 'slug', m.slug, 'status', m.status, 'source', m.source,
+        'createdAt', m."createdAt", 'respondedAt', m."respondedAt",
+        'event', json_build_object('id', e.id, 'slug', e.slug, 'name', e.name),
+        'partner', json_build_object('id', u.id, 'username', u.username, 'avatar', u.avatar,
+                                     'firstName', u."firstName", 'lastName', u."lastName"),
+        'isInitiator', m."user1Id" = $1, 'roomId', r.id,
+        'videosReceived', (SELECT count(*) FROM "VideoTransfer" t
+                           WHERE t."matchId" = m.id AND t.status = 'completed' AND t."receiverId" = $1)
+      ) ORDER BY m."createdAt" DESC, m.id DESC), '[]'::json)
+      FROM "Match" m
+      JOIN "Event" e ON e.id = m."eventId"
+      JOIN "User" u ON u.id = CASE WHEN m."user1Id" = $1 THEN m."user2Id" ELSE m."user1Id" END
+      LEFT JOIN "ChatRoom" r ON r."matchId" = m.id
+      WHERE (m."user1Id" = $1 OR m."user2Id" = $1)
+        AND ($2::text IS NULL OR m."eventId" = (SELECT id FROM ev))
+        AND ($3::text IS NULL OR m.status = $3::text)) AS matches`,
+);
+
+interface MatchListRow {
+  eventFound: boolean;
+  matches: (Omit<MatchView, 'createdAt' | 'respondedAt'> & { createdAt: string; respondedAt: string | null })[];
 }
 
 const isMember = (match: { user1Id: number; user2Id: number }, userId: number) =>
@@ -144,6 +179,7 @@ export interface MatchesSettings {
 export class MatchesService {
   constructor(
     private readonly db: PrismaClient,
+    private readonly sql: SqlReader,
     private readonly notifier: Notifier,
     private readonly audit: ActivityLogService,
     private readonly eventAccess: EventAccess,
@@ -189,19 +225,11 @@ export class MatchesService {
     return toMatchView(match, requester.id);
   }
 
-  /** The caller's matches, newest first, optionally of one event (unknown slug 404) and status. */
+  /** The caller's matches, newest first, optionally of one event (unknown slug 404) and status; one statement. */
   async listMatches(userId: number, filter: ListMatchesFilter): Promise<MatchView[]> {
-    const event = filter.eventSlug ? await this.eventAccess.getBySlug(filter.eventSlug) : undefined;
-    const rows = await this.db.match.findMany({
-      where: {
-        OR: [{ user1Id: userId }, { user2Id: userId }],
-        ...(event ? { eventId: event.id } : {}),
-        ...(filter.status ? { status: filter.status } : {}),
-      },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      include: matchInclude,
-    });
-    return rows.map((m) => toMatchView(m, userId));
+    const [row] = await this.sql.rows<MatchListRow>(matchList, [userId, filter.eventSlug ?? null, filter.status ?? null]);
+    if (!row.eventFound) throw new AppError('EVENT_NOT_FOUND');
+    return row.matches.map((m) => ({ ...m, createdAt: toDate(m.createdAt), respondedAt: toDate(m.respondedAt) }));
   }
 
   /** One match of the caller with `hasRated`; 404 unless the caller is one of its two members. */

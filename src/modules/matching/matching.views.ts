@@ -57,6 +57,37 @@ export const suggestionSelect = {
 
 export type SuggestionView = Prisma.RecordingSuggestionGetPayload<{ select: typeof suggestionSelect }>;
 
+const userSummaryJson = (u: string) =>
+  `json_build_object('id', ${u}.id, 'username', ${u}.username, 'avatar', ${u}.avatar, 'firstName', ${u}."firstName", 'lastName', ${u}."lastName")`;
+const referenceJson = (r: string) => `json_build_object('id', ${r}.id, 'name', ${r}.name, 'abbreviation', ${r}.abbreviation)`;
+
+/**
+ * SQL of the suggestions of one event (SQL expression `event`) where one person (`person`) is
+ * the dancer or the recorder (`who`), as a json array of `suggestionSelect` objects in
+ * `suggestionOrder` (createdAt as text). Index: RecordingSuggestion(eventId, dancerId) /
+ * (eventId, recorderId).
+ */
+export const suggestionsJson = (who: '"dancerId"' | '"recorderId"', event: string, person: string) =>
+  `(SELECT coalesce(json_agg(json_build_object(
+      'id', s.id,
+      'heat', json_build_object('id', h.id, 'divisionId', h."divisionId", 'division', ${referenceJson('d')},
+                                'competitionTypeId', h."competitionTypeId", 'competitionType', ${referenceJson('ct')},
+                                'heatNumber', h."heatNumber", 'role', h.role),
+      'dancer', ${userSummaryJson('du')},
+      'recorder', CASE WHEN ru.id IS NULL THEN NULL ELSE ${userSummaryJson('ru')} END,
+      'status', s.status, 'unfilledReason', s."unfilledReason", 'originRunId', s."originRunId", 'createdAt', s."createdAt"
+    ) ORDER BY h."competitionTypeId", h."divisionId", h."heatNumber", s.id), '[]'::json)
+    FROM "RecordingSuggestion" s
+    JOIN "Heat" h ON h.id = s."heatId"
+    JOIN "Division" d ON d.id = h."divisionId"
+    JOIN "CompetitionType" ct ON ct.id = h."competitionTypeId"
+    JOIN "User" du ON du.id = s."dancerId"
+    LEFT JOIN "User" ru ON ru.id = s."recorderId"
+    WHERE s."eventId" = ${event} AND s.${who} = ${person})`;
+
+/** A suggestion as `suggestionsJson` renders it. */
+export type SuggestionJson = Omit<SuggestionView, 'createdAt'> & { createdAt: string };
+
 /** Heats in the order of heats/me: competition type, division, heat number; then id. */
 export const suggestionOrder: Prisma.RecordingSuggestionOrderByWithRelationInput[] = [
   { heat: { competitionTypeId: 'asc' } },

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { TokenAuthenticator } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
@@ -6,6 +6,7 @@ import { AppError, validationFailed } from '../../lib/errors.js';
 import { emailChangedMail, verificationMail, type Mailer } from '../../lib/mailer.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isRecordNotFound, isUniqueViolation } from '../../lib/prisma-errors.js';
+import { sql, type SqlReader, type SqlStatement } from '../../lib/sql.js';
 import { userObjectSelect, userRefSelect } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
@@ -46,10 +47,55 @@ const PROFILE_FIELDS = ['firstName', 'lastName', 'city', 'country', 'instagramUr
 
 const round2 = (n: number | null | undefined) => (n == null ? null : Math.round(n * 100) / 100);
 
+/**
+ * A user row with its statistics in one statement: matches by status (as requester or target),
+ * ratings received (count, average) and given. Indexes: Match(user1Id, status),
+ * Match(user2Id, status), Rating(ratedId, createdAt), Rating(raterId).
+ */
+const withStats = (name: string, select: Record<string, true>, where: string): SqlStatement =>
+  sql(
+    name,
+    `SELECT ${Object.keys(select).map((column) => `u."${column}"`).join(', ')},
+       m.total, m.pending, m.accepted, m.completed, r.received, r.average, g.given
+     FROM "User" u
+     CROSS JOIN LATERAL (
+       SELECT count(*)::int AS total,
+              count(*) FILTER (WHERE status = 'pending')::int AS pending,
+              count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
+              count(*) FILTER (WHERE status = 'completed')::int AS completed
+       FROM "Match" WHERE "user1Id" = u.id OR "user2Id" = u.id) m
+     CROSS JOIN LATERAL (SELECT count(*)::int AS received, avg(score)::float8 AS average FROM "Rating" WHERE "ratedId" = u.id) r
+     CROSS JOIN LATERAL (SELECT count(*)::int AS given FROM "Rating" WHERE "raterId" = u.id) g
+     WHERE ${where}`,
+  );
+type UserObjectRow = Prisma.UserGetPayload<{ select: typeof userObjectSelect }>;
+type PublicProfileRow = Prisma.UserGetPayload<{ select: typeof publicProfileSelect }>;
+const meWithStats = withStats('users_me', userObjectSelect, 'u.id = $1');
+const profileWithStats = withStats('users_public_profile', publicProfileSelect, 'u.username = $1');
+
+interface StatsColumns {
+  total: number;
+  pending: number;
+  accepted: number;
+  completed: number;
+  received: number;
+  average: number | null;
+  given: number;
+}
+
+/** Splits a row of `withStats` into the user's fields and `stats`. */
+function splitStats<T extends StatsColumns>(row: T, includePending: boolean) {
+  const { total, pending, accepted, completed, received, average, given, ...user } = row;
+  const matches: UserStats['matches'] = includePending ? { total, pending, accepted, completed } : { total, accepted, completed };
+  const stats: UserStats = { matches, ratings: { received, given, average: round2(average) } };
+  return { ...user, stats };
+}
+
 /** The signed-in user's own account, public profiles with statistics, ratings, and admin promotion. */
 export class UsersService {
   constructor(
     private readonly db: PrismaClient,
+    private readonly sql: SqlReader,
     private readonly audit: ActivityLogService,
     private readonly tokens: TokenAuthenticator,
     private readonly hasher: PasswordHasher,
@@ -59,21 +105,18 @@ export class UsersService {
     private readonly settings: UsersSettings,
   ) {}
 
-  /** The user object with statistics (pending matches included); 404 USER_NOT_FOUND for a deleted account. */
+  /** The user object with statistics (pending matches included), one statement; 404 USER_NOT_FOUND for a deleted account. */
   async getMe(userId: number) {
-    const [user, stats] = await Promise.all([
-      this.db.user.findUnique({ where: { id: userId }, select: userObjectSelect }),
-      this.stats(userId),
-    ]);
-    if (!user) throw new AppError('USER_NOT_FOUND');
-    return { ...user, stats };
+    const [row] = await this.sql.rows<UserObjectRow & StatsColumns>(meWithStats, [userId]);
+    if (!row) throw new AppError('USER_NOT_FOUND');
+    return splitStats(row, true);
   }
 
   /** The public profile of an exact (case-sensitive) username with statistics without pending matches; 404 USER_NOT_FOUND. */
   async getPublicProfile(username: string) {
-    const user = await this.db.user.findUnique({ where: { username }, select: publicProfileSelect });
-    if (!user) throw new AppError('USER_NOT_FOUND');
-    return { ...user, stats: await this.stats(user.id, { includePending: false }) };
+    const [row] = await this.sql.rows<PublicProfileRow & StatsColumns>(profileWithStats, [username]);
+    if (!row) throw new AppError('USER_NOT_FOUND');
+    return splitStats(row, false);
   }
 
   /**
@@ -215,27 +258,5 @@ export class UsersService {
       if (isRecordNotFound(err)) throw new AppError('USER_NOT_FOUND', { message: `No user with e-mail ${email}` });
       throw err;
     }
-  }
-
-  /** Match and rating statistics, counted by the database (groupBy / aggregate), never by loading rows. */
-  private async stats(userId: number, { includePending = true } = {}): Promise<UserStats> {
-    const [byStatus, received, given] = await Promise.all([
-      this.db.match.groupBy({
-        by: ['status'],
-        where: { OR: [{ user1Id: userId }, { user2Id: userId }] },
-        _count: { _all: true },
-      }),
-      this.db.rating.aggregate({ where: { ratedId: userId }, _count: { _all: true }, _avg: { score: true } }),
-      this.db.rating.count({ where: { raterId: userId } }),
-    ]);
-    const count = (status: string) => byStatus.find((g) => g.status === status)?._count._all ?? 0;
-    const total = byStatus.reduce((sum, g) => sum + g._count._all, 0);
-    const matches: UserStats['matches'] = includePending
-      ? { total, pending: count('pending'), accepted: count('accepted'), completed: count('completed') }
-      : { total, accepted: count('accepted'), completed: count('completed') };
-    return {
-      matches,
-      ratings: { received: received._count._all, given, average: round2(received._avg.score) },
-    };
   }
 }

@@ -108,17 +108,6 @@ export class TransfersService {
     return rows.map(toTransfer);
   }
 
-  /** Completed transfers received by the user, per event (events without any are absent). */
-  async receivedCountsByEvent(userId: number, eventIds: number[]): Promise<Map<number, number>> {
-    if (eventIds.length === 0) return new Map();
-    const rows = await this.deps.prisma.$queryRaw<{ eventId: number; count: number }[]>`
-      SELECT m."eventId" AS "eventId", count(*)::int AS count
-      FROM "VideoTransfer" t JOIN "Match" m ON m.id = t."matchId"
-      WHERE t."receiverId" = ${userId} AND t.status = 'completed' AND m."eventId" = ANY(${eventIds}::int[])
-      GROUP BY m."eventId"`;
-    return new Map(rows.map((r) => [r.eventId, r.count]));
-  }
-
   private notifyBoth(transfer: TransferPayload): TransferPayload {
     this.deps.notify(transfer.sender.id, 'transfer_updated', transfer);
     this.deps.notify(transfer.receiver.id, 'transfer_updated', transfer);

@@ -1,0 +1,440 @@
+/**
+ * `npm run bench:http`: the hot read paths of the service against two ceilings (a script, not a test).
+ *
+ * Creates a fresh PostgreSQL database (admin URL: TEST_DATABASE_ADMIN_URL, default
+ * postgresql://postgres@127.0.0.1:5432/postgres), starts the service as a real child process in
+ * production mode (`node --import tsx src/server.ts`, its log to a file), seeds a weekend
+ * (scripts/bench-http/seed.ts) and runs matching through the CLI. Then, loopback only:
+ *   (a) bare Express 5 hello JSON, its own process (scripts/bench-http/hello-server.ts);
+ *   (b) GET /api/events by hand with pg + jsonwebtoken, its own process
+ *       (scripts/bench-http/reference-server.ts); its JSON must equal the service's (keys sorted);
+ *   (c) the service's hot reads and a Socket.IO connect + join_event_room.
+ * Rounds are interleaved (a, b, c…, a, b, c…) so drift on a shared machine hits every side alike.
+ * Reported: req/s, p50/p99 per endpoint (medians over the rounds), ratios to (a) and (b), SQL
+ * statements per request (the service's `db_queries_total` around sequential requests), then a
+ * fixed-rate mix (300 req/s for 30 s) with p50/p99/max per endpoint. The last line is
+ * `GET /api/events = X of reference` (median of the per-round ratios).
+ *
+ * Knobs: BENCH_ROUNDS (3), BENCH_SECONDS per run (5), BENCH_CONNECTIONS (50),
+ * BENCH_RATE (300), BENCH_RATE_SECONDS (30), BENCH_LOG_LEVEL of the service (info).
+ * Notes and EXPLAIN output: scripts/bench-http/NOTES.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import { Client } from 'pg';
+import { io as connectSocket } from 'socket.io-client';
+import { runFixedRate, type RateTarget } from './bench-http/fixed-rate.js';
+import { seedWeekend, WEEKEND } from './bench-http/seed.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const RATE = Number(process.env.BENCH_RATE ?? 300);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 30);
+const SOCKET_WORKERS = 10;
+const SQL_SAMPLES = 20;
+
+const root = path.resolve(__dirname, '..');
+const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const dbName = `wcs_bench_http_${Date.now()}_${process.pid}`;
+const dbUrl = (() => {
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
+const JWT_SECRET = 'bench-http-secret-that-is-at-least-32-characters';
+const METRICS_TOKEN = 'bench-http-metrics-token-0123456789';
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-http-'));
+
+const serviceEnv: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  NODE_ENV: 'production',
+  HOST: '127.0.0.1',
+  DATABASE_URL: dbUrl,
+  JWT_SECRET,
+  METRICS_TOKEN,
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  RATE_LIMIT_ENABLED: 'false',
+  CSRF_ENABLED: 'false',
+  MATCHING_SCHEDULER_ENABLED: 'false',
+  // empty = unset, and dotenv does not fill in what is already defined
+  REDIS_URL: '',
+  // required in production; the benchmark sends no mail (nothing listens there)
+  SMTP_HOST: '127.0.0.1',
+  SMTP_PORT: '2525',
+};
+
+// ------------------------------------------------------------------------------ helpers
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const median = (values: number[]) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function adminQuery(sql: string): Promise<void> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const children: ChildProcess[] = [];
+
+function start(name: string, script: string, env: NodeJS.ProcessEnv, args: string[] = []): ChildProcess {
+  const log = openSync(path.join(workDir, `${name}.log`), 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, env, stdio: ['ignore', log, log] });
+  children.push(child);
+  return child;
+}
+
+async function waitForHttp(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: see ${workDir}/${name}.log`);
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`${name} did not answer ${url} within ${timeoutMs} ms`);
+}
+
+async function runToEnd(name: string, script: string, env: NodeJS.ProcessEnv, args: string[], timeoutMs: number): Promise<void> {
+  const child = start(name, script, env, args);
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  if (code !== 0) throw new Error(`${name} failed (exit ${code}): ${readFileSync(path.join(workDir, `${name}.log`), 'utf8').slice(-2000)}`);
+}
+
+async function stopChildren(): Promise<void> {
+  await Promise.all(
+    children
+      .filter((c) => c.exitCode === null && c.signalCode === null)
+      .map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
+            c.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            c.kill('SIGTERM');
+          }),
+      ),
+  );
+}
+
+/** JSON with every object's keys sorted, for comparing two answers. */
+function canonical(value: unknown): string {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sort)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]))
+        : v;
+  return JSON.stringify(sort(value));
+}
+
+async function getJson(url: string, token?: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  return { status: res.status, body: await res.json() };
+}
+
+// ------------------------------------------------------------------------------ measurements
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function cannon(url: string, token: string | undefined, seconds: number): Promise<Sample> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+/**
+ * Socket.IO: SOCKET_WORKERS loops of connect (handshake auth) → join_event_room ack →
+ * disconnect, each worker as its own caller (the service caps sockets per user).
+ */
+async function socketRun(baseUrl: string, tokens: string[], slug: string, seconds: number): Promise<Sample> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  const once = (token: string) =>
+    new Promise<void>((resolve) => {
+      const t0 = performance.now();
+      const socket = connectSocket(baseUrl, { transports: ['websocket'], auth: { token }, forceNew: true, reconnection: false, timeout: 10_000 });
+      const finish = (ok: boolean) => {
+        socket.disconnect();
+        if (ok) latencies.push(performance.now() - t0);
+        else errors++;
+        resolve();
+      };
+      socket.once('connect_error', () => finish(false));
+      socket.once('connect', () => {
+        socket.timeout(10_000).emit('join_event_room', slug, (err: unknown, ack: { success?: boolean }) => finish(!err && ack?.success === true));
+      });
+    });
+  await Promise.all(
+    Array.from({ length: SOCKET_WORKERS }, async (_, worker) => {
+      while (performance.now() < end) await once(tokens[worker % tokens.length]);
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const sorted = latencies.sort((a, b) => a - b);
+  return { rps: latencies.length / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors };
+}
+
+/** Samples of the service's Prometheus metrics (unlabelled series only). */
+async function serviceMetrics(baseUrl: string, names: string[]): Promise<number[]> {
+  const res = await fetch(`${baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const lines = (await res.text()).split('\n');
+  return names.map((name) => Number(lines.find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN));
+}
+
+async function serviceQueryCount(baseUrl: string): Promise<number> {
+  return (await serviceMetrics(baseUrl, ['db_queries_total']))[0];
+}
+
+// ------------------------------------------------------------------------------ main
+
+interface Target {
+  name: string;
+  kind: 'http' | 'socket';
+  url: string;
+  token?: string;
+  /** statements per request: reads a counter of the process serving it */
+  queries?: () => Promise<number>;
+}
+
+async function main(): Promise<void> {
+  const [load1] = os.loadavg();
+  console.log(`bench:http ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`  ${ROUNDS} interleaved rounds × ${SECONDS} s per endpoint, ${CONNECTIONS} connections; fixed-rate mix ${RATE} req/s × ${RATE_SECONDS} s`);
+  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  let failed = true;
+  try {
+    const [servicePort, helloPort, referencePort] = [await freePort(), await freePort(), await freePort()];
+    const service = start('service', 'src/server.ts', { ...serviceEnv, PORT: String(servicePort) });
+    const serviceUrl = `http://127.0.0.1:${servicePort}`;
+    await waitForHttp(`${serviceUrl}/api/health`, service, 'service');
+
+    const seedStart = performance.now();
+    const db = new Client({ connectionString: dbUrl });
+    await db.connect();
+    const weekend = await seedWeekend(db).finally(() => db.end());
+    await runToEnd('matching', 'src/cli.ts', { ...serviceEnv, LOG_LEVEL: 'warn' }, ['matching:run', weekend.bigEventSlug], 300_000);
+    console.log(
+      `  seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s: ${WEEKEND.users} users, ${WEEKEND.events} events ` +
+        `(one with ${WEEKEND.bigEventParticipants} participants, heats, a matching run), ` +
+        `${WEEKEND.eventMessages + WEEKEND.matchMessages} chat messages, ${WEEKEND.matches} matches with messages and ratings`,
+    );
+
+    const hello = start('hello', 'scripts/bench-http/hello-server.ts', { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(helloPort) });
+    const reference = start('reference', 'scripts/bench-http/reference-server.ts', {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      PORT: String(referencePort),
+      DATABASE_URL: dbUrl,
+      JWT_SECRET,
+    });
+    const helloUrl = `http://127.0.0.1:${helloPort}`;
+    const referenceUrl = `http://127.0.0.1:${referencePort}`;
+    await waitForHttp(`${helloUrl}/hello`, hello, 'hello');
+    await waitForHttp(`${referenceUrl}/__queries`, reference, 'reference');
+
+    const sign = (id: number) => jwt.sign({ ev: true }, JWT_SECRET, { algorithm: 'HS256', subject: String(id), expiresIn: 3600 });
+    const tokens = weekend.callerIds.map(sign);
+    const token = tokens[0];
+    const slug = weekend.bigEventSlug;
+
+    // The comparison stays honest: (b) answers exactly what the service answers.
+    const [mine, theirs] = await Promise.all([getJson(`${serviceUrl}/api/events`, token), getJson(`${referenceUrl}/api/events`, token)]);
+    if (mine.status !== 200 || canonical(mine.body) !== canonical(theirs.body)) {
+      throw new Error(`the reference answer differs from the service's:\nservice   ${canonical(mine.body).slice(0, 600)}\nreference ${canonical(theirs.body).slice(0, 600)}`);
+    }
+    console.log(`  reference answer equals the service's GET /api/events (${(mine.body as { count: number }).count} events, keys sorted)`);
+
+    const serviceCount = () => serviceQueryCount(serviceUrl);
+    const targets: Target[] = [
+      { name: '(a) hello JSON, bare Express 5', kind: 'http', url: `${helloUrl}/hello` },
+      {
+        name: '(b) reference GET /api/events',
+        kind: 'http',
+        url: `${referenceUrl}/api/events`,
+        token,
+        queries: async () => ((await getJson(`${referenceUrl}/__queries`)).body as { queries: number }).queries,
+      },
+      ...[
+        '/api/events',
+        '/api/users/me',
+        `/api/events/${slug}/details`,
+        `/api/events/${slug}/messages`,
+        '/api/dashboard',
+        '/api/matches',
+        `/api/events/${slug}/match-suggestions`,
+        '/api/health',
+      ].map((p): Target => ({ name: `GET ${p.replace(slug, ':slug')}`, kind: 'http', url: `${serviceUrl}${p}`, token, queries: serviceCount })),
+      { name: 'socket connect + join_event_room', kind: 'socket', url: serviceUrl, token, queries: serviceCount },
+    ];
+
+    // Every endpoint answers 200 before anything is timed.
+    for (const t of targets.filter((x) => x.kind === 'http')) {
+      const res = await getJson(t.url, t.token);
+      if (res.status !== 200) throw new Error(`${t.name} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    }
+
+    // SQL statements per request: sequential requests, nothing else running.
+    const sqlPerRequest = new Map<string, number>();
+    for (const t of targets) {
+      if (!t.queries) continue;
+      const before = await t.queries();
+      for (let i = 0; i < SQL_SAMPLES; i++) {
+        if (t.kind === 'http') await getJson(t.url, t.token);
+        else await socketOnce(t.url, t.token!, slug);
+      }
+      sqlPerRequest.set(t.name, ((await t.queries()) - before) / SQL_SAMPLES);
+    }
+
+    const run = (t: Target, seconds: number) => (t.kind === 'socket' ? socketRun(t.url, tokens, slug, seconds) : cannon(t.url, t.token, seconds));
+    for (const t of targets) await run(t, 2); // warm-up
+    const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const t of targets) samples.get(t.name)!.push(await run(t, SECONDS));
+      const ev = samples.get('GET /api/events')!.at(-1)!;
+      const ref = samples.get(targets[1].name)!.at(-1)!;
+      console.log(`  round ${round}: GET /api/events ${ev.rps.toFixed(0)} req/s, reference ${ref.rps.toFixed(0)} req/s (${(ev.rps / ref.rps).toFixed(2)}), load ${os.loadavg()[0].toFixed(2)}`);
+    }
+
+    const helloRps = median(samples.get(targets[0].name)!.map((s) => s.rps));
+    const refRps = median(samples.get(targets[1].name)!.map((s) => s.rps));
+    console.log('');
+    console.log(`${'endpoint'.padEnd(40)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'×(a)'.padStart(6)} ${'×(b)'.padStart(6)} ${'SQL/req'.padStart(8)} ${'errors'.padStart(7)}`);
+    for (const t of targets) {
+      const s = samples.get(t.name)!;
+      const rps = median(s.map((x) => x.rps));
+      const sql = sqlPerRequest.get(t.name);
+      console.log(
+        `${t.name.padEnd(40)} ${rps.toFixed(0).padStart(7)} ${median(s.map((x) => x.p50)).toFixed(1).padStart(7)} ${median(s.map((x) => x.p99)).toFixed(1).padStart(7)} ` +
+          `${(rps / helloRps).toFixed(2).padStart(6)} ${(rps / refRps).toFixed(2).padStart(6)} ${(sql === undefined ? '–' : sql.toFixed(1)).padStart(8)} ${String(s.reduce((a, x) => a + x.errors, 0)).padStart(7)}`,
+      );
+    }
+
+    // Fixed-rate mixed read load: the callers poll like the phones of a weekend.
+    const mix: RateTarget[] = [
+      { name: 'GET /api/events', path: '/api/events', weight: 5, auth: true },
+      { name: 'GET /api/events/:slug/messages', path: `/api/events/${slug}/messages`, weight: 4, auth: true },
+      { name: 'GET /api/dashboard', path: '/api/dashboard', weight: 3, auth: true },
+      { name: 'GET /api/matches', path: '/api/matches', weight: 2, auth: true },
+      { name: 'GET /api/events/:slug/match-suggestions', path: `/api/events/${slug}/match-suggestions`, weight: 2, auth: true },
+      { name: 'GET /api/users/me', path: '/api/users/me', weight: 2, auth: true },
+      { name: 'GET /api/events/:slug/details', path: `/api/events/${slug}/details`, weight: 1, auth: true },
+      { name: 'GET /api/health', path: '/api/health', weight: 1, auth: false },
+    ];
+    // Where stalls come from: the service's event-loop delay over the mix (prom-client resets its
+    // histogram at every scrape) and the load generator's own.
+    const loopNames = ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds'];
+    await serviceMetrics(serviceUrl, loopNames);
+    const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
+    generatorLoop.enable();
+    const fixed = await runFixedRate(serviceUrl, mix, tokens, RATE, RATE_SECONDS);
+    generatorLoop.disable();
+    const [serviceLoopP99, serviceLoopMax] = (await serviceMetrics(serviceUrl, loopNames)).map((v) => v * 1000);
+    console.log('');
+    console.log(`fixed rate: ${fixed.sent} requests at ${RATE} req/s for ${RATE_SECONDS} s, ${tokens.length} callers (scheduler late by at most ${fixed.maxLateness.toFixed(1)} ms)`);
+    console.log(
+      `  event-loop delay during the mix: service p99 ${serviceLoopP99.toFixed(1)} ms, max ${serviceLoopMax.toFixed(1)} ms; ` +
+        `load generator p99 ${(generatorLoop.percentile(99) / 1e6).toFixed(1)} ms, max ${(generatorLoop.max / 1e6).toFixed(1)} ms`,
+    );
+    console.log(`${'endpoint'.padEnd(40)} ${'count'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'errors'.padStart(7)}`);
+    for (const r of fixed.results) {
+      const sorted = r.latencies.sort((a, b) => a - b);
+      console.log(
+        `${r.name.padEnd(40)} ${String(sorted.length).padStart(6)} ${percentile(sorted, 50).toFixed(1).padStart(7)} ${percentile(sorted, 99).toFixed(1).padStart(7)} ` +
+          `${(sorted.at(-1) ?? NaN).toFixed(1).padStart(7)} ${String(r.errors).padStart(7)}`,
+      );
+    }
+
+    const ratios = samples.get('GET /api/events')!.map((s, i) => s.rps / samples.get(targets[1].name)![i].rps);
+    console.log('');
+    console.log(`load average at the start ${load1.toFixed(2)}, at the end ${os.loadavg()[0].toFixed(2)}; service log: ${serviceEnv.LOG_LEVEL} to a file`);
+    console.log(`GET /api/events = ${median(ratios).toFixed(2)} of reference`);
+    failed = false;
+  } finally {
+    await stopChildren();
+    await adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch((err: unknown) => console.error('drop failed:', err));
+    if (failed) console.error(`logs kept in ${workDir}`);
+    else rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** One sequential connect + join (for the statement count). */
+function socketOnce(baseUrl: string, token: string, slug: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connectSocket(baseUrl, { transports: ['websocket'], auth: { token }, forceNew: true, reconnection: false, timeout: 10_000 });
+    socket.once('connect_error', (err) => reject(err));
+    socket.once('connect', () => {
+      socket.timeout(10_000).emit('join_event_room', slug, (err: unknown) => {
+        socket.disconnect();
+        if (err) reject(err as Error);
+        // the disconnect's own bookkeeping (leaving the room, presence) settles before the next count
+        else setTimeout(resolve, 20);
+      });
+    });
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exitCode = 1;
+    process.exit(1);
+  },
+);

@@ -1,0 +1,107 @@
+/**
+ * `npm run bench:http:explain`: the plans of the hot reads on the benchmark's weekend.
+ *
+ * Creates a fresh database (TEST_DATABASE_ADMIN_URL), migrates it, seeds the weekend of
+ * scripts/bench-http/seed.ts and runs matching, then calls each hot endpoint once through the
+ * app in this process while recording the statements sent to PostgreSQL, and prints
+ * `EXPLAIN (ANALYZE, BUFFERS)` of each with the values it was sent with. The output is kept in
+ * scripts/bench-http/NOTES.md. Drops the database afterwards.
+ */
+import pg, { Client } from 'pg';
+import supertest from 'supertest';
+import jwt from 'jsonwebtoken';
+import { systemActor } from '../../src/lib/actor.js';
+import { seedWeekend } from './seed.js';
+
+const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const dbName = `wcs_bench_explain_${Date.now()}_${process.pid}`;
+const dbUrl = (() => {
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
+const JWT_SECRET = 'bench-http-secret-that-is-at-least-32-characters';
+
+interface Sent {
+  text: string;
+  values: unknown[];
+}
+let recording: Sent[] | undefined;
+const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+(pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: unknown, ...args: unknown[]) {
+  const [first, second] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
+  if (recording) recording.push(typeof first === 'string' ? { text: first, values: second ?? [] } : { text: first.text, values: first.values ?? [] });
+  return query.apply(this, args);
+};
+
+async function admin(sql: string): Promise<void> {
+  const c = new Client({ connectionString: adminUrl });
+  await c.connect();
+  await c.query(sql).finally(() => c.end());
+}
+
+async function main(): Promise<void> {
+  await admin(`CREATE DATABASE "${dbName}"`);
+  const env = { ...process.env, DATABASE_URL: dbUrl, JWT_SECRET, NODE_ENV: 'production', LOG_LEVEL: 'silent', REDIS_URL: '', SMTP_HOST: '' };
+  const { loadConfig } = await import('../../src/config/index.js');
+  const { createContainer } = await import('../../src/container.js');
+  const { buildApp } = await import('../../src/app.js');
+  const container = createContainer(loadConfig(env));
+  try {
+    await container.database.prepare();
+    const db = new Client({ connectionString: dbUrl });
+    await db.connect();
+    const weekend = await seedWeekend(db);
+    await container.matching.runNow(weekend.bigEventSlug, systemActor('cli'));
+    await db.query('ANALYZE');
+    const app = buildApp(container);
+    const token = jwt.sign({ ev: true }, JWT_SECRET, { algorithm: 'HS256', subject: String(weekend.callerIds[0]), expiresIn: 600 });
+    const slug = weekend.bigEventSlug;
+    const paths = [
+      '/api/events',
+      '/api/users/me',
+      `/api/events/${slug}/details`,
+      `/api/events/${slug}/messages`,
+      '/api/dashboard',
+      '/api/matches',
+      `/api/events/${slug}/match-suggestions`,
+      '/api/health',
+    ];
+    console.log(`EXPLAIN (ANALYZE, BUFFERS) of every statement of the hot reads (PostgreSQL ${(await db.query('SHOW server_version')).rows[0].server_version}, ${new Date().toISOString().slice(0, 10)})`);
+    for (const path of paths) {
+      await supertest(app).get(path).set('authorization', `Bearer ${token}`); // prepares the statements
+      recording = [];
+      const res = await supertest(app).get(path).set('authorization', `Bearer ${token}`);
+      const sent = recording;
+      recording = undefined;
+      console.log(`\n### GET ${path.replace(slug, ':slug')} (${res.status}, ${sent.length} statements)`);
+      for (const s of sent) {
+        const plan = await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${s.text}`, s.values);
+        console.log(`\n${s.text.replace(/\s+/g, ' ').trim()}\n-- values ${JSON.stringify(s.values)}`);
+        for (const row of plan.rows) console.log(`   ${row['QUERY PLAN']}`);
+        const lines = plan.rows.map((r) => String(r['QUERY PLAN']));
+        if (lines.some((l) => l.includes('Seq Scan'))) {
+          // Small tables are read whole; show the index each predicate would use on a larger weekend.
+          await db.query('BEGIN');
+          await db.query('SET LOCAL enable_seqscan = off');
+          const indexed = await db.query(`EXPLAIN (COSTS OFF) ${s.text}`, s.values);
+          await db.query('COMMIT');
+          console.log('   -- with enable_seqscan = off (the scans only):');
+          for (const row of indexed.rows) if (/Scan/.test(String(row['QUERY PLAN']))) console.log(`   ${row['QUERY PLAN']}`);
+        }
+      }
+    }
+    await db.end();
+  } finally {
+    await container.close();
+    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

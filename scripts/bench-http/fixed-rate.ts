@@ -1,0 +1,88 @@
+/**
+ * Open-loop load for `npm run bench:http`: requests leave at a fixed rate whatever the answers'
+ * speed (an autocannon run would slow down with the server and hide its queueing), cycling
+ * through weighted endpoints and callers. Latency is measured per request from its send to the
+ * end of its body; the scheduler's own lateness is reported, so a busy load generator shows.
+ */
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+export interface RateTarget {
+  name: string;
+  path: string;
+  weight: number;
+  /** requests without a token when false */
+  auth: boolean;
+}
+
+export interface RateResult {
+  name: string;
+  latencies: number[];
+  errors: number;
+}
+
+export interface FixedRateReport {
+  results: RateResult[];
+  sent: number;
+  /** the largest delay between a request's planned and actual send (ms) */
+  maxLateness: number;
+}
+
+export async function runFixedRate(
+  baseUrl: string,
+  targets: RateTarget[],
+  tokens: string[],
+  ratePerSecond: number,
+  seconds: number,
+): Promise<FixedRateReport> {
+  const url = new URL(baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const sequence = targets.flatMap((t) => Array.from({ length: t.weight }, () => t));
+  const results = new Map(targets.map((t) => [t.name, { name: t.name, latencies: [] as number[], errors: 0 }]));
+  const total = Math.round(ratePerSecond * seconds);
+  let inFlight = 0;
+  let maxLateness = 0;
+
+  const send = (i: number) => {
+    const target = sequence[i % sequence.length];
+    const result = results.get(target.name)!;
+    const headers: Record<string, string> = target.auth ? { authorization: `Bearer ${tokens[i % tokens.length]}` } : {};
+    const started = performance.now();
+    inFlight++;
+    const req = http.request({ host: url.hostname, port: url.port, path: target.path, agent, headers, timeout: 10_000 }, (res) => {
+      res.on('data', () => undefined);
+      res.on('end', () => {
+        inFlight--;
+        if (res.statusCode !== 200) result.errors++;
+        else result.latencies.push(performance.now() - started);
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => {
+      inFlight--;
+      result.errors++;
+    });
+    req.end();
+  };
+
+  const start = performance.now();
+  let sent = 0;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      const due = Math.min(total, Math.floor(((now - start) * ratePerSecond) / 1000) + 1);
+      for (; sent < due; sent++) {
+        maxLateness = Math.max(maxLateness, now - (start + (sent * 1000) / ratePerSecond));
+        send(sent);
+      }
+      if (sent >= total) resolve();
+      else setTimeout(tick, 1);
+    };
+    tick();
+  });
+  // Let the last answers arrive (bounded: the request timeout is 10 s).
+  const deadline = performance.now() + 15_000;
+  while (inFlight > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  agent.destroy();
+  return { results: [...results.values()], sent, maxLateness };
+}

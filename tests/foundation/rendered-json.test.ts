@@ -1,0 +1,37 @@
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { sendData } from '../../src/lib/http';
+import { RenderedJson } from '../../src/lib/sql';
+
+/** The raw answer of a bare app whose one route sends `data` (outside the API, so plain fetch, not the contract-checked supertest). */
+async function send(data: unknown) {
+  const app = express();
+  app.get('/x', (_req, res) => sendData(res, data));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x`);
+    const text = await res.text();
+    return { status: res.status, contentType: res.headers.get('content-type'), text, body: JSON.parse(text) };
+  } finally {
+    server.close();
+  }
+}
+
+describe('sendData with a list PostgreSQL rendered', () => {
+  it('splices the rendered text into the envelope, next to values it serialises itself', async () => {
+    const rendered = new RenderedJson<{ name: string }[]>('[{"name":"quote \\" and \\u0000 escape"},{"name":"ü"}]');
+    const res = await send({ at: new Date('2026-11-24T09:00:00.000Z'), list: rendered, note: 'a "b"' });
+    expect(res.status).toBe(200);
+    expect(res.contentType).toBe('application/json; charset=utf-8');
+    expect(res.text).toBe(
+      '{"success":true,"data":{"at":"2026-11-24T09:00:00.000Z","list":[{"name":"quote \\" and \\u0000 escape"},{"name":"ü"}],"note":"a \\"b\\""}}',
+    );
+    expect(res.body.data.list).toEqual(rendered.parse());
+  });
+
+  it('sends plain data unchanged', async () => {
+    const res = await send({ a: [1, 2] });
+    expect(res.body).toEqual({ success: true, data: { a: [1, 2] } });
+  });
+});
