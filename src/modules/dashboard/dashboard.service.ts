@@ -1,5 +1,5 @@
 import { sql, toDate, type SqlReader } from '../../lib/sql.js';
-import type { UserSummaryRow } from '../../lib/user-summary.js';
+import type { MatchView } from '../matches/matches.service.js';
 
 export interface DashboardEvent {
   id: number;
@@ -19,22 +19,8 @@ export interface DashboardEvent {
   videosReceived: number;
 }
 
-/** A pending match request to the caller, in the shape of the match object of matches.openapi.ts. */
-export interface IncomingRequest {
-  id: number;
-  slug: string;
-  status: string;
-  source: string;
-  createdAt: Date;
-  respondedAt: Date | null;
-  event: { id: number; slug: string; name: string };
-  /** the requester */
-  partner: UserSummaryRow;
-  /** always false: the caller is the invited user */
-  isInitiator: boolean;
-  roomId: number | null;
-  videosReceived: number;
-}
+/** A pending match request to the caller: the match object of the matches feature (the caller is never the initiator). */
+export type IncomingRequest = Omit<MatchView, 'hasRated'>;
 
 export interface Dashboard {
   events: DashboardEvent[];
