@@ -77,9 +77,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);
   const { roomJoins } = config.realtime;
+  /** room joins (join_*) per socket, checked before any database work (src/realtime/io.ts) */
+  const roomJoinLimit = new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () => clock.now().getTime());
   const eventChat = new EventChatService(prisma, database.sql, chat, eventAccess, chatFlood, audit, notifier, clock, metrics, {
     requireEmailVerification: config.requireEmailVerification,
-    joinLimit: new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () => clock.now().getTime()),
   });
   const events = new EventsService(prisma, database.sql, notifier, audit, eventAccess, clock, {
     ...config.checkin,
@@ -127,6 +128,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     auth,
     users,
     chatFlood,
+    roomJoinLimit,
     webrtc,
     transfers,
     chat,

@@ -61,7 +61,7 @@ export const clientToServer: Record<string, ClientEvent> = {
     ack: ack(s('Message')),
   },
   join_private_room: {
-    description: 'Joins `match_<id>` of an accepted or completed match of the caller; the ack carries the last 20 messages.',
+    description: 'Joins `match_<id>` of an accepted or completed match of the caller; the ack carries the last 20 messages. Throttled like join_event_room (429 ROOM_JOIN_THROTTLED).',
     payload: obj({ matchId: { type: 'integer', minimum: 1 } }),
     ack: ack(obj({ matchId: int, roomId: int, messages: array(s('Message')) })),
   },
@@ -76,7 +76,7 @@ export const clientToServer: Record<string, ClientEvent> = {
     payload: obj({ matchSlug: { type: 'string', minLength: 1, maxLength: 50 }, kind: { enum: ['offer', 'answer', 'ice-candidate', 'hangup'] }, data: {} }, ['data']),
     ack: ack(),
   },
-  join_admin_activity_logs: { description: 'Admins only: starts the `activity_log_entry` stream.', ack: ack() },
+  join_admin_activity_logs: { description: 'Admins only: starts the `activity_log_entry` stream. Throttled like join_event_room (429 ROOM_JOIN_THROTTLED).', ack: ack() },
   leave_admin_activity_logs: { description: 'Stops the stream.', ack: ack() },
 };
 

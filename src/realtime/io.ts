@@ -154,15 +154,20 @@ function disconnectAtExpiry(socket: AppSocket, { clock }: Container): void {
 /**
  * Runs before every client→server event of a connected socket: once the handshake token
  * expired, every event is refused (ack `{ success: false, error: "Invalid or expired token" }`)
- * and the socket is disconnected. Room joins (`join_*`) also reload the user, so they see the
+ * and the socket is disconnected. Room joins (`join_*`) are throttled per socket (a token bucket,
+ * config `realtime.roomJoins`; 429 ROOM_JOIN_THROTTLED) and reload the user, so they see the
  * current role and are refused after the session was revoked (password change or reset). The
  * promise rejects when the event must not run.
  */
-async function checkSession(socket: AppSocket, packet: unknown[], { tokens, clock }: Container): Promise<void> {
+async function checkSession(socket: AppSocket, packet: unknown[], { tokens, clock, roomJoinLimit }: Container): Promise<void> {
   const { session } = socket.data;
   try {
     if (clock.now().getTime() >= session.expiresAt) throw new AppError('INVALID_TOKEN');
-    if (typeof packet[0] === 'string' && packet[0].startsWith('join_')) socket.data.user = await tokens.currentUser(session);
+    if (typeof packet[0] === 'string' && packet[0].startsWith('join_')) {
+      // throttled before any database work: a flood of joins costs no queries
+      if (!roomJoinLimit.take(socket.id)) throw new AppError('ROOM_JOIN_THROTTLED');
+      socket.data.user = await tokens.currentUser(session);
+    }
   } catch (err) {
     const appError = toAppError(err);
     const ack = packet[packet.length - 1];

@@ -22,7 +22,7 @@ export const registerChatSocket: SocketRegistrar = (io, socket, { eventChat, not
     socket,
     'join_event_room',
     async (slug: unknown) => {
-      const { event, room, history } = await eventChat.openRoom(slug, socket.data.user.id, socket.id);
+      const { event, room, history } = await eventChat.openRoom(slug, socket.data.user.id);
       socket.emit('message_history', history);
       await presence.join(socket, event);
       return { eventId: event.id, slug: event.slug, roomId: room.id };

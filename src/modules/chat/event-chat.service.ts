@@ -30,7 +30,6 @@ export interface EventChatSettings {
   /** sending needs a verified e-mail address (REQUIRE_EMAIL_VERIFICATION) */
   requireEmailVerification: boolean;
   /** join_event_room throttle, one token per join and socket */
-  joinLimit: FloodLimiter<string>;
 }
 
 /** The event room a socket joined (kept by the socket layer). */
@@ -109,13 +108,12 @@ export class EventChatService {
 
   /**
    * join_event_room: the event, its room (created if missing) and the last 20 messages, oldest
-   * first. Checks: join throttle of the socket `socketKey` 429 ROOM_JOIN_THROTTLED (a token
-   * bucket, config `realtime.roomJoins`) → slug a string of 1-50 characters, else 404 → event
+   * first (the join throttle, 429 ROOM_JOIN_THROTTLED, runs before, in src/realtime/io.ts).
+   * Checks: slug a string of 1-50 characters, else 404 → event
    * 404 → participant 403. One statement, and a write only for an event whose room does not
    * exist yet.
    */
-  async openRoom(slug: unknown, userId: number, socketKey: string) {
-    if (!this.settings.joinLimit.take(socketKey)) throw new AppError('ROOM_JOIN_THROTTLED');
+  async openRoom(slug: unknown, userId: number) {
     if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) throw new AppError('EVENT_NOT_FOUND');
     const { eventId, roomId, messages } = await this.readRoomPage(slug, userId, DEFAULT_PAGE_SIZE);
     const room = roomId === null ? await this.ensureRoom(eventId) : { id: roomId };
