@@ -1,48 +1,23 @@
 import {
-  array,
   dataOf,
-  int,
   json,
-  listOf,
-  messageOnly,
   nullStr,
   obj,
   operation,
-  pathParam,
   ref,
   slugParam,
-  str,
   type Schema,
 } from '../../docs/openapi-helpers.js';
 
-/**
- * OpenAPI paths of this feature (merged by src/docs/openapi.ts).
- * Choices made where the interface specification is silent are written into the descriptions.
- */
 const scheduleConfig: Schema = {
   oneOf: [ref('ScheduleConfig'), { type: 'null' }],
   description: 'null or `{ slots: [] }`: every division is its own slot',
 };
-const idOrDigits: Schema = { type: ['integer', 'string'], description: 'a positive integer, or a string of digits' };
 
-const heatsBody = obj({
-  heats: array(
-    obj(
-      {
-        divisionId: idOrDigits,
-        competitionTypeId: idOrDigits,
-        heatNumber: { type: ['integer', 'string'], minimum: 1, maximum: 9, description: '1-9 (a string of digits is accepted)' },
-        role: { enum: ['Leader', 'Follower', null, ''], description: 'absent, null or "" mean no role' },
-      },
-      ['role'],
-    ),
-    { minItems: 1, maxItems: 100 },
-  ),
-});
-
-const userHeats = obj({ userId: int, username: str, avatar: str, competitorNumber: nullStr, heats: array(ref('HeatWithNumber')) });
-
-/** OpenAPI paths of the per-event settings (merged by src/docs/openapi.ts). */
+/**
+ * OpenAPI paths of the per-event settings (merged by src/docs/openapi.ts). Choices made where
+ * the interface specification is silent are written into the descriptions.
+ */
 export const eventSettingsOpenApi: Record<string, unknown> = {
   '/events/{slug}/competitor-number': {
     put: operation('put', {

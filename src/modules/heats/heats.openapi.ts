@@ -19,10 +19,6 @@ import {
  * OpenAPI paths of this feature (merged by src/docs/openapi.ts).
  * Choices made where the interface specification is silent are written into the descriptions.
  */
-const scheduleConfig: Schema = {
-  oneOf: [ref('ScheduleConfig'), { type: 'null' }],
-  description: 'null or `{ slots: [] }`: every division is its own slot',
-};
 const idOrDigits: Schema = { type: ['integer', 'string'], description: 'a positive integer, or a string of digits' };
 
 const heatsBody = obj({
