@@ -31,6 +31,7 @@ import { Client } from 'pg';
 import { io as connectSocket } from 'socket.io-client';
 import { runFixedRate, type RateTarget } from './bench-http/fixed-rate.js';
 import { seedWeekend, WEEKEND } from './bench-http/seed.js';
+import { benchDatabase } from './lib/bench-database.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -41,13 +42,8 @@ const SOCKET_WORKERS = 10;
 const SQL_SAMPLES = 20;
 
 const root = path.resolve(__dirname, '..');
-const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbName = `wcs_bench_http_${Date.now()}_${process.pid}`;
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const database = benchDatabase('wcs_bench_http');
+const dbUrl = database.url;
 const JWT_SECRET = 'bench-http-secret-that-is-at-least-32-characters';
 const METRICS_TOKEN = 'bench-http-metrics-token-0123456789';
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-http-'));
@@ -81,15 +77,6 @@ const median = (values: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-async function adminQuery(sql: string): Promise<void> {
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -257,7 +244,7 @@ async function main(): Promise<void> {
   const [load1] = os.loadavg();
   console.log(`bench:http ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`  ${ROUNDS} interleaved rounds × ${SECONDS} s per endpoint, ${CONNECTIONS} connections; fixed-rate mix ${RATE} req/s × ${RATE_SECONDS} s`);
-  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  await database.create();
   let failed = true;
   try {
     const [servicePort, helloPort, referencePort] = [await freePort(), await freePort(), await freePort()];
@@ -408,7 +395,7 @@ async function main(): Promise<void> {
     failed = false;
   } finally {
     await stopChildren();
-    await adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch((err: unknown) => console.error('drop failed:', err));
+    await database.drop().catch((err: unknown) => console.error('drop failed:', err));
     if (failed) console.error(`logs kept in ${workDir}`);
     else rmSync(workDir, { recursive: true, force: true });
   }

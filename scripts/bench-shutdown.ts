@@ -8,22 +8,15 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { Client } from 'pg';
+import { benchDatabase } from './lib/bench-database.js';
 
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const LOAD_MS = Number(process.env.LOAD_MS ?? 2000);
 const root = path.join(__dirname, '..');
 const port = 40000 + Math.floor(Math.random() * 10000);
-const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbName = `wcs_bench_shutdown_${Date.now()}`;
-const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
+const database = benchDatabase('wcs_bench_shutdown');
+const databaseUrl = database.url;
 
-async function admin(sql: string) {
-  const c = new Client({ connectionString: adminUrl });
-  await c.connect();
-  await c.query(sql);
-  await c.end();
-}
 
 /** Like `npm start`: one node process with tsx's loader. */
 function startServer() {
@@ -48,7 +41,7 @@ function get(agent: http.Agent, urlPath: string): Promise<number> {
 }
 
 async function main() {
-  await admin(`CREATE DATABASE "${dbName}"`);
+  await database.create();
   const { child, exited, output } = startServer();
   while (!output().includes('listening on')) await new Promise((r) => setTimeout(r, 100));
   let sigtermAt = 0;
@@ -73,7 +66,7 @@ async function main() {
   const exitMs = performance.now() - sigtermAt;
   await Promise.all(loops);
   const fiveHundreds = [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
-  await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  await database.drop();
   if (process.env.SHOW_LOG) console.log(output());
   console.log(JSON.stringify({ connections: CONNECTIONS, exitCode: code, sigtermToExitMs: Math.round(exitMs), answersAfterSigterm: afterSigterm, statuses: Object.fromEntries(statuses), fiveHundreds }));
 }

@@ -12,14 +12,10 @@ import supertest from 'supertest';
 import jwt from 'jsonwebtoken';
 import { systemActor } from '../../src/lib/actor.js';
 import { seedWeekend } from './seed.js';
+import { benchDatabase } from '../lib/bench-database.js';
 
-const adminUrl = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbName = `wcs_bench_explain_${Date.now()}_${process.pid}`;
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const database = benchDatabase('wcs_bench_explain');
+const dbUrl = database.url;
 const JWT_SECRET = 'bench-http-secret-that-is-at-least-32-characters';
 
 interface Sent {
@@ -34,19 +30,15 @@ const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   return query.apply(this, args);
 };
 
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: adminUrl });
-  await c.connect();
-  await c.query(sql).finally(() => c.end());
-}
 
 async function main(): Promise<void> {
-  await admin(`CREATE DATABASE "${dbName}"`);
-  const env = { ...process.env, DATABASE_URL: dbUrl, JWT_SECRET, NODE_ENV: 'production', LOG_LEVEL: 'silent', REDIS_URL: '', SMTP_HOST: '' };
+  // production requires an SMTP host; nothing here sends mail
+  const env = { ...process.env, DATABASE_URL: dbUrl, JWT_SECRET, NODE_ENV: 'production', LOG_LEVEL: 'silent', REDIS_URL: '', SMTP_HOST: '127.0.0.1' };
   const { loadConfig } = await import('../../src/config/index.js');
   const { createContainer } = await import('../../src/container.js');
   const { buildApp } = await import('../../src/app.js');
   const container = createContainer(loadConfig(env));
+  await database.create();
   try {
     await container.database.prepare();
     const db = new Client({ connectionString: dbUrl });
@@ -94,7 +86,7 @@ async function main(): Promise<void> {
     await db.end();
   } finally {
     await container.close();
-    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await database.drop();
   }
 }
 
