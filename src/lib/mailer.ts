@@ -22,7 +22,7 @@ export interface MailerSettings {
  * The transport is created on first use.
  */
 export class Mailer {
-  private transport: { key: string; transporter: Transporter } | undefined;
+  private transport: Transporter | undefined;
 
   constructor(
     private readonly settings: MailerSettings,
@@ -33,25 +33,16 @@ export class Mailer {
   private transporter(): Transporter | undefined {
     const smtp = this.settings.smtp;
     if (!smtp) return undefined;
-    // TRANSITIONAL (issue 11): rebuilt when the settings object changes, for tests that still
-    // point the shared configuration at their capture server.
-    const key = JSON.stringify(smtp);
-    if (this.transport?.key !== key) {
-      this.transport?.transporter.close();
-      this.transport = {
-        key,
-        transporter: nodemailer.createTransport({
-          host: smtp.host,
-          port: smtp.port,
-          secure: smtp.secure,
-          auth: smtp.user ? { user: smtp.user, pass: smtp.pass ?? '' } : undefined,
-          connectionTimeout: 10_000,
-          greetingTimeout: 10_000,
-          socketTimeout: 20_000,
-        }),
-      };
-    }
-    return this.transport.transporter;
+    this.transport ??= nodemailer.createTransport({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      auth: smtp.user ? { user: smtp.user, pass: smtp.pass ?? '' } : undefined,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+    });
+    return this.transport;
   }
 
   /**
@@ -88,7 +79,7 @@ export class Mailer {
   }
 
   close(): void {
-    this.transport?.transporter.close();
+    this.transport?.close();
     this.transport = undefined;
   }
 }

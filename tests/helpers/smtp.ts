@@ -5,8 +5,7 @@ import { useTestContainer } from './container';
 
 /**
  * A real SMTP server in the test process that captures every mail (decoded with mailparser).
- * `useCaptureSmtp()` points the service's config.smtp at it; the mailer builds its
- * transport from config.smtp at send time.
+ * `installSmtpCapture()` builds the file's container with SMTP pointing at it.
  */
 export interface CapturedMail {
   to: string[];

@@ -22,9 +22,8 @@ const SEED = 13;
 const DEADLINE_MS = 8000;
 
 /**
- * TRANSITIONAL: operations that still fail the sweep because their fix belongs to a feature
- * service being converted in parallel. The test fails for any other operation, and reports the
- * ones listed here that pass (remove them). Empty this list once those branches are merged.
+ * Known failures, each with the reason it is tolerated (empty: every operation passes). The
+ * test fails for any other operation, and reports listed ones that pass (remove them).
  */
 const ALLOWED_FAILURES: Record<string, string> = {};
 
