@@ -56,13 +56,14 @@ export interface ContainerOverrides {
 export function createContainer(config: Config, overrides: ContainerOverrides = {}) {
   const logger = overrides.logger ?? createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
   const clock = overrides.clock ?? systemClock;
-  const database = overrides.database ?? new Database(requireDatabaseUrl(config), overrides.databaseKind ?? 'postgres', logger, config.databasePool);
+  const databaseUrl = requireDatabaseUrl(config);
+  const database = overrides.database ?? new Database(databaseUrl, overrides.databaseKind ?? 'postgres', logger, config.databasePool);
   const prisma = database.prisma;
   const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
-  // Durable mail: src/server.ts starts its worker; callers use mailQueue.enqueue(mail, tx).
-  const mailQueue = new MailQueue(config.databaseUrl, config.mailQueue, mailer, logger);
+  // Durable mail: services queue mails in the transaction of their change; src/server.ts starts the worker.
+  const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger);
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
 
@@ -71,8 +72,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const eventAccess = new EventAccess(prisma);
   const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const accountSettings = { frontendUrl: config.frontendUrl };
-  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailer, clock, metrics, { ...accountSettings, lockout: config.lockout });
-  const users = new UsersService(prisma, database.sql, audit, tokens, passwordHasher, notifier, mailer, clock, accountSettings);
+  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, { ...accountSettings, lockout: config.lockout });
+  const users = new UsersService(prisma, database.sql, audit, tokens, passwordHasher, notifier, mailQueue, clock, accountSettings);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);

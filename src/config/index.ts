@@ -147,6 +147,11 @@ const schema = z.object({
   MAIL_RETRY_LIMIT: int(10, 0, 1000),
   MAIL_RETRY_DELAY_SECONDS: int(5, 1, 86_400),
   MAIL_POLL_INTERVAL_SECONDS: int(2, 1, 3600),
+  MAIL_QUEUE_NAME: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? 'mail' : v.trim()))
+    .pipe(z.string().regex(/^[A-Za-z0-9_-]{1,50}$/, 'must be 1 to 50 letters, digits, _ or -')),
   CSRF_ENABLED: bool(false),
   CSRF_SECRET: optionalString,
   RATE_LIMIT_ENABLED: bool(true),
@@ -262,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     mailFrom: e.MAIL_FROM ?? 'WCS Partner <no-reply@localhost>',
     /** The durable mail queue (src/lib/mail-queue.ts): retries with doubling delays, then gives up. */
     mailQueue: {
+      name: e.MAIL_QUEUE_NAME,
       retryLimit: e.MAIL_RETRY_LIMIT,
       retryDelaySeconds: e.MAIL_RETRY_DELAY_SECONDS,
       pollingIntervalSeconds: e.MAIL_POLL_INTERVAL_SECONDS,

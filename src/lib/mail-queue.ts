@@ -1,6 +1,7 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from './logger.js';
 import type { Mail, Mailer } from './mailer.js';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 /**
  * Durable outgoing mail (issue 16): mails are jobs in PostgreSQL (pg-boss, schema `pgboss`), sent
@@ -11,16 +12,13 @@ import type { Mail, Mailer } from './mailer.js';
  * timeout), the job runs again and the recipient gets the same mail twice (same subject and text,
  * the same link or code: both copies work). See the README "Outgoing mail".
  *
- * `enqueue(mail, tx)` writes the job in the caller's Prisma transaction, so the mail exists if and
- * only if the user change commits. Without a transaction the job is written at once.
+ * `transaction(db, change)` writes the jobs in the transaction of the user change, so a mail
+ * exists if and only if the change commits.
  */
 
-/** Runs SQL in a Prisma interactive transaction (`tx` of `prisma.$transaction(async (tx) => …)`). */
-export interface RawSqlTransaction {
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
-}
-
 export interface MailQueueSettings {
+  /** the pg-boss queue (one per deployment; the tests give each file its own) */
+  name: string;
   /** how often a failed mail is tried again before the job is marked failed */
   retryLimit: number;
   /** the first retry's delay; each further one doubles it (pg-boss backoff, with jitter) */
@@ -29,15 +27,23 @@ export interface MailQueueSettings {
   pollingIntervalSeconds: number;
 }
 
-export const MAIL_QUEUE = 'mail';
+/** What a change made in `MailQueue.transaction` answers: its result and the mails it sends. */
+export interface ChangeWithMail<T> {
+  result: T;
+  mails: Mail[];
+}
+
 const SMTP_EXPIRE_SECONDS = 120;
+const CREATE_QUEUE_ATTEMPTS = 8;
+/** mails fetched and sent together by one worker */
+const MAILS_PER_FETCH = 10;
 
 interface MailJob {
   mail: Mail;
 }
 
 /** pg-boss's `db` option: its SQL through the caller's transaction (values: null for undefined, JSON for objects). */
-function transactionExecutor(tx: RawSqlTransaction): PgBoss.Db {
+function transactionExecutor(tx: Prisma.TransactionClient): PgBoss.Db {
   return {
     executeSql: async (text, values) => {
       const params = values.map((v: unknown) => (v === undefined ? null : v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v));
@@ -47,38 +53,31 @@ function transactionExecutor(tx: RawSqlTransaction): PgBoss.Db {
 }
 
 export class MailQueue {
-  private readonly boss: PgBoss | undefined;
+  private readonly boss: PgBoss;
   private ready: Promise<void> | undefined;
   private working = false;
+  private workerId: string | undefined;
 
-  /** Without a connection string (the embedded database) mails are sent at once, as before. */
   constructor(
-    connectionString: string | undefined,
+    connectionString: string,
     private readonly settings: MailQueueSettings,
     private readonly mailer: Mailer,
     private readonly logger: Logger,
   ) {
-    if (!connectionString) return;
     this.boss = new PgBoss({ connectionString, max: 2, schedule: false, application_name: 'wcs-mail-queue' });
     this.boss.on('error', (err: Error) => this.logger.warn({ reason: err.message }, 'mail queue: database error (pg-boss retries)'));
   }
 
-  get durable(): boolean {
-    return this.boss !== undefined;
-  }
-
   /** Creates pg-boss's schema and the mail queue once (idempotent, safe with several instances). */
   private start(): Promise<void> {
-    const boss = this.boss;
-    if (!boss) return Promise.resolve();
     this.ready ??= (async () => {
-      await boss.start();
+      await this.boss.start();
       // Instances starting together can deadlock in createQueue (PostgreSQL aborts one of them
       // with 40P01): that one tries again; the queue exists by then or is created on the retry.
       for (let attempt = 1; ; attempt++) {
         try {
-          await boss.createQueue(MAIL_QUEUE, {
-            name: MAIL_QUEUE,
+          await this.boss.createQueue(this.settings.name, {
+            name: this.settings.name,
             retryLimit: this.settings.retryLimit,
             retryDelay: this.settings.retryDelaySeconds,
             retryBackoff: true,
@@ -86,7 +85,7 @@ export class MailQueue {
           });
           return;
         } catch (err) {
-          if ((err as { code?: string }).code !== '40P01' || attempt >= 5) throw err;
+          if ((err as { code?: string }).code !== '40P01' || attempt >= CREATE_QUEUE_ATTEMPTS) throw err;
           await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100));
         }
       }
@@ -98,39 +97,56 @@ export class MailQueue {
   }
 
   /**
-   * Queues a mail; with `tx`, inside that transaction (the mail goes out only if it commits).
-   * Returns the job id (undefined without a durable queue).
+   * Runs `change` in a transaction of `db` and queues the mails it answers in that same
+   * transaction: the change and its mails commit together or not at all. The queue is prepared
+   * before the transaction opens (no schema work while it holds a connection), and a worker of
+   * this process is woken after the commit, so the mail usually leaves at once.
    */
-  async enqueue(mail: Mail, tx?: RawSqlTransaction): Promise<string | undefined> {
-    if (!this.boss) {
-      void this.mailer.sendInBackground(mail);
-      return undefined;
-    }
+  async transaction<T>(db: PrismaClient, change: (tx: Prisma.TransactionClient) => Promise<ChangeWithMail<T>>): Promise<T> {
     await this.start();
-    const id = await this.boss.send(MAIL_QUEUE, { mail } satisfies MailJob, tx ? { db: transactionExecutor(tx) } : {});
-    return id ?? undefined;
+    const result = await db.$transaction(async (tx) => {
+      const { result, mails } = await change(tx);
+      const executor = transactionExecutor(tx);
+      for (const mail of mails) await this.boss.send(this.settings.name, { mail } satisfies MailJob, { db: executor });
+      return result;
+    });
+    if (this.workerId) this.boss.notifyWorker(this.workerId);
+    return result;
   }
 
   /** Starts sending queued mail in this process (src/server.ts; tests start it themselves). */
   async startWorker(): Promise<void> {
-    if (!this.boss || this.working) return;
-    await this.start();
+    if (this.working) return;
     this.working = true;
-    await this.boss.work<MailJob>(MAIL_QUEUE, { batchSize: 1, pollingIntervalSeconds: this.settings.pollingIntervalSeconds }, async ([job]) => {
-      try {
-        await this.mailer.send(job.data.mail);
-      } catch (err) {
-        // pg-boss records the failure and schedules the retry
-        this.logger.warn({ jobId: job.id, to: job.data.mail.to, subject: job.data.mail.subject, reason: (err as Error).message }, 'mail not sent; will retry');
-        throw err;
-      }
-      this.logger.info({ jobId: job.id, to: job.data.mail.to, subject: job.data.mail.subject }, 'mail sent');
+    await this.start();
+    const options = { batchSize: MAILS_PER_FETCH, pollingIntervalSeconds: this.settings.pollingIntervalSeconds };
+    this.workerId = await this.boss.work<MailJob>(this.settings.name, options, (jobs) => this.sendBatch(jobs));
+  }
+
+  /**
+   * Sends a fetched batch side by side. A refused mail is failed on its own (pg-boss schedules
+   * its retry); the rest are completed when this returns. A full batch means more may be
+   * waiting, so the worker fetches again at once instead of after its polling interval.
+   */
+  private async sendBatch(jobs: PgBoss.Job<MailJob>[]): Promise<void> {
+    const outcomes = await Promise.allSettled(jobs.map((job) => this.mailer.send(job.data.mail)));
+    const failures: Promise<void>[] = [];
+    outcomes.forEach((outcome, i) => {
+      const { id, data } = jobs[i];
+      const about = { jobId: id, to: data.mail.to, subject: data.mail.subject };
+      if (outcome.status === 'fulfilled') return this.logger.info(about, 'mail sent');
+      const reason = (outcome.reason as Error).message;
+      this.logger.warn({ ...about, reason }, 'mail not sent; will retry');
+      failures.push(this.boss.fail(this.settings.name, id, { message: reason }));
     });
+    await Promise.all(failures);
+    if (jobs.length === MAILS_PER_FETCH && this.workerId) this.boss.notifyWorker(this.workerId);
   }
 
   /** Stops the worker (waiting up to `timeoutMs` for a mail being sent) and closes pg-boss's pool. */
   async stop(timeoutMs = 2000): Promise<void> {
-    if (!this.boss || !this.ready) return;
+    if (!this.ready) return;
+    this.workerId = undefined;
     await this.ready.catch(() => undefined);
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs }).catch((err: unknown) => {
       this.logger.warn({ reason: (err as Error).message }, 'mail queue did not stop cleanly');

@@ -64,20 +64,6 @@ export class Mailer {
     this.metrics.mailSent(mail.kind);
   }
 
-  /**
-   * Sends without making the caller wait or fail: an SMTP failure is logged and the user can
-   * ask for the mail again (resend / new reset request).
-   */
-  sendInBackground(mail: Mail, context: Record<string, unknown> = {}): Promise<boolean> {
-    return this.send(mail).then(
-      () => true,
-      (err: unknown) => {
-        this.logger.error({ err, to: mail.to, subject: mail.subject, ...context }, 'mail could not be sent');
-        return false;
-      },
-    );
-  }
-
   close(): void {
     this.transport?.close();
     this.transport = undefined;

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { useTestContainer } from './container';
+import { testContainer, useTestContainer } from './container';
 
 /**
  * A real SMTP server in the test process that captures every mail (decoded with mailparser).
@@ -93,7 +93,8 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
 
 /**
  * For a whole test file (or describe block): starts a capture server before the tests and
- * rebuilds the shared container with SMTP pointing at it; stops both afterwards.
+ * rebuilds the shared container with SMTP pointing at it and its mail worker running (as
+ * src/server.ts does); stops both afterwards.
  * `onReady` receives the capture.
  */
 export function installSmtpCapture(onReady: (capture: SmtpCapture) => void): void {
@@ -103,6 +104,9 @@ export function installSmtpCapture(onReady: (capture: SmtpCapture) => void): voi
     onReady(capture);
   });
   useTestContainer(() => ({ smtp: captureSmtp(capture) }));
+  beforeAll(async () => {
+    await testContainer().mailQueue.startWorker();
+  });
   afterAll(async () => {
     await capture.close();
   });

@@ -1,20 +1,20 @@
 import type { Container } from '../../src/container';
 import type { Mail } from '../../src/lib/mailer';
-import { createTestContainer, type ConfigOverrides } from '../helpers/container';
+import { createTestContainer, testConfig, type ConfigOverrides } from '../helpers/container';
 import { prisma } from '../helpers/db';
 import { createUser, unique } from '../helpers/factories';
-import { until } from '../helpers/server-process';
+import { spawnServer, until, type ServerProcess } from '../helpers/server-process';
 import { captureSmtp, startSmtpCapture, type SmtpCapture } from '../helpers/smtp';
 
 /**
  * Issue 16, item 4: mail goes through a durable queue in PostgreSQL (pg-boss). A mail queued
  * while SMTP refuses is kept, survives a restart of the worker (a new container) and is
- * delivered once SMTP is back; a mail queued in a transaction that rolls back never exists.
+ * delivered once SMTP is back; the mails of a change that rolls back never exist.
  */
 const mailTo = (to: string): Mail => ({ kind: 'verification', to, subject: 'Verify your e-mail address', text: `code 123456 for ${to}`, html: '<p>code</p>' });
 
 async function jobsTo(to: string): Promise<Array<{ state: string }>> {
-  return prisma.$queryRawUnsafe(`SELECT state FROM pgboss.job WHERE name = 'mail' AND data->'mail'->>'to' = $1`, to);
+  return prisma.$queryRawUnsafe(`SELECT state FROM pgboss.job WHERE name = $1 AND data->'mail'->>'to' = $2`, testConfig().mailQueue.name, to);
 }
 
 describe('durable mail queue', () => {
@@ -42,10 +42,9 @@ describe('durable mail queue', () => {
     const { user } = await createUser({ emailVerified: false });
     smtp.setDown(true);
     const first = container();
-    expect(first.mailQueue.durable).toBe(true);
-    await first.prisma.$transaction(async (tx) => {
+    await first.mailQueue.transaction(first.prisma, async (tx) => {
       await tx.user.update({ where: { id: user.id }, data: { firstName: 'Queued' } });
-      await first.mailQueue.enqueue(mailTo(user.email), tx);
+      return { result: undefined, mails: [mailTo(user.email)] };
     });
     await first.mailQueue.startWorker();
     await until(async () => smtp.refused > 0);
@@ -62,15 +61,73 @@ describe('durable mail queue', () => {
     expect(smtp.mails.filter((m) => m.to.includes(user.email.toLowerCase()))).toHaveLength(1);
   }, 120_000);
 
-  it('never sends a mail queued in a transaction that rolls back', async () => {
+  it('commits a change and its mails together or not at all: a mail the database refuses undoes the change and the mails before it', async () => {
+    const { user } = await createUser({ firstName: 'Before' });
     const to = `${unique('rollback_')}@example.test`;
     const c = container();
+    // PostgreSQL's jsonb cannot hold U+0000, so the second job's INSERT fails inside the transaction
+    const refused = { ...mailTo(`${unique('refused_')}@example.test`), text: 'a \u0000 b' };
     await expect(
-      c.prisma.$transaction(async (tx) => {
-        await c.mailQueue.enqueue(mailTo(to), tx);
-        throw new Error('the user change failed');
+      c.mailQueue.transaction(c.prisma, async (tx) => {
+        await tx.user.update({ where: { id: user.id }, data: { firstName: 'After' } });
+        return { result: undefined, mails: [mailTo(to), refused] };
       }),
-    ).rejects.toThrow('the user change failed');
+    ).rejects.toThrow();
     expect(await jobsTo(to)).toEqual([]);
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).firstName).toBe('Before');
   });
+});
+
+describe('mail of the real server process', () => {
+  let smtp: SmtpCapture;
+  const servers: ServerProcess[] = [];
+  const start = async () => {
+    const server = await spawnServer({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port) });
+    servers.push(server);
+    await server.waitForOutput(/listening on/);
+    return server;
+  };
+  const register = async (server: ServerProcess) => {
+    const username = unique('queued_');
+    const email = `${username}@example.test`;
+    const res = await fetch(`${server.url}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, email, password: 'secret123' }),
+    });
+    expect(res.status).toBe(201);
+    return email;
+  };
+  /** the job was tried, refused, and waits for its retry (not in the middle of a send) */
+  const waitingForRetry = (to: string) => until(async () => (await jobsTo(to))[0]?.state === 'retry');
+
+  beforeAll(async () => {
+    smtp = await startSmtpCapture();
+  });
+  afterAll(async () => {
+    for (const s of servers) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    await smtp.close();
+  });
+
+  it('keeps the verification mails of a stopped (SIGTERM) and of a crashed (SIGKILL) server while SMTP is down; the next server sends them', async () => {
+    smtp.setDown(true);
+    const stopped = await start();
+    const first = await register(stopped);
+    await waitingForRetry(first);
+    stopped.child.kill('SIGTERM');
+    expect(await stopped.exited).toEqual({ code: 0, signal: null });
+
+    const crashed = await start();
+    const second = await register(crashed);
+    await waitingForRetry(second);
+    crashed.child.kill('SIGKILL');
+    await crashed.exited;
+
+    smtp.setDown(false);
+    await start();
+    for (const to of [first, second]) {
+      expect((await smtp.mailTo(to, 60_000)).subject).toBe('Verify your e-mail address');
+      await until(async () => (await jobsTo(to))[0]?.state === 'completed');
+    }
+  }, 180_000);
 });

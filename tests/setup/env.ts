@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readState } from './test-db';
 
 /**
@@ -18,4 +19,9 @@ process.env.REQUIRE_EMAIL_VERIFICATION = 'true';
 process.env.MATCHING_SCHEDULER_ENABLED = 'false';
 process.env.FRONTEND_URL = 'http://frontend.test';
 delete process.env.SMTP_HOST;
+// One database serves the whole run: each test file gets its own mail queue, so its worker
+// sends only the file's mails (to the file's SMTP capture); a failed mail is retried after 1 s.
+process.env.MAIL_QUEUE_NAME = `test_${randomUUID().replaceAll('-', '')}`;
+process.env.MAIL_RETRY_DELAY_SECONDS = '1';
+process.env.MAIL_POLL_INTERVAL_SECONDS = '1';
 delete process.env.REDIS_URL;

@@ -40,7 +40,7 @@ export const authOpenApi: Record<string, unknown> = {
       summary: 'Register',
       access: 'public',
       description:
-        'Other fields (`isAdmin`, `emailVerified`, …) are ignored. Sends the verification mail (link `{FRONTEND_URL}/verify-email?token=…` and a 6-digit code, valid 24 h) in the background: an SMTP failure does not fail the registration (use resend). Rate limit: auth tier. ' +
+        'Other fields (`isAdmin`, `emailVerified`, …) are ignored. Sends the verification mail (link `{FRONTEND_URL}/verify-email?token=…` and a 6-digit code, valid 24 h): the mail is queued with the account and sent right after, retried while the mail server is unreachable (at least once: a retry can deliver the same mail twice, both copies valid); the answer never waits for the mail server. Rate limit: auth tier. ' +
         userObject,
       body: obj(
         {

@@ -5,7 +5,8 @@ import type { TokenAuthenticator } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { sha256 } from '../../lib/ids.js';
-import { passwordResetMail, verificationMail, type Mailer } from '../../lib/mailer.js';
+import type { MailQueue } from '../../lib/mail-queue.js';
+import { passwordResetMail, verificationMail } from '../../lib/mailer.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
@@ -67,7 +68,8 @@ function sameHash(a: string, b: string): boolean {
 /**
  * Accounts without a session: registration, login with lockout, e-mail verification (link or
  * code), resending the verification and password reset. Every outcome is audited (category
- * "auth"); mails are sent in the background and never fail the request.
+ * "auth"); mails are queued in the transaction of the change they belong to (src/lib/mail-queue.ts)
+ * and sent by the queue's worker, so the mail server never slows down nor fails a request.
  */
 export class AuthService {
   private readonly verifyFailureLog = new FailureLogThrottle(VERIFY_FAILURE_LOG_INTERVAL_MS);
@@ -78,7 +80,7 @@ export class AuthService {
     private readonly tokens: TokenAuthenticator,
     private readonly hasher: PasswordHasher,
     private readonly notifier: Notifier,
-    private readonly mailer: Mailer,
+    private readonly mail: MailQueue,
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     private readonly settings: AuthSettings,
@@ -88,25 +90,29 @@ export class AuthService {
    * Creates the account from whitelisted fields only (isAdmin / emailVerified in the body never
    * reach the database), mails a verification link and code, answers the user object and a JWT.
    * The unique constraints decide, also for two concurrent registrations: 409 EMAIL_TAKEN, then
-   * 409 USERNAME_TAKEN. Registration never waits for nor fails on the mail server.
+   * 409 USERNAME_TAKEN. The account and its verification mail commit together.
    */
   async register(actor: Actor, input: RegisterInput) {
     const verification = newVerification(this.clock.now());
     const passwordHash = await this.hasher.hash(input.password);
     let user;
     try {
-      user = await this.db.user.create({
-        data: {
-          username: input.username,
-          email: input.email,
-          passwordHash,
-          avatar: avatarUrlFor(input.username),
-          firstName: input.firstName || null,
-          lastName: input.lastName || null,
-          registryId: input.registryId || null,
-          ...verification.stored,
-        },
-        select: userObjectSelect,
+      user = await this.mail.transaction(this.db, async (tx) => {
+        const created = await tx.user.create({
+          data: {
+            username: input.username,
+            email: input.email,
+            passwordHash,
+            avatar: avatarUrlFor(input.username),
+            firstName: input.firstName || null,
+            lastName: input.lastName || null,
+            registryId: input.registryId || null,
+            ...verification.stored,
+          },
+          select: userObjectSelect,
+        });
+        const mail = verificationMail(this.settings.frontendUrl, created.email, created.username, verification.token, verification.code);
+        return { result: created, mails: [mail] };
       });
     } catch (err) {
       if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
@@ -114,10 +120,6 @@ export class AuthService {
       throw err;
     }
     await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'register' });
-    void this.mailer.sendInBackground(
-      verificationMail(this.settings.frontendUrl, user.email, user.username, verification.token, verification.code),
-      { userId: user.id },
-    );
     return { token: this.tokens.sign(user), user };
   }
 
@@ -286,12 +288,11 @@ export class AuthService {
       return;
     }
     const verification = newVerification(this.clock.now());
-    await this.db.user.update({ where: { id: user.id }, data: verification.stored });
+    await this.mail.transaction(this.db, async (tx) => {
+      await tx.user.update({ where: { id: user.id }, data: verification.stored });
+      return { result: undefined, mails: [verificationMail(this.settings.frontendUrl, user.email, user.username, verification.token, verification.code)] };
+    });
     await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'verification_resend' });
-    void this.mailer.sendInBackground(
-      verificationMail(this.settings.frontendUrl, user.email, user.username, verification.token, verification.code),
-      { userId: user.id },
-    );
   }
 
   /**
@@ -310,11 +311,11 @@ export class AuthService {
       return;
     }
     const reset = newResetToken(this.clock.now());
-    await this.db.user.update({ where: { id: user.id }, data: reset.stored });
-    await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'password_reset_request' });
-    void this.mailer.sendInBackground(passwordResetMail(this.settings.frontendUrl, user.email, user.username, reset.token), {
-      userId: user.id,
+    await this.mail.transaction(this.db, async (tx) => {
+      await tx.user.update({ where: { id: user.id }, data: reset.stored });
+      return { result: undefined, mails: [passwordResetMail(this.settings.frontendUrl, user.email, user.username, reset.token)] };
     });
+    await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'password_reset_request' });
   }
 
   /**

@@ -3,7 +3,8 @@ import type { Actor } from '../../lib/actor.js';
 import type { TokenAuthenticator } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
-import { emailChangedMail, verificationMail, type Mailer } from '../../lib/mailer.js';
+import type { MailQueue } from '../../lib/mail-queue.js';
+import { emailChangedMail, verificationMail } from '../../lib/mailer.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isRecordNotFound, isUniqueViolation } from '../../lib/prisma-errors.js';
 import { sql, type SqlReader, type SqlStatement } from '../../lib/sql.js';
@@ -100,7 +101,7 @@ export class UsersService {
     private readonly tokens: TokenAuthenticator,
     private readonly hasher: PasswordHasher,
     private readonly notifier: Notifier,
-    private readonly mailer: Mailer,
+    private readonly mail: MailQueue,
     private readonly clock: Clock,
     private readonly settings: UsersSettings,
   ) {}
@@ -171,7 +172,17 @@ export class UsersService {
 
     let user;
     try {
-      user = await this.db.user.update({ where: { id: userId }, data, select: { ...userObjectSelect, tokenVersion: true } });
+      // a new address gets a verification mail and the old one is told, both only if the change commits
+      user = await this.mail.transaction(this.db, async (tx) => {
+        const changed = await tx.user.update({ where: { id: userId }, data, select: { ...userObjectSelect, tokenVersion: true } });
+        const mails = verification
+          ? [
+              verificationMail(this.settings.frontendUrl, changed.email, changed.username, verification.token, verification.code),
+              emailChangedMail(current.email, changed.username, changed.email),
+            ]
+          : [];
+        return { result: changed, mails };
+      });
     } catch (err) {
       if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
       throw err;
@@ -183,11 +194,6 @@ export class UsersService {
     });
     const { tokenVersion, ...updated } = user;
     if (!verification) return updated;
-    void this.mailer.sendInBackground(
-      verificationMail(this.settings.frontendUrl, updated.email, updated.username, verification.token, verification.code),
-      { userId },
-    );
-    void this.mailer.sendInBackground(emailChangedMail(current.email, updated.username, updated.email), { userId });
     return { ...updated, token: this.tokens.sign({ ...updated, tokenVersion }) };
   }
 
