@@ -51,11 +51,12 @@ const NET_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUN
 /**
  * Messages of "no connection to be had": the server is down or restarting, pg's pool waited
  * `connectionTimeoutMillis` for a free connection ("timeout exceeded when trying to connect":
- * pool exhaustion, issue 16) or its wait queue was full (src/lib/database-pool.ts), or the pool
- * was ended during shutdown.
+ * pool exhaustion, issue 16) or its wait queue was full (src/lib/database-pool.ts), an interactive
+ * transaction found no connection within its `maxWait` (P2028 "Unable to start a transaction in
+ * the given time"), or the pool was ended during shutdown.
  */
 const UNAVAILABLE_MESSAGE =
-  /Connection terminated|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|timeout exceeded when trying to connect|database pool queue is full|Cannot use a pool after calling end on the pool/i;
+  /Connection terminated|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|timeout exceeded when trying to connect|database pool queue is full|Unable to start a transaction in the given time|Cannot use a pool after calling end on the pool/i;
 
 /** True when the database cannot be reached (connection refused, pool timeout, shutdown). */
 export function isDatabaseUnavailable(err: unknown): boolean {

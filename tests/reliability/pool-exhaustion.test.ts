@@ -115,3 +115,37 @@ describe('a full wait queue', () => {
     expect(statuses).toEqual([404, 503, 503, 503, 503]);
   });
 });
+
+describe('a transaction that waits for a connection', () => {
+  let server: TestServer;
+  let release: () => void = () => undefined;
+  let holding: Promise<unknown> = Promise.resolve();
+
+  beforeAll(async () => {
+    // The pool would wait 10 s for a connection; an interactive transaction gives up sooner (its maxWait).
+    server = await startTestServer({ databasePool: { size: 1, timeoutMs: 10_000 } });
+    await new Promise<void>((held) => {
+      holding = server.container.prisma.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT 1`;
+          held();
+          await new Promise<void>((r) => (release = r));
+        },
+        { maxWait: 60_000, timeout: 60_000 },
+      );
+    });
+  });
+  afterAll(async () => {
+    release();
+    await holding;
+    await server?.close();
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE, not 500, when it cannot start in time (a registration: the account and its mail)', async () => {
+    const username = `waits_${Date.now()}`;
+    const res = await server.request.post('/api/auth/register').send({ username, email: `${username}@example.test`, password: 'secret123' });
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toEqual({ success: false, error: 'Service temporarily unavailable', code: 'SERVICE_UNAVAILABLE' });
+  });
+});
