@@ -21,7 +21,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -29,6 +28,7 @@ import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
 import { io as connectSocket } from 'socket.io-client';
+import { freePort } from '../src/lib/embedded-postgres.js';
 import { runFixedRate, type RateTarget } from './bench-http/fixed-rate.js';
 import { seedWeekend, WEEKEND } from './bench-http/seed.js';
 import { benchDatabase } from './lib/bench-database.js';
@@ -77,17 +77,6 @@ const median = (values: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const children: ChildProcess[] = [];
 

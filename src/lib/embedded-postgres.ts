@@ -370,7 +370,12 @@ async function canConnect(url: string): Promise<boolean> {
   }
 }
 
-function freePort(): Promise<number> {
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago (bound, then released). Here because this
+ * module must not import other modules of the service (the test run's global setup loads it
+ * without the tests' module mapping); the tests and benchmarks use it too.
+ */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -105,10 +105,10 @@ export class MailQueue {
   async transaction<T>(db: PrismaClient, change: (tx: Prisma.TransactionClient) => Promise<ChangeWithMail<T>>): Promise<T> {
     await this.start();
     const result = await db.$transaction(async (tx) => {
-      const { result, mails } = await change(tx);
+      const changed = await change(tx);
       const executor = transactionExecutor(tx);
-      for (const mail of mails) await this.boss.send(this.settings.name, { mail } satisfies MailJob, { db: executor });
-      return result;
+      for (const mail of changed.mails) await this.boss.send(this.settings.name, { mail } satisfies MailJob, { db: executor });
+      return changed.result;
     });
     if (this.workerId) this.boss.notifyWorker(this.workerId);
     return result;

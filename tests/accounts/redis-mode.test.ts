@@ -1,10 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { createClient } from 'redis';
 import supertest from 'supertest';
 import { createAdmin, createEvent, createUser, joinEvent } from '../helpers/factories';
-import { childEnv, spawnTs } from '../helpers/process';
+import { childEnv, freePort, spawnTs } from '../helpers/process';
 import { connectSocket, emitAck, nextEvent, receivesWithin } from '../helpers/socket';
 
 /**
@@ -28,14 +26,6 @@ async function clearRateLimitKeys(): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 interface Instance {

@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { childEnv, spawnTs } from './process';
+import { childEnv, freePort, spawnTs } from './process';
 
 /** `tsx src/server.ts` as a real process, with its output collected and its exit awaited. */
 export interface ServerProcess {
@@ -13,15 +12,6 @@ export interface ServerProcess {
   /** resolves when a line matching `pattern` has been written (or rejects when the process exits first) */
   waitForOutput(pattern: RegExp): Promise<void>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** A port nothing listens on (bound, then released). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {

@@ -3,6 +3,33 @@ import { createUser, type TestUser } from '../helpers/factories';
 import { until } from '../helpers/server-process';
 import { connectSocket, emitAck, type ClientSocket } from '../helpers/socket';
 
+interface HeldConnection {
+  /** gives the connection back: ends the holding transaction and waits for it */
+  release(): Promise<void>;
+}
+
+/** Takes the pool's only connection with an interactive transaction that stays open until released. */
+async function holdTheOnlyConnection(server: TestServer): Promise<HeldConnection> {
+  let letGo: () => void = () => undefined;
+  let holding: Promise<unknown> = Promise.resolve();
+  await new Promise<void>((held) => {
+    holding = server.container.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT 1`;
+        held();
+        await new Promise<void>((r) => (letGo = r));
+      },
+      { maxWait: 60_000, timeout: 60_000 },
+    );
+  });
+  return {
+    release: async () => {
+      letGo();
+      await holding;
+    },
+  };
+}
+
 /**
  * Issue 16, item 2: with every pool connection busy, a request waits DATABASE_POOL_TIMEOUT_MS
  * for one and then answers 503 with Retry-After (a socket event: an ack with the code), never 500.
@@ -12,8 +39,7 @@ describe('pool exhaustion', () => {
   let server: TestServer;
   let member: TestUser;
   let socket: ClientSocket;
-  let release: () => void = () => undefined;
-  let holding: Promise<unknown> = Promise.resolve();
+  let connection: HeldConnection | undefined;
 
   beforeAll(async () => {
     member = await createUser();
@@ -21,22 +47,11 @@ describe('pool exhaustion', () => {
     // Open the pool's connection first (opening one also counts against the wait on a busy machine).
     await until(() => server.container.database.ping());
     socket = await connectSocket(server.url, member.token);
-    // Take the pool's only connection and keep it until released.
-    await new Promise<void>((held) => {
-      holding = server.container.prisma.$transaction(
-        async (tx) => {
-          await tx.$queryRaw`SELECT 1`;
-          held();
-          await new Promise<void>((r) => (release = r));
-        },
-        { maxWait: 60_000, timeout: 60_000 },
-      );
-    });
+    connection = await holdTheOnlyConnection(server);
   });
 
   afterAll(async () => {
-    release();
-    await holding;
+    await connection?.release();
     socket?.close();
     await server?.close();
   });
@@ -67,8 +82,7 @@ describe('pool exhaustion', () => {
   });
 
   it('serves again once the connection is free', async () => {
-    release();
-    await holding;
+    await connection?.release();
     const res = await server.request.get('/api/events/no-such-event/details').set('Authorization', member.auth);
     expect(res.status).toBe(404);
   });
@@ -77,27 +91,16 @@ describe('pool exhaustion', () => {
 describe('a full wait queue', () => {
   let server: TestServer;
   let member: TestUser;
-  let release: () => void = () => undefined;
-  let holding: Promise<unknown> = Promise.resolve();
+  let connection: HeldConnection | undefined;
 
   beforeAll(async () => {
     member = await createUser();
     // One connection, a wait long enough never to run out here, room for one waiting query.
     server = await startTestServer({ databasePool: { size: 1, timeoutMs: 60_000, queueSize: 1 } });
-    await new Promise<void>((held) => {
-      holding = server.container.prisma.$transaction(
-        async (tx) => {
-          await tx.$queryRaw`SELECT 1`;
-          held();
-          await new Promise<void>((r) => (release = r));
-        },
-        { maxWait: 60_000, timeout: 60_000 },
-      );
-    });
+    connection = await holdTheOnlyConnection(server);
   });
   afterAll(async () => {
-    release();
-    await holding;
+    await connection?.release();
     await server?.close();
   });
 
@@ -110,7 +113,7 @@ describe('a full wait queue', () => {
     // Four are refused while the connection is still held; one waits in the queue.
     await until(async () => settled.length >= 4);
     expect(settled).toEqual([503, 503, 503, 503]);
-    release();
+    void connection?.release();
     const statuses = (await Promise.all(pending)).map((res) => res.status).sort();
     expect(statuses).toEqual([404, 503, 503, 503, 503]);
   });
@@ -118,26 +121,15 @@ describe('a full wait queue', () => {
 
 describe('a transaction that waits for a connection', () => {
   let server: TestServer;
-  let release: () => void = () => undefined;
-  let holding: Promise<unknown> = Promise.resolve();
+  let connection: HeldConnection | undefined;
 
   beforeAll(async () => {
     // The pool would wait 10 s for a connection; an interactive transaction gives up sooner (its maxWait).
     server = await startTestServer({ databasePool: { size: 1, timeoutMs: 10_000 } });
-    await new Promise<void>((held) => {
-      holding = server.container.prisma.$transaction(
-        async (tx) => {
-          await tx.$queryRaw`SELECT 1`;
-          held();
-          await new Promise<void>((r) => (release = r));
-        },
-        { maxWait: 60_000, timeout: 60_000 },
-      );
-    });
+    connection = await holdTheOnlyConnection(server);
   });
   afterAll(async () => {
-    release();
-    await holding;
+    await connection?.release();
     await server?.close();
   });
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { applyMigrations, MIGRATIONS_DIR, listLocalMigrations } from '../../src/lib/migrate';
 import { adminUrl, databaseUrlFor } from '../setup/test-db';
-import { freePort, spawnServer, until } from '../helpers/server-process';
+import { freePort } from '../helpers/process';
+import { spawnServer, until } from '../helpers/server-process';
 
 /**
  * Issue 16, items 3 and 6, with the real server process: a start against a database that does
