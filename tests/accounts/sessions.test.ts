@@ -3,7 +3,7 @@ import { prisma } from '../helpers/db';
 import { createAdmin, createEvent, createUser, ensureEventRoom, joinEvent, type TestUser } from '../helpers/factories';
 import { testConfig } from '../helpers/container';
 import { useTestServer } from '../helpers/server';
-import { connectSocket, emitAck, nextEvent, receivesWithin, type ClientSocket } from '../helpers/socket';
+import { connectSocket, emitAck, nextEvent, receivesWithin, useSocketClients, type ClientSocket } from '../helpers/socket';
 import { sha256 } from '../../src/lib/ids';
 
 /** Resolves when the server disconnected the socket (rejects after 3 s). */
@@ -23,15 +23,7 @@ const signRaw = (claims: Record<string, unknown>, options: jwt.SignOptions = {})
 
 describe('sessions end with a password change or reset', () => {
   const server = useTestServer();
-  const sockets: ClientSocket[] = [];
-  const connect = async (user: { token: string } | string) => {
-    const s = await connectSocket(server.url, typeof user === 'string' ? user : user.token);
-    sockets.push(s);
-    return s;
-  };
-  afterAll(() => {
-    for (const s of sockets) s.close();
-  });
+  const connect = useSocketClients(() => server.url);
 
   it('PATCH /users/me/password answers a fresh token; the earlier one gets 401 "Invalid or expired token"', async () => {
     const me = await createUser();

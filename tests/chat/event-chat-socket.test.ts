@@ -2,18 +2,13 @@ import { prisma } from '../helpers/db';
 import type { ChatMessagePayload } from '../../src/realtime/types';
 import { createEvent, createUser, ensureEventRoom, joinEvent, type TestUser } from '../helpers/factories';
 import { useTestServer } from '../helpers/server';
-import { connectSocket, emitAck, nextEvent, receivesWithin, type ClientSocket } from '../helpers/socket';
+import { emitAck, nextEvent, receivesWithin, useSocketClients } from '../helpers/socket';
 
 type ActiveUser = { userId: number; username: string; avatar: string };
 
 describe('event chat over Socket.IO', () => {
   const server = useTestServer();
-  const sockets: ClientSocket[] = [];
-  const connect = async (user: TestUser) => {
-    const s = await connectSocket(server.url, user.token);
-    sockets.push(s);
-    return s;
-  };
+  const connect = useSocketClients(() => server.url);
   /** A participant of `event` with a socket that joined the event room. */
   const joined = async (event: { id: number; slug: string }, user?: TestUser) => {
     const u = user ?? (await createUser());
@@ -25,10 +20,6 @@ describe('event chat over Socket.IO', () => {
     expect(ack).toMatchObject({ success: true });
     return { user: u, socket };
   };
-
-  afterAll(() => {
-    for (const s of sockets) s.close();
-  });
 
   it('join_event_room: 404 unknown event, 403 non-participant (ack and error_message)', async () => {
     const event = await createEvent();

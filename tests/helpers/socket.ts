@@ -38,6 +38,23 @@ export function connectSocket(url: string, token?: string, options: { header?: b
   });
 }
 
+/**
+ * For a test file or describe block: `connect(user or token)` opens an authenticated socket to
+ * the server at `url()` (read when connecting, so a server started in beforeAll works); every
+ * socket it opened is closed after the block.
+ */
+export function useSocketClients(url: () => string): (user: { token: string } | string) => Promise<ClientSocket> {
+  const sockets: ClientSocket[] = [];
+  afterAll(() => {
+    for (const s of sockets.splice(0)) s.close();
+  });
+  return async (user) => {
+    const socket = await connectSocket(url(), typeof user === 'string' ? user : user.token);
+    sockets.push(socket);
+    return socket;
+  };
+}
+
 /** Resolves with the next payload of `event`, or rejects after `timeoutMs`. */
 export function nextEvent<T = unknown>(socket: ClientSocket, event: keyof ServerToClientEvents, timeoutMs = 3000): Promise<T> {
   return new Promise((resolve, reject) => {

@@ -2,20 +2,11 @@ import { prisma } from '../helpers/db';
 import { createUser, joinEvent } from '../helpers/factories';
 import { createTrio, insertMatch } from '../helpers/matches';
 import { useTestServer } from '../helpers/server';
-import { connectSocket, emitAck, nextEvent, receivesWithin, type ClientSocket } from '../helpers/socket';
+import { emitAck, nextEvent, receivesWithin, useSocketClients } from '../helpers/socket';
 
 describe('match notifications and private chat over Socket.IO', () => {
   const server = useTestServer();
-  const sockets: ClientSocket[] = [];
-  const connect = async (token: string) => {
-    const s = await connectSocket(server.url, token);
-    sockets.push(s);
-    return s;
-  };
-
-  afterAll(() => {
-    for (const s of sockets) s.close();
-  });
+  const connect = useSocketClients(() => server.url);
 
   it('request, accept and cancel notify only the other member, with matchSlug, event and from', async () => {
     const { event, alice, bob, carol } = await createTrio({ alice: { firstName: 'Alice' } });

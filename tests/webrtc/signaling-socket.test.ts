@@ -4,17 +4,12 @@ import { SIGNAL_LIMIT, WebrtcService } from '../../src/modules/webrtc/webrtc.ser
 import type { WebrtcSignalRelay } from '../../src/realtime/types';
 import { createTrio, insertMatch } from '../helpers/matches';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { connectSocket, emitAck, nextEvent, type ClientSocket } from '../helpers/socket';
+import { emitAck, nextEvent, useSocketClients } from '../helpers/socket';
 import { collectSignals, SAMPLE_CANDIDATE, SAMPLE_SDP } from '../helpers/webrtc';
 
 describe('webrtc_signal relay over Socket.IO', () => {
   let server: TestServer;
-  const sockets: ClientSocket[] = [];
-  const connect = async (token: string) => {
-    const s = await connectSocket(server.url, token);
-    sockets.push(s);
-    return s;
-  };
+  const connect = useSocketClients(() => server.url);
 
   /** alice and bob in an accepted match, carol at the same event; all three connected. */
   async function acceptedPair(status: 'accepted' | 'completed' | 'pending' = 'accepted') {
@@ -30,7 +25,6 @@ describe('webrtc_signal relay over Socket.IO', () => {
     server = await startTestServer();
   });
   afterAll(async () => {
-    for (const s of sockets) s.close();
     await server.close();
   });
 

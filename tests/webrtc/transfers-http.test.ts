@@ -4,19 +4,14 @@ import { createTestContainer } from '../helpers/container';
 import { createTrio, insertMatch } from '../helpers/matches';
 import { hmacSha1, toBase64, utf8 } from '../helpers/hmac-sha1';
 import { api, startTestServer, type TestServer } from '../helpers/server';
-import { connectSocket, nextEvent, type ClientSocket } from '../helpers/socket';
+import { nextEvent, useSocketClients } from '../helpers/socket';
 
 const SHA = 'ab'.repeat(32);
 const offer = { fileName: 'heat-3-finals.mp4', size: 314_572_800, sha256: SHA };
 
 describe('video transfer records over HTTP', () => {
   let server: TestServer;
-  const sockets: ClientSocket[] = [];
-  const connect = async (token: string) => {
-    const s = await connectSocket(server.url, token);
-    sockets.push(s);
-    return s;
-  };
+  const connect = useSocketClients(() => server.url);
 
   async function pair(status: 'accepted' | 'completed' | 'pending' = 'accepted') {
     const trio = await createTrio();
@@ -28,7 +23,6 @@ describe('video transfer records over HTTP', () => {
     server = await startTestServer();
   });
   afterAll(async () => {
-    for (const s of sockets) s.close();
     await server.close();
   });
 
