@@ -14,7 +14,6 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import type { AddressInfo } from 'node:net';
 import { io as ioClient, type Socket } from 'socket.io-client';
 import { benchDatabase } from './lib/bench-database.js';
 
@@ -107,24 +106,19 @@ async function main() {
   await database.create();
   const { loadConfig } = await import('../src/config/index.js');
   const { createContainer } = await import('../src/container.js');
-  const { createAppServer } = await import('../src/http-server.js');
-  const { closeRealtime } = await import('../src/realtime/io.js');
+  const { listenOnLoopback } = await import('./lib/bench-server.js');
   // One sender at 20 msg/s exceeds the per-user flood limit (5/s) on purpose: off for the bench.
   const container = createContainer(loadConfig(process.env), { chatFlood: { take: async () => true } });
   const { prisma } = container;
   const { randomSlug } = await import('../src/lib/ids.js');
 
   const sockets: Socket[] = [];
-  let httpServer: import('node:http').Server | undefined;
-  let io: import('../src/realtime/io.js').AppServer | undefined;
+  let server: import('./lib/bench-server.js').BenchServer | undefined;
   try {
     await container.database.prepare();
 
-    const { httpServer: server, io: realtime } = createAppServer(container);
-    httpServer = server;
-    io = realtime;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listenOnLoopback(container);
+    const { url } = server;
 
     // ---------------------------------------------------------------- data
     const now = Date.now();
@@ -295,11 +289,7 @@ async function main() {
     console.log(`    fan-out p99 ≤ 50 ms at ${FANOUT_RATE} msg/s: ${fanP99 <= 50 ? 'met' : 'NOT met'}`);
   } finally {
     for (const s of sockets) s.close();
-    if (httpServer) {
-      httpServer.closeAllConnections();
-      if (io) await closeRealtime(io);
-      await new Promise<void>((resolve) => httpServer!.close(() => resolve()));
-    }
+    await server?.close();
     await container.close();
     await database.drop();
   }

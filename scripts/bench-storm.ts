@@ -11,7 +11,6 @@
  * the message reached.
  * Everything stays on 127.0.0.1 and every wait is bounded.
  */
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
@@ -111,19 +110,16 @@ async function main() {
   await database.create();
   const { loadConfig } = await import('../src/config/index.js');
   const { createContainer } = await import('../src/container.js');
-  const { createAppServer } = await import('../src/http-server.js');
-  const { closeRealtime } = await import('../src/realtime/io.js');
+  const { listenOnLoopback } = await import('./lib/bench-server.js');
   const { randomSlug } = await import('../src/lib/ids.js');
   const container = createContainer(loadConfig(process.env));
   const { prisma } = container;
   let worker: Worker | undefined;
-  let server: ReturnType<typeof createAppServer> | undefined;
+  let server: import('./lib/bench-server.js').BenchServer | undefined;
   try {
     await container.database.prepare();
-    server = createAppServer(container);
-    const { httpServer } = server;
-    await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+    server = await listenOnLoopback(container);
+    const { url } = server;
 
     const now = Date.now();
     const event = await prisma.event.create({
@@ -178,11 +174,7 @@ async function main() {
     console.log(`  total ${totalSeconds.toFixed(1)} s`);
   } finally {
     await worker?.terminate();
-    if (server) {
-      server.httpServer.closeAllConnections();
-      await closeRealtime(server.io);
-      await new Promise<void>((resolve) => server!.httpServer.close(() => resolve()));
-    }
+    await server?.close();
     await container.close();
     await database.drop();
   }

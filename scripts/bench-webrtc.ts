@@ -10,7 +10,6 @@
  * crossed the service, and as a reference the same transfer between the same kind of pages whose
  * signals go page to page through the driver instead: the signaling is not on the data path.
  */
-import type { AddressInfo } from 'node:net';
 import {
   chromiumAvailable,
   CHROMIUM_PATH,
@@ -49,23 +48,18 @@ async function main() {
   await database.create();
   const { loadConfig } = await import('../src/config/index.js');
   const { createContainer } = await import('../src/container.js');
-  const { createAppServer } = await import('../src/http-server.js');
-  const { closeRealtime } = await import('../src/realtime/io.js');
+  const { listenOnLoopback } = await import('./lib/bench-server.js');
   const container = createContainer(loadConfig(process.env));
   const { prisma } = container;
   const signAccessToken = (user: { id: number }) => container.tokens.sign(user);
   const { randomSlug } = await import('../src/lib/ids.js');
 
-  let httpServer: import('node:http').Server | undefined;
-  let io: import('../src/realtime/io.js').AppServer | undefined;
+  let server: import('./lib/bench-server.js').BenchServer | undefined;
   const cleanups: (() => Promise<void>)[] = [];
   try {
     await container.database.prepare();
-    const { httpServer: server, io: realtime } = createAppServer(container);
-    httpServer = server;
-    io = realtime;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listenOnLoopback(container);
+    const { url } = server;
 
     const now = Date.now();
     const event = await prisma.event.create({
@@ -120,11 +114,7 @@ async function main() {
     );
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
-    if (httpServer) {
-      httpServer.closeAllConnections();
-      if (io) await closeRealtime(io);
-      await new Promise<void>((resolve) => httpServer!.close(() => resolve()));
-    }
+    await server?.close();
     await container.close();
     await database.drop();
   }
