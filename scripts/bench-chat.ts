@@ -15,7 +15,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { io as ioClient, type Socket } from 'socket.io-client';
-import { benchDatabase } from './lib/bench-database.js';
+import { benchDatabase, benchEnvironment } from './lib/bench-database.js';
 
 const RECEIVERS = 200;
 const FANOUT_RATE = 20; // messages per second
@@ -28,16 +28,7 @@ const database = benchDatabase('wcs_bench');
 const dbUrl = database.url;
 
 // The environment the container's configuration is loaded from (loadConfig(process.env) below).
-Object.assign(process.env, {
-  DATABASE_URL: dbUrl,
-  NODE_ENV: 'development',
-  LOG_LEVEL: 'silent',
-  RATE_LIMIT_ENABLED: 'false',
-  CSRF_ENABLED: 'false',
-  REQUIRE_EMAIL_VERIFICATION: 'true',
-  MATCHING_SCHEDULER_ENABLED: 'false',
-  JWT_SECRET: 'bench-secret-that-is-at-least-32-characters-long',
-});
+Object.assign(process.env, benchEnvironment(dbUrl), { REQUIRE_EMAIL_VERIFICATION: 'true' });
 
 /** Receiver thread (plain CommonJS, evaluated): connects the sockets, joins the room, measures. */
 const RECEIVER_WORKER = `

@@ -30,7 +30,7 @@ import { Client } from 'pg';
 import { io as connectSocket } from 'socket.io-client';
 import { freePort } from '../src/lib/embedded-postgres.js';
 import { runFixedRate, type RateTarget } from './bench-http/fixed-rate.js';
-import { seedWeekend, WEEKEND } from './bench-http/seed.js';
+import { hotReadPaths, seedWeekend, WEEKEND } from './bench-http/seed.js';
 import { benchDatabase } from './lib/bench-database.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -287,16 +287,7 @@ async function main(): Promise<void> {
         token,
         queries: async () => ((await getJson(`${referenceUrl}/__queries`)).body as { queries: number }).queries,
       },
-      ...[
-        '/api/events',
-        '/api/users/me',
-        `/api/events/${slug}/details`,
-        `/api/events/${slug}/messages`,
-        '/api/dashboard',
-        '/api/matches',
-        `/api/events/${slug}/match-suggestions`,
-        '/api/health',
-      ].map((p): Target => ({ name: `GET ${p.replace(slug, ':slug')}`, kind: 'http', url: `${serviceUrl}${p}`, token, queries: serviceCount })),
+      ...hotReadPaths(slug).map((p): Target => ({ name: `GET ${p.replace(slug, ':slug')}`, kind: 'http', url: `${serviceUrl}${p}`, token, queries: serviceCount })),
       { name: 'socket connect + join_event_room', kind: 'socket', url: serviceUrl, token, queries: serviceCount },
     ];
 

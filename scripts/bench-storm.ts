@@ -14,7 +14,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { benchDatabase } from './lib/bench-database.js';
+import { benchDatabase, benchEnvironment } from './lib/bench-database.js';
 
 const SOCKETS = Number(process.env.BENCH_STORM_SOCKETS ?? 1000);
 const AT_ONCE = process.argv.includes('--at-once');
@@ -25,15 +25,7 @@ const database = benchDatabase('wcs_storm');
 const dbUrl = database.url;
 
 // The environment the container's configuration is loaded from (loadConfig(process.env) below).
-Object.assign(process.env, {
-  DATABASE_URL: dbUrl,
-  NODE_ENV: 'development',
-  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
-  RATE_LIMIT_ENABLED: 'false',
-  CSRF_ENABLED: 'false',
-  MATCHING_SCHEDULER_ENABLED: 'false',
-  JWT_SECRET: 'bench-secret-that-is-at-least-32-characters-long',
-});
+Object.assign(process.env, benchEnvironment(dbUrl));
 
 /** Client thread (plain CommonJS, evaluated): the sockets, their byte counters and the joins. */
 const CLIENT_WORKER = `

@@ -20,7 +20,7 @@ import {
   signalsSent,
   startPageServer,
 } from '../tests/helpers/handoff-browser.js';
-import { benchDatabase } from './lib/bench-database.js';
+import { benchDatabase, benchEnvironment } from './lib/bench-database.js';
 
 const SIZE = 32 * 1024 * 1024;
 const RUNS = 5;
@@ -30,15 +30,7 @@ const database = benchDatabase('wcs_bench_webrtc');
 const dbUrl = database.url;
 
 // The environment the container's configuration is loaded from (loadConfig(process.env) below).
-Object.assign(process.env, {
-  DATABASE_URL: dbUrl,
-  NODE_ENV: 'development',
-  LOG_LEVEL: 'silent',
-  RATE_LIMIT_ENABLED: 'false',
-  CSRF_ENABLED: 'false',
-  MATCHING_SCHEDULER_ENABLED: 'false',
-  JWT_SECRET: 'bench-secret-that-is-at-least-32-characters-long',
-});
+Object.assign(process.env, benchEnvironment(dbUrl));
 
 const rate = (bytes: number, ms: number) => `${(bytes / MB / (ms / 1000)).toFixed(1)} MB/s`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

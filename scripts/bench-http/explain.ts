@@ -11,7 +11,7 @@ import pg, { Client } from 'pg';
 import supertest from 'supertest';
 import jwt from 'jsonwebtoken';
 import { systemActor } from '../../src/lib/actor.js';
-import { seedWeekend } from './seed.js';
+import { hotReadPaths, seedWeekend } from './seed.js';
 import { benchDatabase } from '../lib/bench-database.js';
 
 const database = benchDatabase('wcs_bench_explain');
@@ -49,16 +49,7 @@ async function main(): Promise<void> {
     const app = buildApp(container);
     const token = jwt.sign({ ev: true }, JWT_SECRET, { algorithm: 'HS256', subject: String(weekend.callerIds[0]), expiresIn: 600 });
     const slug = weekend.bigEventSlug;
-    const paths = [
-      '/api/events',
-      '/api/users/me',
-      `/api/events/${slug}/details`,
-      `/api/events/${slug}/messages`,
-      '/api/dashboard',
-      '/api/matches',
-      `/api/events/${slug}/match-suggestions`,
-      '/api/health',
-    ];
+    const paths = hotReadPaths(slug);
     console.log(`EXPLAIN (ANALYZE, BUFFERS) of every statement of the hot reads (PostgreSQL ${(await db.query('SHOW server_version')).rows[0].server_version}, ${new Date().toISOString().slice(0, 10)})`);
     for (const path of paths) {
       await supertest(app).get(path).set('authorization', `Bearer ${token}`); // prepares the statements

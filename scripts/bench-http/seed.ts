@@ -35,6 +35,20 @@ async function insertRows(db: Client, table: string, columns: Record<string, str
   await db.query(`INSERT INTO "${table}" (${list}) SELECT * FROM unnest(${unnest})`, arrays);
 }
 
+/** The hot reads the benchmark measures and its EXPLAIN script analyses (`slug`: the big event). */
+export function hotReadPaths(slug: string): string[] {
+  return [
+    '/api/events',
+    '/api/users/me',
+    `/api/events/${slug}/details`,
+    `/api/events/${slug}/messages`,
+    '/api/dashboard',
+    '/api/matches',
+    `/api/events/${slug}/match-suggestions`,
+    '/api/health',
+  ];
+}
+
 export interface SeededWeekend {
   bigEventId: number;
   bigEventSlug: string;

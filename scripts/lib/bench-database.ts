@@ -24,3 +24,20 @@ export function benchDatabase(prefix: string) {
     drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
 }
+
+/**
+ * The environment an in-process bench loads its configuration from (`loadConfig(process.env)`):
+ * the bench's database, a development service with rate limits, CSRF and the matching scheduler
+ * off, silent logs (`BENCH_LOG_LEVEL` to see them) and a fixed JWT secret.
+ */
+export function benchEnvironment(databaseUrl: string): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: databaseUrl,
+    NODE_ENV: 'development',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+    RATE_LIMIT_ENABLED: 'false',
+    CSRF_ENABLED: 'false',
+    MATCHING_SCHEDULER_ENABLED: 'false',
+    JWT_SECRET: 'bench-secret-that-is-at-least-32-characters-long',
+  };
+}

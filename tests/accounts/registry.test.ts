@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { Container } from '../../src/container';
 import { createTestContainer } from '../helpers/container';
 import { parseRegistryResponse } from '../../src/modules/registry/registry.service';
+import { useHttpStub } from '../helpers/http-stub';
 import { api } from '../helpers/server';
 
 /**
@@ -13,8 +13,6 @@ import { api } from '../helpers/server';
  */
 const FIXTURE = readFileSync(path.join(__dirname, '..', 'fixtures', 'registry-lookup-29012.json'), 'utf8');
 
-let server: Server;
-let baseUrl: string;
 const requests: { path: string; body: string; contentType?: string }[] = [];
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -25,57 +23,48 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-beforeAll(async () => {
-  server = createServer(async (req, res) => {
-    const body = await readBody(req);
-    requests.push({ path: req.url ?? '', body, contentType: req.headers['content-type'] });
-    const num = new URLSearchParams(body).get('num');
-    switch (req.url) {
-      case '/ok':
-        if (num === '29012') {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(FIXTURE);
-        } else if (num === '777') {
-          // All-Stars spelled ALS, leader placements as an object
-          res.writeHead(200, { 'content-type': 'application/json' }).end(
-            JSON.stringify({
-              leader: { dancer: { first_name: 'Al', last_name: 'Star', wscid: 777 }, placements: { 'West Coast Swing': { ALS: { division: { abbreviation: 'ALS' }, total_points: '12' } } } },
-              follower: { dancer: { first_name: 'Al', last_name: 'Star', wscid: 777 }, placements: [] },
-              dancer_first: 'Al', dancer_last: 'Star', dancer_wsdcid: 777, short_dominate_role: 'Leader',
-            }),
-          );
-        } else if (num === '404') {
-          res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not found</body></html>');
-        } else {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ leader: { type: 'none' }, follower: [] }));
-        }
-        return;
-      case '/slow':
-        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(FIXTURE), 1500).unref();
-        return;
-      case '/broken':
-        res.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops, a PHP warning</html>');
-        return;
-      case '/error':
-        res.writeHead(500).end('Internal Server Error');
-        return;
-      default:
-        res.writeHead(400).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+const registry = useHttpStub(async (req, res) => {
+  const body = await readBody(req);
+  requests.push({ path: req.url ?? '', body, contentType: req.headers['content-type'] });
+  const num = new URLSearchParams(body).get('num');
+  switch (req.url) {
+    case '/ok':
+      if (num === '29012') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(FIXTURE);
+      } else if (num === '777') {
+        // All-Stars spelled ALS, leader placements as an object
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            leader: { dancer: { first_name: 'Al', last_name: 'Star', wscid: 777 }, placements: { 'West Coast Swing': { ALS: { division: { abbreviation: 'ALS' }, total_points: '12' } } } },
+            follower: { dancer: { first_name: 'Al', last_name: 'Star', wscid: 777 }, placements: [] },
+            dancer_first: 'Al', dancer_last: 'Star', dancer_wsdcid: 777, short_dominate_role: 'Leader',
+          }),
+        );
+      } else if (num === '404') {
+        res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not found</body></html>');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ leader: { type: 'none' }, follower: [] }));
+      }
+      return;
+    case '/slow':
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(FIXTURE), 1500).unref();
+      return;
+    case '/broken':
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops, a PHP warning</html>');
+      return;
+    case '/error':
+      res.writeHead(500).end('Internal Server Error');
+      return;
+    default:
+      res.writeHead(400).end();
+  }
 });
 
 /** Each test's containers, by upstream path: a fresh cache per test, closed after it. */
 let containers = new Map<string, Container>();
 /** The API of a container whose registry is the fake one at `path` (default /ok). */
 function registryApi(path = '/ok') {
-  const url = path.startsWith('http') ? path : `${baseUrl}${path}`;
+  const url = path.startsWith('http') ? path : `${registry.baseUrl}${path}`;
   let c = containers.get(url);
   if (!c) {
     c = createTestContainer({ registry: { lookupUrl: url, timeoutMs: 500 } });
@@ -145,7 +134,7 @@ describe('GET /registry/lookup', () => {
   });
 
   it('answers 502 for a broken answer, an upstream error and an unreachable registry (not cached)', async () => {
-    for (const url of [`${baseUrl}/broken`, `${baseUrl}/error`, 'http://127.0.0.1:1/find']) {
+    for (const url of [`${registry.baseUrl}/broken`, `${registry.baseUrl}/error`, 'http://127.0.0.1:1/find']) {
       const res = await registryApi(url).get('/api/registry/lookup').query({ id: '29012' });
       expect(res.status).toBe(502);
       expect(res.body).toMatchObject({ success: false, code: 'REGISTRY_UNAVAILABLE' });

@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createGzip } from 'node:zlib';
 import type { Container } from '../../src/container';
 import { createTestContainer } from '../helpers/container';
+import { useHttpStub } from '../helpers/http-stub';
 import { api } from '../helpers/server';
 
 /**
@@ -10,8 +10,6 @@ import { api } from '../helpers/server';
  * are refused, the decompressed body is capped while it streams, and one deadline covers the
  * headers and the whole body.
  */
-let server: Server;
-let baseUrl: string;
 const seen: string[] = [];
 /** responses of the endless paths, to check that the service hung up */
 const open = new Set<ServerResponse>();
@@ -43,56 +41,47 @@ function drain(req: IncomingMessage): Promise<void> {
   });
 }
 
-beforeAll(async () => {
-  server = createServer(async (req, res) => {
-    await drain(req);
-    seen.push(req.url ?? '');
-    switch (req.url) {
-      case '/ok':
-        res.writeHead(200, { 'content-type': 'application/json' }).end(DANCER);
-        return;
-      case '/redirect':
-        // a redirect to an internal address: following it would replay the POST there
-        res.writeHead(307, { location: `${baseUrl}/ok` }).end();
-        return;
-      case '/moved':
-        res.writeHead(301, { location: `${baseUrl}/ok` }).end();
-        return;
-      case '/gzip-bomb': {
-        // zeros, gzip-compressed about 1000:1, for as long as the client reads
-        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
-        const gzip = createGzip();
-        gzip.pipe(res);
-        const zeros = Buffer.alloc(64 * 1024, 0x20);
-        endless(res, () => gzip.write(zeros), 0, gzip);
-        return;
-      }
-      case '/large':
-        res.writeHead(200, { 'content-type': 'application/json' });
-        endless(res, () => res.write(' '.repeat(64 * 1024)));
-        return;
-      case '/drip':
-        // headers at once, then one byte every 50 ms, never finished
-        res.writeHead(200, { 'content-type': 'application/json' });
-        endless(res, () => res.write(' '), 50);
-        return;
-      default:
-        res.writeHead(400).end();
+const registry = useHttpStub(async (req, res) => {
+  await drain(req);
+  seen.push(req.url ?? '');
+  switch (req.url) {
+    case '/ok':
+      res.writeHead(200, { 'content-type': 'application/json' }).end(DANCER);
+      return;
+    case '/redirect':
+      // a redirect to an internal address: following it would replay the POST there
+      res.writeHead(307, { location: `${registry.baseUrl}/ok` }).end();
+      return;
+    case '/moved':
+      res.writeHead(301, { location: `${registry.baseUrl}/ok` }).end();
+      return;
+    case '/gzip-bomb': {
+      // zeros, gzip-compressed about 1000:1, for as long as the client reads
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      const gzip = createGzip();
+      gzip.pipe(res);
+      const zeros = Buffer.alloc(64 * 1024, 0x20);
+      endless(res, () => gzip.write(zeros), 0, gzip);
+      return;
     }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+    case '/large':
+      res.writeHead(200, { 'content-type': 'application/json' });
+      endless(res, () => res.write(' '.repeat(64 * 1024)));
+      return;
+    case '/drip':
+      // headers at once, then one byte every 50 ms, never finished
+      res.writeHead(200, { 'content-type': 'application/json' });
+      endless(res, () => res.write(' '), 50);
+      return;
+    default:
+      res.writeHead(400).end();
+  }
 });
 
 let containers: Container[] = [];
 /** The API of a container whose registry is the fake one at `path`. */
 function registryApi(path: string, timeoutMs: number) {
-  const c = createTestContainer({ registry: { lookupUrl: `${baseUrl}${path}`, timeoutMs } });
+  const c = createTestContainer({ registry: { lookupUrl: `${registry.baseUrl}${path}`, timeoutMs } });
   containers.push(c);
   return api(c);
 }
