@@ -1,5 +1,5 @@
 import { sql, toDate, type SqlReader } from '../../lib/sql.js';
-import type { MatchView } from '../matches/matches.service.js';
+import { MATCH_VIEW_JSON_FIELDS, type MatchView } from '../matches/matches.service.js';
 
 export interface DashboardEvent {
   id: number;
@@ -63,11 +63,7 @@ const dashboardStatement = sql(
       FROM "EventParticipant" p JOIN "Event" e ON e.id = p."eventId"
       WHERE p."userId" = $1) AS events,
      (SELECT coalesce(json_agg(json_build_object(
-        'id', m.id, 'slug', m.slug, 'status', m.status, 'source', m.source,
-        'createdAt', m."createdAt", 'respondedAt', m."respondedAt",
-        'event', json_build_object('id', e.id, 'slug', e.slug, 'name', e.name),
-        'partner', json_build_object('id', u.id, 'username', u.username, 'avatar', u.avatar,
-                                     'firstName', u."firstName", 'lastName', u."lastName"),
+        ${MATCH_VIEW_JSON_FIELDS},
         'isInitiator', false, 'roomId', r.id, 'videosReceived', 0
       ) ORDER BY m."createdAt" DESC, m.id DESC), '[]'::json)
       FROM "Match" m

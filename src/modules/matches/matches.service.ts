@@ -61,6 +61,16 @@ export interface MatchView {
 }
 
 /**
+ * A match object's own fields, its event and the partner's summary, as json_build_object
+ * arguments over the aliases m (Match), e (Event) and u (the partner). Each statement adds
+ * isInitiator, roomId and videosReceived; the dashboard's incoming requests use it too.
+ */
+export const MATCH_VIEW_JSON_FIELDS = `'id', m.id, 'slug', m.slug, 'status', m.status, 'source', m.source,
+  'createdAt', m."createdAt", 'respondedAt', m."respondedAt",
+  'event', json_build_object('id', e.id, 'slug', e.slug, 'name', e.name),
+  'partner', json_build_object('id', u.id, 'username', u.username, 'avatar', u.avatar, 'firstName', u."firstName", 'lastName', u."lastName")`;
+
+/**
  * The caller's matches ($1) as json match objects, newest first, optionally of one event ($2,
  * a slug; `eventFound` is false for an unknown one) and status ($3): one statement for the
  * list the phones poll. Indexes: Match(user1Id, status) and Match(user2Id, status) (a bitmap OR),
@@ -71,11 +81,7 @@ const matchList = sql(
   `WITH ev AS (SELECT id FROM "Event" WHERE slug = $2::text)
    SELECT ($2::text IS NULL OR EXISTS (SELECT 1 FROM ev)) AS "eventFound",
      (SELECT coalesce(json_agg(json_build_object(
-        'id', m.id, 'slug', m.slug, 'status', m.status, 'source', m.source,
-        'createdAt', m."createdAt", 'respondedAt', m."respondedAt",
-        'event', json_build_object('id', e.id, 'slug', e.slug, 'name', e.name),
-        'partner', json_build_object('id', u.id, 'username', u.username, 'avatar', u.avatar,
-                                     'firstName', u."firstName", 'lastName', u."lastName"),
+        ${MATCH_VIEW_JSON_FIELDS},
         'isInitiator', m."user1Id" = $1, 'roomId', r.id,
         'videosReceived', (SELECT count(*) FROM "VideoTransfer" t
                            WHERE t."matchId" = m.id AND t.status = 'completed' AND t."receiverId" = $1)
