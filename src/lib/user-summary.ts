@@ -49,3 +49,16 @@ export const userObjectSelect = {
   isAdmin: true,
   createdAt: true,
 } as const;
+
+/**
+ * How a deleted account is shown where its traces stay (messages, ratings given, reports, the
+ * activity log): the username "deleted-user" cannot be registered (usernames hold no hyphen).
+ * Shared by privacy (account deletion) and moderation (reports, suspensions).
+ */
+export const DELETED_USER_SUMMARY = {
+  id: null,
+  username: 'deleted-user',
+  avatar: null,
+  firstName: null,
+  lastName: null,
+} as const;
