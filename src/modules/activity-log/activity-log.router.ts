@@ -1,11 +1,18 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { ActivityLogService } from './activity-log.service.js';
+import type { AuthGuards } from '../../middleware/auth.js';
 import { sendData, sendList } from '../../lib/http.js';
 import { input, validate } from '../../middleware/validate.js';
 import { activityLogQuery, type ActivityLogQuery } from './activity-log.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface ActivityLogRouterDeps {
+  guards: AuthGuards;
+  audit: ActivityLogService;
+}
+
 /** The admin activity log: list with filters, distinct actions, statistics (admins only). */
-export function createActivityLogRouter({ guards, audit }: Pick<Container, 'guards' | 'audit'>): Router {
+export function createActivityLogRouter({ guards, audit }: ActivityLogRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 

@@ -1,5 +1,7 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { AuthService } from './auth.service.js';
+import type { Csrf } from '../../middleware/csrf.js';
+import type { RateLimiters } from '../../middleware/rate-limit.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
 import { input, validate } from '../../middleware/validate.js';
@@ -19,11 +21,18 @@ import {
 } from './auth.schemas.js';
 import { RESEND_MESSAGE, RESET_REQUEST_MESSAGE } from './auth.service.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface AuthRouterDeps {
+  auth: AuthService;
+  csrf: Csrf;
+  limiters: RateLimiters;
+}
+
 /**
  * Anonymous account routes: the CSRF token, register and login (authentication rate tier),
  * e-mail verification, and the mail-sending requests (e-mail rate tier).
  */
-export function createAuthRouter({ auth, csrf, limiters }: Pick<Container, 'auth' | 'csrf' | 'limiters'>): Router {
+export function createAuthRouter({ auth, csrf, limiters }: AuthRouterDeps): Router {
   const router = Router();
 
   router.get('/csrf-token', (req, res) => {

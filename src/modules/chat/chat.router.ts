@@ -1,12 +1,19 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { AuthGuards } from '../../middleware/auth.js';
+import type { EventChatService } from './event-chat.service.js';
 import { sendPage } from '../../lib/http.js';
 import { currentUser } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
 import { eventMessagesQuery, type EventMessagesQuery } from './chat.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface ChatRouterDeps {
+  guards: AuthGuards;
+  eventChat: EventChatService;
+}
+
 /** History of the event group chat, `{ success, data, hasMore }` (chat.openapi.ts). */
-export function createChatRouter({ guards, eventChat }: Pick<Container, 'guards' | 'eventChat'>): Router {
+export function createChatRouter({ guards, eventChat }: ChatRouterDeps): Router {
   const router = Router();
   router.get('/events/:slug/messages', guards.requireAuth, validate(...eventMessagesQuery), async (req, res) => {
     const { slug, ...page } = input<EventMessagesQuery>(res);

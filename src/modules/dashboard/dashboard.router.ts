@@ -1,10 +1,17 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { AuthGuards } from '../../middleware/auth.js';
+import type { DashboardService } from './dashboard.service.js';
 import { sendData } from '../../lib/http.js';
 import { currentUser } from '../../middleware/auth.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface DashboardRouterDeps {
+  guards: AuthGuards;
+  dashboard: DashboardService;
+}
+
 /** GET /dashboard: the caller's overview (dashboard.openapi.ts). */
-export function createDashboardRouter({ guards, dashboard }: Pick<Container, 'guards' | 'dashboard'>): Router {
+export function createDashboardRouter({ guards, dashboard }: DashboardRouterDeps): Router {
   const router = Router();
   router.get('/dashboard', guards.requireAuth, async (req, res) => {
     sendData(res, await dashboard.get(currentUser(req).id));

@@ -1,5 +1,7 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { AuthGuards } from '../../middleware/auth.js';
+import type { EventSettingsService } from './event-settings.service.js';
+import type { ReferenceData } from '../../lib/reference-data.js';
 import { sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
 import { currentUser } from '../../middleware/auth.js';
@@ -16,6 +18,13 @@ import {
   type ScheduleConfigInput,
 } from './event-settings.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface EventSettingsRouterDeps {
+  guards: AuthGuards;
+  eventSettings: EventSettingsService;
+  referenceData: ReferenceData;
+}
+
 /**
  * Per-event settings: a participant's own (competitor number, recorder opt-out) and the
  * admins' (registration deadline, schedule configuration). Check order: 401 → 403 (admin
@@ -25,7 +34,7 @@ export function createEventSettingsRouter({
   guards,
   eventSettings,
   referenceData,
-}: Pick<Container, 'guards' | 'eventSettings' | 'referenceData'>): Router {
+}: EventSettingsRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 

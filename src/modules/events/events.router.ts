@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { AuthGuards } from '../../middleware/auth.js';
+import type { EventsService } from './events.service.js';
 import { sendData, sendFile, sendList, sendMessage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
 import { currentUser } from '../../middleware/auth.js';
@@ -17,8 +18,14 @@ import {
   type UpdateEventInput,
 } from './events.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface EventsRouterDeps {
+  guards: AuthGuards;
+  events: EventsService;
+}
+
 /** Events: lists and views, check-in and leave, and admin management (events.openapi.ts). */
-export function createEventsRouter({ guards, events }: Pick<Container, 'guards' | 'events'>): Router {
+export function createEventsRouter({ guards, events }: EventsRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 

@@ -1,8 +1,13 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { Database } from '../../lib/prisma.js';
+
+/** What the router calls (built by src/container.ts). */
+export interface HealthRouterDeps {
+  database: Database;
+}
 
 /** Liveness and database reachability; 503 when the database does not answer. */
-export function createHealthRouter({ database }: Pick<Container, 'database'>): Router {
+export function createHealthRouter({ database }: HealthRouterDeps): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
     const databaseKind = database.kind;

@@ -1,5 +1,7 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { AuthGuards } from '../../middleware/auth.js';
+import type { HeatsService } from './heats.service.js';
+import type { ReferenceData } from '../../lib/reference-data.js';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
 import { currentUser } from '../../middleware/auth.js';
@@ -13,8 +15,15 @@ import {
   type ReplaceHeatsInput,
 } from './heats.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface HeatsRouterDeps {
+  guards: AuthGuards;
+  heats: HeatsService;
+  referenceData: ReferenceData;
+}
+
 /** Reference data (public) and the participants' heats at an event. */
-export function createHeatsRouter({ guards, heats, referenceData }: Pick<Container, 'guards' | 'heats' | 'referenceData'>): Router {
+export function createHeatsRouter({ guards, heats, referenceData }: HeatsRouterDeps): Router {
   const router = Router();
 
   router.get('/divisions', async (_req, res) => {

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { AuthGuards } from '../../middleware/auth.js';
+import type { MatchesService } from './matches.service.js';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
 import { currentUser } from '../../middleware/auth.js';
@@ -17,8 +18,14 @@ import {
   type RatingInput,
 } from './matches.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface MatchesRouterDeps {
+  guards: AuthGuards;
+  matches: MatchesService;
+}
+
 /** Match requests between participants, their ratings and the private chat history. */
-export function createMatchesRouter({ guards, matches }: Pick<Container, 'guards' | 'matches'>): Router {
+export function createMatchesRouter({ guards, matches }: MatchesRouterDeps): Router {
   const router = Router();
   const verified = [guards.requireAuth, guards.requireVerifiedEmail];
 

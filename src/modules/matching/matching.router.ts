@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
-import type { Container } from '../../container.js';
+import type { AuthGuards } from '../../middleware/auth.js';
+import type { MatchingService } from './matching.service.js';
 import { sendCsv, sendData, sendList } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
 import { currentUser } from '../../middleware/auth.js';
@@ -15,8 +16,14 @@ import {
   type RunRequest,
 } from './matching.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface MatchingRouterDeps {
+  guards: AuthGuards;
+  matching: MatchingService;
+}
+
 /** Recording-partner matching: runs (admins), the suggestions, the recorders' answers. */
-export function createMatchingRouter({ guards, matching }: Pick<Container, 'guards' | 'matching'>): Router {
+export function createMatchingRouter({ guards, matching }: MatchingRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 

@@ -1,11 +1,18 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { RateLimiters } from '../../middleware/rate-limit.js';
+import type { RegistryService } from './registry.service.js';
 import { sendData } from '../../lib/http.js';
 import { input, validate } from '../../middleware/validate.js';
 import { lookupQuery, type LookupQuery } from './registry.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface RegistryRouterDeps {
+  limiters: RateLimiters;
+  registry: RegistryService;
+}
+
 /** No token (prefills the registration form); rate limited with the e-mail tier. */
-export function createRegistryRouter({ limiters, registry }: Pick<Container, 'limiters' | 'registry'>): Router {
+export function createRegistryRouter({ limiters, registry }: RegistryRouterDeps): Router {
   const router = Router();
   router.get('/registry/lookup', limiters.email, validate(...lookupQuery), async (_req, res) => {
     sendData(res, await registry.lookupDancer(input<LookupQuery>(res).id));

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { AuthGuards } from '../../middleware/auth.js';
+import type { UsersService } from './users.service.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
 import { currentUser } from '../../middleware/auth.js';
@@ -13,8 +14,14 @@ import {
   type UsernameParam,
 } from './users.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface UsersRouterDeps {
+  guards: AuthGuards;
+  users: UsersService;
+}
+
 /** The signed-in user's account and other users' public profiles (a token is required for all). */
-export function createUsersRouter({ guards, users }: Pick<Container, 'guards' | 'users'>): Router {
+export function createUsersRouter({ guards, users }: UsersRouterDeps): Router {
   const router = Router();
 
   router.get('/users/me', guards.requireAuth, async (req, res) => {

@@ -1,5 +1,7 @@
 import { Router } from 'express';
-import type { Container } from '../../container.js';
+import type { AuthGuards } from '../../middleware/auth.js';
+import type { TransfersService } from './transfers.service.js';
+import type { WebrtcService } from './webrtc.service.js';
 import { sendData, sendList } from '../../lib/http.js';
 import { currentUser } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
@@ -12,8 +14,15 @@ import {
   type UpdateTransferInput,
 } from './webrtc.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface WebrtcRouterDeps {
+  guards: AuthGuards;
+  webrtc: WebrtcService;
+  transfers: TransfersService;
+}
+
 /** ICE servers and transfer records of the video hand-off. */
-export function createWebrtcRouter({ guards, webrtc, transfers }: Pick<Container, 'guards' | 'webrtc' | 'transfers'>): Router {
+export function createWebrtcRouter({ guards, webrtc, transfers }: WebrtcRouterDeps): Router {
   const router = Router();
   const { requireAuth } = guards;
 
