@@ -22,7 +22,8 @@ export function createPrivacyRouter({
   router.get('/users/me/export', guards.requireAuth, exportLimiter, async (req, res) => {
     const user = currentUser(req);
     const data = await dataExport.exportFor(actorOf(req), user.id);
-    res.attachment(exportFilename(data.user.username, data.exportedAt));
+    // quoted as the contract writes it (usernames hold only letters, digits and _)
+    res.set('Content-Disposition', `attachment; filename="${exportFilename(data.user.username, data.exportedAt)}"`);
     res.type('application/json; charset=utf-8').set('Cache-Control', 'private, no-store');
     sendData(res, data);
   });
