@@ -29,6 +29,8 @@ export class IpPurgeSchedule {
   private readonly queue: string;
   private readonly cron: string;
   private started = false;
+  /** settles when pg-boss started (or failed to); stop waits for it */
+  private ready: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly retention: IpRetentionService,
@@ -46,12 +48,13 @@ export class IpPurgeSchedule {
     if (this.started) return;
     this.started = true;
     void this.purge('start-up');
-    void this.startBoss().catch((err: unknown) => this.logger.error({ reason: (err as Error).message }, 'IP purge schedule could not start'));
+    this.ready = this.startBoss().catch((err: unknown) => this.logger.error({ reason: (err as Error).message }, 'IP purge schedule could not start'));
   }
 
   /** Stops the worker and closes pg-boss's pool (src/server.ts on shutdown). */
   async stop(timeoutMs = 2000): Promise<void> {
     if (!this.started) return;
+    await this.ready;
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs }).catch((err: unknown) => {
       this.logger.warn({ reason: (err as Error).message }, 'IP purge schedule did not stop cleanly');
     });
