@@ -154,6 +154,20 @@ describe('DELETE /users/me', () => {
   });
 });
 
+describe('DELETE /users/me and queued mail', () => {
+  const queuedTo = async (address: string) =>
+    (await prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry') AND data -> 'mail' ->> 'to' = $1`, address))[0].n;
+
+  it('drops the mails still queued to the address', async () => {
+    const u = await createUser({ emailVerified: false });
+    const resend = await api().post('/api/auth/resend-verification').send({ email: u.user.email });
+    expect(resend.status).toBe(200);
+    expect(await queuedTo(u.user.email)).toBe(1);
+    expect((await deleteMe(u)).status).toBe(200);
+    expect(await queuedTo(u.user.email)).toBe(0);
+  });
+});
+
 describe('DELETE /users/me refusals', () => {
   it('asks for the current password with a detail for currentPassword, and changes nothing', async () => {
     const u = await createUser();
