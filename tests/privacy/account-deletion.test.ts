@@ -246,6 +246,15 @@ describe('DELETE /admin/users/:username', () => {
     expect((await api().get('/api/users/me').set('Authorization', target.auth)).status).toBe(401);
   });
 
+  it('logs an admin deleting their own account by the placeholder, without id or address', async () => {
+    await createAdmin();
+    const admin = await createAdmin();
+    const res = await api().delete(`/api/admin/users/${admin.user.username}`).set('Authorization', admin.auth);
+    expect(res.status).toBe(200);
+    const entry = await prisma.activityLog.findFirstOrThrow({ where: { action: 'user_delete', resource: `user:${admin.user.id}` } });
+    expect(entry).toMatchObject({ category: 'admin', success: true, userId: null, username: 'deleted-user', ip: null });
+  });
+
   it('answers 404 USER_NOT_FOUND for an unknown username', async () => {
     const admin = await createAdmin();
     const res = await api().delete('/api/admin/users/nobody_here_at_all').set('Authorization', admin.auth);

@@ -70,10 +70,7 @@ export class AccountDeletionService {
     await this.checkCurrentPassword(actor, userId, currentPassword);
     const deleted = await this.deleteAccount({ id: userId });
     await this.afterCommit(deleted);
-    await this.deps.audit.record(
-      { userId: null, username: DELETED_USER_SUMMARY.username, ip: null, method: actor.method, path: actor.path },
-      { category: 'auth', action: 'account_delete', resource: `user:${deleted.id}` },
-    );
+    await this.deps.audit.record(asPlaceholder(actor), { category: 'auth', action: 'account_delete', resource: `user:${deleted.id}` });
   }
 
   /**
@@ -84,7 +81,8 @@ export class AccountDeletionService {
   async deleteUserAsAdmin(actor: Actor, username: string): Promise<void> {
     const deleted = await this.deleteAccount({ username });
     await this.afterCommit(deleted);
-    await this.deps.audit.record(actor, {
+    // an admin who deleted their own account is logged as the placeholder, like a self-deletion
+    await this.deps.audit.record(actor.userId === deleted.id ? asPlaceholder(actor) : actor, {
       category: 'admin',
       action: 'user_delete',
       resource: `user:${deleted.id}`,
@@ -171,6 +169,9 @@ interface LockedUser {
   email: string;
   isAdmin: boolean;
 }
+
+/** The actor of an entry written after the actor's own account was deleted: no id, no address. */
+const asPlaceholder = (actor: Actor): Actor => ({ userId: null, username: DELETED_USER_SUMMARY.username, ip: null, method: actor.method, path: actor.path });
 
 type UserKey = { id: number } | { username: string };
 
