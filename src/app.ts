@@ -8,6 +8,7 @@ import { inputGuard } from './middleware/input-guard.js';
 import { createRequestLogger } from './middleware/request-logger.js';
 import { httpMetricsMiddleware, metricsRouter } from './lib/metrics.js';
 import { API_MOUNT_PATH, createRouters } from './routes.js';
+import { createAvatarsRouter } from './modules/avatars/avatars.router.js';
 
 export const BODY_LIMIT = '100kb';
 
@@ -32,6 +33,8 @@ export function buildApp(container: Container): Express {
 
   // Scrapes skip the per-IP API limit; the token guards the route.
   app.use(API_MOUNT_PATH, metricsRouter(metrics, config.metrics.token));
+  // Avatars skip the per-IP API limit too: a page of participants loads many, each cached for a year.
+  app.use(API_MOUNT_PATH, createAvatarsRouter(container));
   app.use(API_MOUNT_PATH, container.limiters.general, container.csrf.protection);
   for (const router of createRouters(container)) app.use(API_MOUNT_PATH, router);
   app.use(notFoundHandler);

@@ -13,6 +13,7 @@ import { ConfigError } from './config/config-error.js';
  *   user:demote <email>
  *   event:create --name N --location L --start ISO --end ISO [--registry-id R] [--description D]
  *   matching:run <slug>
+ *   privacy:purge-ips [--as-of ISO]
  */
 const USAGE = `Usage: npm run cli -- <command>
   user:promote <email>                      make a user an admin
@@ -20,7 +21,11 @@ const USAGE = `Usage: npm run cli -- <command>
   event:create --name <name> --location <location> --start <ISO date> --end <ISO date>
                [--registry-id <id>] [--description <text>]
                                             create an event; prints its slug on the last line
-  matching:run <slug>                       run recording-partner matching for an event now`;
+  matching:run <slug>                       run recording-partner matching for an event now
+  privacy:purge-ips [--as-of <ISO timestamp>]
+                                            clear the IP of activity-log entries older than
+                                            ACTIVITY_LOG_IP_RETENTION_DAYS before --as-of (default:
+                                            now); prints the number cleared on the last line`;
 
 class UsageError extends Error {}
 
@@ -94,6 +99,12 @@ async function runCommand(config: Config, logger: Logger, kind: DatabaseKind, co
         if (positionals.length !== 1) throw new UsageError('matching:run takes exactly one event slug');
         const run = await commands.runMatching(container.matching, positionals[0]);
         console.log(JSON.stringify(run, null, 2));
+        return 0;
+      }
+      case 'privacy:purge-ips': {
+        const { values } = parseArgs({ args: rest, options: { 'as-of': { type: 'string' } } });
+        const cleared = await commands.purgeIps(container, values['as-of']);
+        console.log(cleared);
         return 0;
       }
       default:

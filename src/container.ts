@@ -10,7 +10,7 @@ import { Database, type DatabaseKind } from './lib/prisma.js';
 import { RedisConnections } from './lib/redis.js';
 import { createAuthGuards, type AuthGuards } from './middleware/auth.js';
 import { createCsrf, type Csrf } from './middleware/csrf.js';
-import { createRateLimiters, type RateLimiters } from './middleware/rate-limit.js';
+import { createRateLimiters, createUserRateLimiter, type RateLimiters } from './middleware/rate-limit.js';
 import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
 import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
@@ -31,6 +31,11 @@ import { ReferenceData } from './lib/reference-data.js';
 import { MatchingLock } from './modules/matching/matching.lock.js';
 import { MatchingService } from './modules/matching/matching.service.js';
 import { Notifier } from './realtime/notifier.js';
+import { AvatarsService } from './modules/avatars/avatars.service.js';
+import { AccountDeletionService } from './modules/privacy/account-deletion.service.js';
+import { DataExportService } from './modules/privacy/data-export.service.js';
+import { IpPurgeSchedule } from './modules/privacy/ip-retention.job.js';
+import { IpRetentionService } from './modules/privacy/ip-retention.service.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
 export interface ContainerOverrides {
@@ -72,7 +77,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const eventAccess = new EventAccess(prisma);
   const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const accountSettings = { frontendUrl: config.frontendUrl };
-  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, { ...accountSettings, lockout: config.lockout });
+  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, { ...accountSettings, publicUrl: config.publicUrl, lockout: config.lockout });
   const users = new UsersService(prisma, database.sql, audit, tokens, passwordHasher, notifier, mailQueue, clock, accountSettings);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
@@ -110,6 +115,25 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     requireEmailVerification: config.requireEmailVerification,
   });
 
+  const avatars = new AvatarsService({ prisma, logger, publicUrl: config.publicUrl });
+  // Privacy (docs/privacy.md): account deletion and export through the owning features' services.
+  const accountDeletion = new AccountDeletionService({
+    prisma,
+    hasher: passwordHasher,
+    audit,
+    notifier,
+    mailQueue,
+    events,
+    matches,
+    chat,
+    clock,
+    lockout: config.lockout,
+  });
+  const dataExport = new DataExportService({ prisma, audit, events, heats, chat, matches, transfers, clock });
+  const ipRetention = new IpRetentionService({ prisma, clock, retentionDays: config.privacy.activityLogIpRetentionDays });
+  // src/server.ts starts it; connects to nothing before
+  const ipPurgeSchedule = new IpPurgeSchedule(ipRetention, logger, { connectionString: databaseUrl });
+
   const container = {
     config,
     logger,
@@ -141,14 +165,22 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     eventSettings,
     matches,
     matching,
+    avatars,
+    accountDeletion,
+    dataExport,
+    ipRetention,
+    ipPurgeSchedule,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,
+    /** GET /users/me/export: the e-mail tier, counted per user (docs/privacy.md) */
+    exportLimiter: createUserRateLimiter('email', 'export', config, redis, logger),
     csrf: createCsrf(config) as Csrf,
     /** Releases what the container opened (pool, Redis, SMTP transport). */
     async close(): Promise<void> {
       notifier.unbind();
       await mailQueue.stop();
+      await ipPurgeSchedule.stop();
       mailer.close();
       await redis.close();
       await database.close();

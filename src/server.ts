@@ -57,6 +57,8 @@ async function main(): Promise<void> {
     await database.stop().catch(() => undefined);
     process.exit(0);
   }
+  // Stored avatar URLs point at this service's avatar route under PUBLIC_URL (docs/privacy.md).
+  await container.avatars.repointStoredUrls().catch((err: unknown) => logger.error({ err }, 'pointing avatar URLs at this service failed'));
   // Runs left `running` by a process that stopped mid-run (another instance's live run keeps its lock and is left alone).
   await container.matching.closeInterruptedRuns().catch((err: unknown) => logger.error({ err }, 'closing interrupted matching runs failed'));
 
@@ -77,6 +79,8 @@ async function main(): Promise<void> {
       : 'DATABASE_URL';
   logger.info({ startupMs }, `ready in ${startupMs} ms (${on})`);
 
+  // IP retention: a purge now in the background, then a daily pg-boss job (docs/privacy.md).
+  container.ipPurgeSchedule.start();
   const stopScheduler = config.matchingScheduler.enabled ? startMatchingScheduler(container) : async () => undefined;
 
   // Shutdown (issue 16): stop accepting, answer in-flight requests with `Connection: close`,

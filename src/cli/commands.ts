@@ -58,3 +58,19 @@ export async function runMatching(matching: MatchingService, slug: string): Prom
   if (run.status !== 'success') throw new AppError('MATCHING_RUN_FAILED', { message: `Matching run ${run.id} failed: ${run.error ?? 'unknown error'}` });
   return run;
 }
+
+/**
+ * `privacy:purge-ips [--as-of <ISO timestamp>]`: the IP purge once, counting the retention back
+ * from `asOf` (default now) instead of now; answers the number of entries cleared. An `asOf` that
+ * is not a timestamp → 400 before anything changes. Leaves the instances' lastIpPurgeAt alone.
+ */
+export function purgeIps({ ipRetention }: Pick<Container, 'ipRetention'>, asOf: string | undefined): Promise<number> {
+  return ipRetention.purge(asOf === undefined ? undefined : parseTimestamp('as-of', asOf));
+}
+
+/** An ISO 8601 timestamp (a date with a time, or a date alone), else 400 naming the option. */
+function parseTimestamp(label: string, value: string): Date {
+  const date = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value.trim()) ? new Date(value.trim()) : new Date(NaN);
+  if (Number.isNaN(date.getTime())) throw new AppError('BAD_REQUEST', { message: `--${label} must be an ISO 8601 timestamp` });
+  return date;
+}

@@ -179,6 +179,9 @@ const schema = z.object({
   TURN_URLS: iceUrls(['turn:', 'turns:']),
   TURN_SECRET: optionalString,
   TURN_TTL_SECONDS: int(3600, 60, 7 * 24 * 60 * 60),
+  // Privacy: the address clients reach the service at (avatar URLs); IP retention of the activity log.
+  PUBLIC_URL: url().refine((v) => v === undefined || /^https?:\/\//.test(v), 'must be an http or https URL'),
+  ACTIVITY_LOG_IP_RETENTION_DAYS: int(30, 1, 3650),
   // Operations (issue 17): GET /api/metrics exists only with a token.
   METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
 });
@@ -314,6 +317,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     matchRequests: { perMinute: 10, burst: 10 },
     // Operations (issue 17): bearer token of GET /api/metrics; unset → the route does not exist.
     metrics: { token: e.METRICS_TOKEN },
+    /**
+     * The address clients reach this service at (PUBLIC_URL, trailing slash dropped; default
+     * http://localhost:<PORT>): avatar URLs start with it. Never taken from request headers.
+     */
+    publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
+    /** Privacy (docs/privacy.md): activity-log entries older than this lose their IP address. */
+    privacy: { activityLogIpRetentionDays: e.ACTIVITY_LOG_IP_RETENTION_DAYS },
   };
 }
 

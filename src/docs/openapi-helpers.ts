@@ -1,4 +1,5 @@
 import { UNFILLED_REASONS } from '../modules/matching/matching.unfilled.js';
+import { RECORDER_DELETED } from '../modules/matching/matching.privacy.js';
 import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
 
 /**
@@ -220,9 +221,9 @@ const matchProperties = {
 const messageProperties = {
   id: { type: 'integer', description: 'increases with creation; the paging cursor' },
   roomId: int,
-  userId: int,
+  userId: { ...nullInt, description: 'null (username "deleted-user", avatar null, content "[deleted]") once the author deleted the account' },
   username: str,
-  avatar: str,
+  avatar: nullStr,
   content: { type: 'string', description: 'plain text, exactly as sent' },
   type: str,
   createdAt: dateTime,
@@ -293,7 +294,7 @@ const scheduleConfig = obj({
   ),
 });
 
-const suggestionProperties = {
+export const suggestionProperties = {
   id: int,
   heat: ref('Heat'),
   dancer: ref('UserSummary'),
@@ -358,6 +359,14 @@ export const componentSchemas: Record<string, Schema> = {
   Reference: { ...reference, description: 'A division or a competition type' },
   UserSummary: obj({ id: int, username: str, avatar: str, firstName: nullStr, lastName: nullStr }),
   UserBrief: obj({ id: int, username: str, avatar: str }),
+  DeletedUserBrief: {
+    ...obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' } }),
+    description: 'The placeholder of a deleted account where its traces stay (e.g. the rater of a rating it gave)',
+  },
+  DeletedUserSummary: {
+    ...obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' }, firstName: { type: 'null' }, lastName: { type: 'null' } }),
+    description: 'The placeholder of a deleted account in user summaries (e.g. `from` of match_cancelled after an account deletion)',
+  },
   EventRef: obj({ id: int, slug: str, name: str }),
   User: { ...obj(userObjectProperties), description: 'Never a password hash, token, code, lock or attempt counter.' },
   UpdatedUser: {
@@ -398,14 +407,14 @@ export const componentSchemas: Record<string, Schema> = {
   Rating: obj({
     id: int,
     matchId: nullInt,
-    raterId: int,
+    raterId: { ...nullInt, description: 'null once the rater deleted the account' },
     ratedId: int,
     eventId: int,
     score: { type: 'integer', minimum: 1, maximum: 5 },
     comment: nullStr,
     wouldCollaborateAgain: { type: ['boolean', 'null'] },
     createdAt: dateTime,
-    rater: ref('UserBrief'),
+    rater: { oneOf: [ref('UserBrief'), ref('DeletedUserBrief')] },
     rated: ref('UserBrief'),
     event: ref('EventRef'),
   }),
@@ -428,7 +437,10 @@ export const componentSchemas: Record<string, Schema> = {
     unfilledByReason: runOutcomeProperties.unfilledByReason,
     unfilledHeats: array(unfilledHeat),
   }),
-  UnfilledReason: { enum: [...UNFILLED_REASONS] },
+  UnfilledReason: {
+    enum: [...UNFILLED_REASONS, RECORDER_DELETED],
+    description: 'RECORDER_DELETED: the recorder deleted the account (never the reason of a run; a later run may fill the heat)',
+  },
   ActivityLogEntry: obj({
     id: int,
     createdAt: dateTime,

@@ -12,6 +12,8 @@ import { matchingOpenApi } from '../modules/matching/matching.openapi.js';
 import { registryOpenApi } from '../modules/registry/registry.openapi.js';
 import { usersOpenApi } from '../modules/users/users.openapi.js';
 import { webrtcOpenApi } from '../modules/webrtc/webrtc.openapi.js';
+import { avatarsOpenApi } from '../modules/avatars/avatars.openapi.js';
+import { privacyOpenApi } from '../modules/privacy/privacy.openapi.js';
 import { docsOpenApi } from './docs.openapi.js';
 import { componentSchemas, errorResponse } from './openapi-helpers.js';
 import { socketEvents, socketSchemas } from './socket.openapi.js';
@@ -38,6 +40,8 @@ export function buildOpenApiDocument() {
     dashboardOpenApi,
     webrtcOpenApi,
     metricsOpenApi,
+    avatarsOpenApi,
+    privacyOpenApi,
   ];
   const paths: Record<string, Record<string, unknown>> = {};
   for (const part of parts) {
@@ -76,6 +80,8 @@ export function buildOpenApiDocument() {
       { name: 'dashboard' },
       { name: 'video hand-off' },
       { name: 'operations' },
+      { name: 'avatars' },
+      { name: 'privacy' },
     ],
     components: {
       securitySchemes: {

@@ -16,7 +16,11 @@ export const socketSchemas: Record<string, Schema> = {
   SocketErrorMessage: obj({ error: str }),
   SocketPresenceUser: obj({ userId: int, username: str, avatar: str }),
   SocketPresenceLeft: obj({ userId: int }),
-  SocketMatchNotification: obj({ matchSlug: str, event: obj({ slug: str, name: str }), from: ref('UserSummary') }),
+  SocketMatchNotification: obj({
+    matchSlug: str,
+    event: obj({ slug: str, name: str }),
+    from: { oneOf: [ref('UserSummary'), ref('DeletedUserSummary')], description: 'the placeholder when the other member deleted the account' },
+  }),
   SocketHeatsUpdated: obj({ userId: int, username: str, heats: array(ref('Heat')) }),
   SocketWebrtcSignalRelay: obj({
     matchSlug: str,
@@ -104,7 +108,7 @@ export const serverToClient: Record<string, ServerEvent> = {
   heats_updated: { description: "A user's heats after POST heats or a heat deletion.", room: 'event_<id>', payload: s('SocketHeatsUpdated') },
   match_request_received: { description: 'A match was requested from the user.', room: 'user_<id>', payload: s('SocketMatchNotification') },
   match_accepted: { description: "The user's match request was accepted.", room: 'user_<id>', payload: s('SocketMatchNotification') },
-  match_cancelled: { description: 'The other member deleted (rejected or cancelled) the match.', room: 'user_<id>', payload: s('SocketMatchNotification') },
+  match_cancelled: { description: 'The other member deleted (rejected or cancelled) the match, or deleted the account (`from` is then the placeholder).', room: 'user_<id>', payload: s('SocketMatchNotification') },
   recording_suggestions_created: { description: 'A matching run concerned the user (counts).', room: 'user_<id>', payload: s('SocketRecordingSuggestionsCreated') },
   webrtc_signal: { description: 'A signal of the other member of the match.', room: 'user_<id>', payload: s('SocketWebrtcSignalRelay') },
   transfer_updated: { description: 'A video hand-off record after its creation and every status change (both members).', room: 'user_<id>', payload: s('Transfer') },

@@ -83,6 +83,8 @@ export const ErrorCatalogue = {
   SUGGESTION_NOT_FOUND: { status: 404, message: 'Suggestion not found' },
   NOT_RECORDER: { status: 403, message: 'Only the recorder can accept or reject this suggestion' },
   SUGGESTION_NOT_PENDING: { status: 409, message: 'Only a pending suggestion can be accepted or rejected' },
+  // privacy (account deletion, docs/privacy.md)
+  LAST_ADMIN: { status: 409, message: 'The last admin account cannot be deleted' },
   // generic
   NOT_FOUND: { status: 404, message: 'Not found' },
   CONFLICT: { status: 409, message: 'Resource already exists' },

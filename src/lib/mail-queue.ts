@@ -114,6 +114,18 @@ export class MailQueue {
     return result;
   }
 
+  /**
+   * Account deletion (src/modules/privacy), inside the caller's transaction: mails to `address`
+   * that wait in this queue (created or waiting for a retry) are dropped. Answers how many.
+   */
+  async dropQueuedTo(tx: Prisma.TransactionClient, address: string): Promise<number> {
+    const [{ present }] = await tx.$queryRaw<{ present: boolean }[]>`SELECT to_regclass('pgboss.job') IS NOT NULL AS present`;
+    if (!present) return 0;
+    return tx.$executeRaw`
+      DELETE FROM pgboss.job
+      WHERE name = ${this.settings.name} AND state IN ('created', 'retry') AND data -> 'mail' ->> 'to' = ${address}`;
+  }
+
   /** Starts sending queued mail in this process (src/server.ts; tests start it themselves). */
   async startWorker(): Promise<void> {
     if (this.working) return;

@@ -15,9 +15,16 @@ export interface UserSummaryRow {
   lastName: string | null;
 }
 
-/** Avatar URL built from the username by a public generator (no network call). */
-export function avatarUrlFor(username: string): string {
-  return `https://api.dicebear.com/9.x/avataaars/svg?seed=${encodeURIComponent(username)}`;
+/** What an avatar seed may hold (the route GET /api/avatars/:seed.svg accepts exactly these). */
+export const AVATAR_SEED_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The avatar URL of a seed (the username as registered): the service's own avatar route under
+ * PUBLIC_URL (docs/privacy.md), never a third-party host. Stored in User.avatar at registration;
+ * src/modules/avatars/avatars.service.ts re-points stored URLs at start when PUBLIC_URL changed.
+ */
+export function avatarUrlFor(publicUrl: string, seed: string): string {
+  return `${publicUrl}/api/avatars/${encodeURIComponent(seed)}.svg`;
 }
 
 /** The smallest reference to a user: id, username and avatar (e.g. a rater). */

@@ -22,8 +22,10 @@ const messages: Record<Tier, string> = {
   email: 'Too many e-mail requests, please try again later',
 };
 
-function createLimiter(tier: Tier, config: Config, redis: RedisConnections, logger: Logger): RequestHandler {
+function createLimiter(tier: Tier, config: Config, redis: RedisConnections, logger: Logger, perUser?: string): RequestHandler {
   const options: Partial<Options> = {
+    // per signed-in user instead of per IP (after requireAuth): counters of their own
+    ...(perUser ? { keyGenerator: (req: Request) => `user:${req.user?.id ?? 0}` } : {}),
     windowMs: config.rateLimit[tier].windowMs,
     limit: () => config.rateLimit[tier].max,
     standardHeaders: 'draft-7',
@@ -35,7 +37,7 @@ function createLimiter(tier: Tier, config: Config, redis: RedisConnections, logg
   if (!redis.enabled) return rateLimit(options);
   const client = redis.command();
   options.store = new RedisStore({
-    prefix: `${redis.keyPrefix}rl:${tier}:`,
+    prefix: `${redis.keyPrefix}rl:${tier}:${perUser ? `${perUser}:` : ''}`,
     sendCommand: (...args: string[]) => client.sendCommand(args),
   });
   // Redis trouble must not take the API down: a store error or a store that does not answer
@@ -61,6 +63,14 @@ function failOpenAfter(limiter: RequestHandler, ms: number, tier: Tier, logger: 
       next(err);
     });
   };
+}
+
+/**
+ * A limiter of a tier's size counted per signed-in user (`name` keeps its counters apart from the
+ * tier's per-IP ones), e.g. the data export: the e-mail tier per user (src/modules/privacy).
+ */
+export function createUserRateLimiter(tier: Tier, name: string, config: Config, redis: RedisConnections, logger: Logger): RequestHandler {
+  return createLimiter(tier, config, redis, logger, name);
 }
 
 export function createRateLimiters(config: Config, redis: RedisConnections, logger: Logger): RateLimiters {

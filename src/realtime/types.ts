@@ -15,12 +15,22 @@ export interface UserSummary {
   lastName?: string | null;
 }
 
+/** How a deleted account is shown where its traces stay (src/lib/user-summary.ts DELETED_USER_SUMMARY). */
+export interface DeletedUserSummary {
+  id: null;
+  username: 'deleted-user';
+  avatar: null;
+  firstName: null;
+  lastName: null;
+}
+
 export interface ChatMessagePayload {
   id: number;
   roomId: number;
-  userId: number;
+  /** null (with username "deleted-user" and avatar null) once the author deleted the account */
+  userId: number | null;
   username: string;
-  avatar: string;
+  avatar: string | null;
   content: string;
   type: string;
   createdAt: string | Date;
@@ -56,7 +66,8 @@ export interface ActivityLogEntryPayload {
 export interface MatchNotification {
   matchSlug: string;
   event: { slug: string; name: string };
-  from: UserSummary;
+  /** the placeholder when the match ended because the other member deleted the account */
+  from: UserSummary | DeletedUserSummary;
 }
 
 export type WebrtcSignalKind = 'offer' | 'answer' | 'ice-candidate' | 'hangup';

@@ -40,7 +40,8 @@ describe('registration', () => {
       emailVerified: false,
       isAdmin: false,
     });
-    expect(user.avatar).toContain(encodeURIComponent(account.username));
+    // the service's own avatar route under PUBLIC_URL (default http://localhost:<PORT>), never a third party
+    expect(user.avatar).toBe(`http://localhost:${testConfig().port}/api/avatars/${account.username}.svg`);
     const payload = jwt.verify(token, process.env.JWT_SECRET!, { algorithms: ['HS256'] }) as jwt.JwtPayload;
     expect(payload.sub).toBe(String(user.id));
     expect(payload.exp! - payload.iat!).toBe(24 * 60 * 60);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcryptjs';
-import { testContainer } from './container';
+import { testConfig, testContainer } from './container';
+import { avatarUrlFor } from '../../src/lib/user-summary';
 import { randomSlug } from '../../src/lib/ids';
 import { prisma } from './db';
 import type { Event, User } from '../../src/generated/prisma/client';
@@ -44,7 +45,7 @@ export async function createUser(overrides: UserOverrides = {}): Promise<TestUse
       username,
       email: overrides.email ?? `${username.toLowerCase()}@example.test`,
       passwordHash: await bcrypt.hash(password, 4),
-      avatar: `https://api.dicebear.com/9.x/avataaars/svg?seed=${encodeURIComponent(username)}`,
+      avatar: avatarUrlFor(testConfig().publicUrl, username),
       emailVerified: overrides.emailVerified ?? true,
       isAdmin: overrides.isAdmin ?? false,
       firstName: overrides.firstName ?? null,

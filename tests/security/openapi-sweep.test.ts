@@ -241,7 +241,10 @@ function invalidParam(param: Parameter, shape: Shape): fc.Arbitrary<string | str
   const { schema, type } = shape;
   const arbs: fc.Arbitrary<string | string[] | undefined>[] = [nulString, fc.constantFrom('\u0001', 'a\u001bb', '\u007f')];
   if (param.in === 'path') {
-    arbs.push(fc.constantFrom('2147483648', '-1', '99999999999999999999', 'x'.repeat(300), '%', '0', '1e309', 'null', '[]'));
+    // a value the parameter's own pattern admits is valid (e.g. "1e309" or "null" as an avatar seed)
+    const admitted = typeof schema.pattern === 'string' ? new RegExp(schema.pattern) : undefined;
+    const values = ['2147483648', '-1', '99999999999999999999', 'x'.repeat(300), '%', '0', '1e309', 'null', '[]'].filter((v) => !admitted?.test(v));
+    arbs.push(fc.constantFrom(...values));
   } else {
     arbs.push(fc.constant(['sweep1', 'sweep2'])); // a repeated parameter
     if (param.required) arbs.push(fc.constant(undefined));

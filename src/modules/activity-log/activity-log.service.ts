@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { pagination } from '../../lib/http.js';
 import { equalsIgnoringCase } from '../../lib/prisma-filters.js';
 import type { Logger } from '../../lib/logger.js';
+import { DELETED_USER_SUMMARY } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type ActivityLogEntryPayload } from '../../realtime/types.js';
 
@@ -74,6 +75,31 @@ export class ActivityLogService {
       this.logger.warn({ err, category: activity.category, action: activity.action }, 'activity log write failed');
       return undefined;
     }
+  }
+
+  /**
+   * The data export (src/modules/privacy): the user's own entries, newest first, without
+   * `metadata` (it may name other users).
+   */
+  entriesOfUser(userId: number) {
+    return this.db.activityLog.findMany({
+      where: { userId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: { id: true, createdAt: true, category: true, action: true, success: true, ip: true, method: true, path: true, resource: true },
+    });
+  }
+
+  /**
+   * Account deletion (src/modules/privacy), inside the caller's transaction: the user's entries
+   * stay (admins keep the history) without who and from where: userId null, username
+   * "deleted-user", ip null.
+   */
+  async anonymiseUser(tx: Prisma.TransactionClient, userId: number): Promise<number> {
+    const { count } = await tx.activityLog.updateMany({
+      where: { userId },
+      data: { userId: null, username: DELETED_USER_SUMMARY.username, ip: null },
+    });
+    return count;
   }
 
   private async currentAdmins(userIds: number[]): Promise<Set<number>> {

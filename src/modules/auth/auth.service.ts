@@ -22,6 +22,8 @@ export interface AuthSettings {
   lockout: { maxAttempts: number; minutes: number };
   /** base of the links in verification and reset mails */
   frontendUrl: string;
+  /** PUBLIC_URL: base of the avatar URL stored at registration */
+  publicUrl: string;
 }
 
 /** Failed link verifications are logged once per IP address and this interval. */
@@ -47,7 +49,8 @@ const actingAs = (actor: Actor, user: { id: number; username: string } | null | 
   username: user?.username ?? null,
 });
 
-function lockedError(remainingMs: number): AppError {
+/** 423 ACCOUNT_LOCKED with retryAfter and Retry-After (also used by src/modules/privacy for the current password). */
+export function lockedError(remainingMs: number): AppError {
   // whole milliseconds: lockedUntil is stored with millisecond precision, now() has microseconds
   remainingMs = Math.floor(remainingMs);
   const retryAfter = Math.max(1, Math.ceil(remainingMs / 1000));
@@ -103,7 +106,7 @@ export class AuthService {
             username: input.username,
             email: input.email,
             passwordHash,
-            avatar: avatarUrlFor(input.username),
+            avatar: avatarUrlFor(this.settings.publicUrl, input.username),
             firstName: input.firstName || null,
             lastName: input.lastName || null,
             registryId: input.registryId || null,

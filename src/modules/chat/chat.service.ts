@@ -1,6 +1,7 @@
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { AppError } from '../../lib/errors.js';
 import { toDate } from '../../lib/sql.js';
+import { DELETED_USER_SUMMARY } from '../../lib/user-summary.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
 
 /**
@@ -10,17 +11,20 @@ import type { ChatMessagePayload } from '../../realtime/types.js';
 export const MESSAGE_MAX_LENGTH = 2000;
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+/** The text of a message whose author deleted the account. */
+export const DELETED_MESSAGE_CONTENT = '[deleted]';
 
 const messageInclude = { user: { select: { username: true, avatar: true } } } as const;
 
 type MessageRow = {
   id: number;
   roomId: number;
-  userId: number;
+  userId: number | null;
   content: string;
   type: string;
   createdAt: Date;
-  user: { username: string; avatar: string };
+  /** null once the author deleted the account */
+  user: { username: string; avatar: string } | null;
 };
 
 /** A page request of a room's history (validated by chat.schemas.ts). */
@@ -41,10 +45,12 @@ export type MessageJson = Omit<ChatMessagePayload, 'createdAt'> & { createdAt: s
 
 /**
  * SQL of one message with its author as a json object, in the payload's shape; `m` is a
- * "Message" row, `u` its author's "User" row.
+ * "Message" row, `u` its author's "User" row LEFT JOINed (none once the author deleted the
+ * account: the placeholder "deleted-user" with avatar null).
  */
 export const messageJson = (m: string, u: string) =>
-  `json_build_object('id', ${m}.id, 'roomId', ${m}."roomId", 'userId', ${m}."userId", 'username', ${u}.username, ` +
+  `json_build_object('id', ${m}.id, 'roomId', ${m}."roomId", 'userId', ${m}."userId", ` +
+  `'username', coalesce(${u}.username, '${DELETED_USER_SUMMARY.username}'), ` +
   `'avatar', ${u}.avatar, 'content', ${m}.content, 'type', ${m}.type, 'createdAt', ${m}."createdAt")`;
 
 /** Payloads from `messageJson` objects: timestamps become Dates again. */
@@ -60,8 +66,8 @@ export function toMessagePayload(m: MessageRow): ChatMessagePayload {
     id: m.id,
     roomId: m.roomId,
     userId: m.userId,
-    username: m.user.username,
-    avatar: m.user.avatar,
+    username: m.user?.username ?? DELETED_USER_SUMMARY.username,
+    avatar: m.user?.avatar ?? null,
     content: m.content,
     type: m.type,
     createdAt: m.createdAt,
@@ -123,6 +129,40 @@ export class ChatService {
       type: row.type,
       createdAt: row.createdAt,
     };
+  }
+
+  /**
+   * The data export (src/modules/privacy): every message the user wrote, event rooms and private
+   * rooms, oldest first, with its room (`event` of a private room is its match's event).
+   */
+  async messagesOfUser(userId: number) {
+    const eventRef = { select: { id: true, slug: true, name: true } } as const;
+    const rows = await this.db.message.findMany({
+      where: { userId },
+      orderBy: { id: 'asc' },
+      select: {
+        id: true,
+        content: true,
+        createdAt: true,
+        room: { select: { id: true, type: true, event: eventRef, match: { select: { slug: true, event: eventRef } } } },
+      },
+    });
+    return rows.map(({ room, ...message }) => ({
+      id: message.id,
+      room: { id: room.id, type: room.type, event: room.event ?? room.match?.event ?? null, matchSlug: room.match?.slug ?? null },
+      content: message.content,
+      createdAt: message.createdAt,
+    }));
+  }
+
+  /**
+   * Account deletion (src/modules/privacy), inside the caller's transaction: the user's messages
+   * that stay (event rooms; private rooms go with their matches) keep their id, room and time
+   * but lose their author and text: shown as the placeholder "deleted-user" with "[deleted]".
+   */
+  async anonymiseMessagesOf(tx: Prisma.TransactionClient, userId: number): Promise<number> {
+    const { count } = await tx.message.updateMany({ where: { userId }, data: { userId: null, content: DELETED_MESSAGE_CONTENT } });
+    return count;
   }
 }
 

@@ -68,7 +68,7 @@ const roomPage = (name: string, before: string) =>
             CASE WHEN me.id IS NOT NULL THEN (
               SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
               FROM (SELECT * FROM "Message" WHERE "roomId" = r.id ${before} ORDER BY id DESC LIMIT $3) m
-              JOIN "User" u ON u.id = m."userId")
+              LEFT JOIN "User" u ON u.id = m."userId")
             END AS messages
      FROM "Event" e
      LEFT JOIN "EventParticipant" me ON me."eventId" = e.id AND me."userId" = $2

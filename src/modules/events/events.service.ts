@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import type { Event, PrismaClient } from '../../generated/prisma/client.js';
+import type { Event, Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { AuthUser } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
@@ -303,6 +303,35 @@ export class EventsService {
     await this.notifier.removeUserFromEventRoom(userId, event.id);
     await this.audit.record(actor, { category: 'event', action: 'leave', resource: `event:${event.slug}` });
     return event;
+  }
+
+  /** The data export (src/modules/privacy): the user's participations, newest join first. */
+  participationsOfUser(userId: number) {
+    return this.db.eventParticipant.findMany({
+      where: { userId },
+      orderBy: [{ joinedAt: 'desc' }, { id: 'desc' }],
+      select: {
+        event: { select: { id: true, slug: true, name: true, location: true, startDate: true, endDate: true } },
+        joinedAt: true,
+        competitorNumber: true,
+        recorderOptOut: true,
+      },
+    });
+  }
+
+  /**
+   * Account deletion (src/modules/privacy), inside the caller's transaction: every participation
+   * of the user goes (heats and their recording suggestions by cascade) and each of those events'
+   * participantsCount drops by one, as a leave does. Answers the events' ids.
+   */
+  async removeParticipationsOf(tx: Prisma.TransactionClient, userId: number): Promise<number[]> {
+    const left = await tx.$queryRaw<{ eventId: number }[]>`
+      DELETE FROM "EventParticipant" WHERE "userId" = ${userId} RETURNING "eventId"`;
+    const eventIds = left.map((row) => row.eventId);
+    if (eventIds.length > 0) {
+      await tx.event.updateMany({ where: { id: { in: eventIds } }, data: { participantsCount: { decrement: 1 } } });
+    }
+    return eventIds;
   }
 
   // ---------------------------------------------------------------- admin management

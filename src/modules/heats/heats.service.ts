@@ -124,6 +124,19 @@ export class HeatsService {
     return heats.map((h) => ({ ...h, competitorNumber: participant.competitorNumber }));
   }
 
+  /**
+   * The data export (src/modules/privacy): every heat of the user at every event, each the heat
+   * object of heats/me plus its event; by event, then in the heats/me order.
+   */
+  async heatsOfUser(userId: number) {
+    const rows = await this.db.heat.findMany({
+      where: { userId },
+      select: { ...heatSelect, participant: { select: { competitorNumber: true } }, event: { select: { id: true, slug: true, name: true } } },
+      orderBy: [{ eventId: 'asc' }, ...heatOrder],
+    });
+    return rows.map(({ participant, event, ...heat }) => ({ ...toHeat(heat), competitorNumber: participant.competitorNumber, event }));
+  }
+
   /** Every participant with at least one heat, by username; heats in the heats/me order. Event 404. */
   async allHeats(slug: string): Promise<UserHeats[]> {
     const event = await this.eventAccess.getBySlug(slug);

@@ -6,7 +6,7 @@ import { AppError } from '../../lib/errors.js';
 import { sql, toDate, type SqlReader } from '../../lib/sql.js';
 import { randomSlug } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
-import { userSummarySelect, type UserSummaryRow } from '../../lib/user-summary.js';
+import { DELETED_USER_SUMMARY, userSummarySelect, type UserSummaryRow } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type ChatMessagePayload, type MatchNotification } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
@@ -181,6 +181,15 @@ export interface MatchesSettings {
   requestLimit: RefundableLimiter;
 }
 
+/** A match removed by an account deletion: whom to tell after the commit. */
+export interface RemovedMatch {
+  id: number;
+  slug: string;
+  event: { slug: string; name: string };
+  /** the other member */
+  partnerId: number;
+}
+
 /** Matches between two participants of an event, their ratings and their private chat. */
 export class MatchesService {
   constructor(
@@ -297,6 +306,55 @@ export class MatchesService {
       metadata: { matchId: match.id, previousStatus: match.status },
     });
     return { action: rejected ? 'rejected' : 'cancelled' };
+  }
+
+  /**
+   * Account deletion (src/modules/privacy), inside the caller's transaction: every match of the
+   * user, either side and any status, goes as DELETE /matches/:slug removes one (private room,
+   * its messages and the transfer records by cascade; ratings stay with matchId null). Answers
+   * what `notifyRemovedMatches` tells the partners after the commit.
+   */
+  async removeMatchesOf(tx: Tx, userId: number): Promise<RemovedMatch[]> {
+    const found = await tx.match.findMany({
+      where: { OR: [{ user1Id: userId }, { user2Id: userId }] },
+      select: { id: true, slug: true, user1Id: true, user2Id: true, event: { select: { slug: true, name: true } } },
+    });
+    if (found.length > 0) await tx.match.deleteMany({ where: { id: { in: found.map((m) => m.id) } } });
+    return found.map((m) => ({ id: m.id, slug: m.slug, event: m.event, partnerId: m.user1Id === userId ? m.user2Id : m.user1Id }));
+  }
+
+  /** After the deletion committed: each partner gets `match_cancelled` from the placeholder and leaves the private room. */
+  notifyRemovedMatches(removed: RemovedMatch[], deletedUserId: number): void {
+    for (const match of removed) {
+      this.notifier.toUser(match.partnerId, 'match_cancelled', { matchSlug: match.slug, event: match.event, from: { ...DELETED_USER_SUMMARY } });
+      for (const member of [match.partnerId, deletedUserId]) this.notifier.removeUserFromRoom(member, rooms.match(match.id));
+    }
+  }
+
+  /**
+   * Account deletion, inside the caller's transaction: ratings the user received go (their
+   * raters' `given` counts drop); ratings the user gave stay and still count, without their
+   * comment (the rater becomes null with the account: shown as the placeholder).
+   */
+  async anonymiseRatingsOf(tx: Tx, userId: number): Promise<void> {
+    await tx.rating.deleteMany({ where: { ratedId: userId } });
+    await tx.rating.updateMany({ where: { raterId: userId }, data: { raterId: null, comment: null } });
+  }
+
+  /**
+   * The data export (src/modules/privacy): ratings the user gave (with whom they rated) and
+   * received (with the rater, the placeholder for a deleted one), newest first, no cap.
+   */
+  async ratingsOfUser(userId: number) {
+    const common = { id: true, score: true, comment: true, wouldCollaborateAgain: true, createdAt: true, event: { select: { id: true, slug: true, name: true } } } as const;
+    const order = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
+    const brief = { select: { id: true, username: true, avatar: true } } as const;
+    const [given, received] = await Promise.all([
+      this.db.rating.findMany({ where: { raterId: userId }, select: { ...common, rated: brief }, orderBy: order }),
+      this.db.rating.findMany({ where: { ratedId: userId }, select: { ...common, rater: brief }, orderBy: order }),
+    ]);
+    const placeholder = { id: DELETED_USER_SUMMARY.id, username: DELETED_USER_SUMMARY.username, avatar: DELETED_USER_SUMMARY.avatar };
+    return { given, received: received.map((r) => ({ ...r, rater: r.rater ?? placeholder })) };
   }
 
   /** A page of the private chat history: members only (404); a pending match has no room yet: empty page. */

@@ -94,7 +94,7 @@ export const usersOpenApi: Record<string, unknown> = {
                   comment: { type: ['string', 'null'] },
                   wouldCollaborateAgain: { type: ['boolean', 'null'] },
                   createdAt: { type: 'string', format: 'date-time' },
-                  rater: ref('UserBrief'),
+                  rater: { oneOf: [ref('UserBrief'), ref('DeletedUserBrief')], description: 'the placeholder when the rater deleted the account (comment null)' },
                   event: ref('EventRef'),
                 }),
               },

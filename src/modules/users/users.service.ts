@@ -8,7 +8,7 @@ import { emailChangedMail, verificationMail } from '../../lib/mailer.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isRecordNotFound, isUniqueViolation } from '../../lib/prisma-errors.js';
 import { sql, type SqlReader, type SqlStatement } from '../../lib/sql.js';
-import { userObjectSelect, userRefSelect } from '../../lib/user-summary.js';
+import { DELETED_USER_SUMMARY, userObjectSelect, userRefSelect } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
@@ -43,6 +43,9 @@ export interface UserStats {
 }
 
 export const RATINGS_LIMIT = 50;
+
+/** The rater of a rating whose rater deleted the account. */
+const DELETED_RATER = { id: DELETED_USER_SUMMARY.id, username: DELETED_USER_SUMMARY.username, avatar: DELETED_USER_SUMMARY.avatar };
 
 const PROFILE_FIELDS = ['firstName', 'lastName', 'city', 'country', 'instagramUrl', 'facebookUrl', 'youtubeUrl', 'tiktokUrl'] as const;
 
@@ -144,7 +147,12 @@ export class UsersService {
         },
       }),
     ]);
-    return { averageScore: round2(summary._avg.score), totalRatings: summary._count._all, ratings };
+    return {
+      averageScore: round2(summary._avg.score),
+      totalRatings: summary._count._all,
+      // a rating whose rater deleted the account still counts, shown with the placeholder
+      ratings: ratings.map((r) => ({ ...r, rater: r.rater ?? DELETED_RATER })),
+    };
   }
 
   /**

@@ -108,6 +108,16 @@ export class TransfersService {
     return rows.map(toTransfer);
   }
 
+  /** The data export (src/modules/privacy): every record where the user is sender or receiver, newest first, no cap. */
+  async listOfUser(userId: number): Promise<TransferPayload[]> {
+    const rows = await this.deps.prisma.videoTransfer.findMany({
+      where: { OR: [{ senderId: userId }, { receiverId: userId }] },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      include: transferInclude,
+    });
+    return rows.map(toTransfer);
+  }
+
   private notifyBoth(transfer: TransferPayload): TransferPayload {
     this.deps.notify(transfer.sender.id, 'transfer_updated', transfer);
     this.deps.notify(transfer.receiver.id, 'transfer_updated', transfer);

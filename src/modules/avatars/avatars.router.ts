@@ -1,0 +1,26 @@
+import { Router } from 'express';
+import { input, validate } from '../../middleware/validate.js';
+import type { AvatarsService } from './avatars.service.js';
+import { avatarSeedParam, type AvatarSeedParam } from './avatars.schemas.js';
+
+/**
+ * GET /avatars/:seed.svg: the avatar of a seed, rendered by the service (no token). Mounted
+ * before the general rate limit (src/app.ts): a page of participants loads many at once, and
+ * each URL is cached by browsers for a year. `Cross-Origin-Resource-Policy: cross-origin` lets the
+ * web app on another origin show it (helmet sets same-origin by default).
+ */
+export function createAvatarsRouter({ avatars }: { avatars: AvatarsService }): Router {
+  const router = Router();
+  router.get('/avatars/:seed.svg', validate(...avatarSeedParam), async (_req, res) => {
+    const svg = await avatars.render(input<AvatarSeedParam>(res).seed);
+    res
+      .set({
+        'Cache-Control': 'public, max-age=31536000, immutable',
+        'X-Content-Type-Options': 'nosniff',
+        'Cross-Origin-Resource-Policy': 'cross-origin',
+      })
+      .type('image/svg+xml')
+      .send(svg);
+  });
+  return router;
+}

@@ -1,0 +1,198 @@
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import type { Actor } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError, validationFailed } from '../../lib/errors.js';
+import type { MailQueue } from '../../lib/mail-queue.js';
+import type { PasswordHasher } from '../../lib/password-hasher.js';
+import { DELETED_USER_SUMMARY } from '../../lib/user-summary.js';
+import type { Notifier } from '../../realtime/notifier.js';
+import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import { lockedError } from '../auth/auth.service.js';
+import type { ChatService } from '../chat/chat.service.js';
+import type { EventsService } from '../events/events.service.js';
+import type { MatchesService, RemovedMatch } from '../matches/matches.service.js';
+import { releaseDeletedRecorder } from '../matching/matching.privacy.js';
+
+/**
+ * Deleting an account (docs/privacy.md, OpenAPI DELETE /users/me and DELETE /admin/users/{username}).
+ *
+ * Everything happens in ONE transaction, each feature doing its own part through its service
+ * (events: participations and counters; matches: matches and ratings; matching: suggestions the
+ * user records; chat: messages; activity log: entries; mail queue: queued mails), then the
+ * account row goes (blocks by cascade; matching runs, suspensions and reports keep a null
+ * reference). A failure anywhere rolls all of it back: the account stays whole.
+ *
+ * After the commit: the user's sockets are disconnected (tokens are refused by the database
+ * check of every request and handshake), partners get `match_cancelled` from the placeholder,
+ * and the deletion is logged.
+ */
+
+type Tx = Prisma.TransactionClient;
+
+/** A deletion touches many rows of a user with a long history, and may wait for the admin rows' locks. */
+const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 } as const;
+
+export interface AccountDeletionDeps {
+  prisma: PrismaClient;
+  hasher: PasswordHasher;
+  audit: ActivityLogService;
+  notifier: Notifier;
+  mailQueue: MailQueue;
+  events: Pick<EventsService, 'removeParticipationsOf'>;
+  matches: Pick<MatchesService, 'removeMatchesOf' | 'notifyRemovedMatches' | 'anonymiseRatingsOf'>;
+  chat: Pick<ChatService, 'anonymiseMessagesOf'>;
+  clock: Clock;
+  /** LOCKOUT_MAX_ATTEMPTS / LOCKOUT_MINUTES: a wrong current password counts as a failed login */
+  lockout: { maxAttempts: number; minutes: number };
+}
+
+interface DeletedAccount {
+  id: number;
+  username: string;
+  removedMatches: RemovedMatch[];
+}
+
+export class AccountDeletionService {
+  constructor(private readonly deps: AccountDeletionDeps) {}
+
+  /**
+   * DELETE /users/me. Checks, in order: current password given (400 VALIDATION_ERROR with a
+   * detail for currentPassword) → the account is not locked (423 ACCOUNT_LOCKED, whatever the
+   * password) → the password matches (a wrong one is a failed login attempt: 400 WRONG_PASSWORD,
+   * or 423 for the attempt that reaches LOCKOUT_MAX_ATTEMPTS; audited as auth/account_delete,
+   * success false) → not the last admin (409 LAST_ADMIN, inside the transaction). Then the
+   * deletion; logged afterwards as auth/account_delete with the placeholder as actor and no address.
+   */
+  async deleteOwnAccount(actor: Actor, userId: number, currentPassword: string | undefined): Promise<void> {
+    if (typeof currentPassword !== 'string' || currentPassword === '') {
+      throw validationFailed([{ field: 'currentPassword', message: 'Current password is required to delete the account' }]);
+    }
+    await this.checkCurrentPassword(actor, userId, currentPassword);
+    const deleted = await this.deleteAccount({ id: userId });
+    await this.afterCommit(deleted);
+    await this.deps.audit.record(asPlaceholder(actor), { category: 'auth', action: 'account_delete', resource: `user:${deleted.id}` });
+  }
+
+  /**
+   * DELETE /admin/users/:username (the username matched regardless of case). Checks: the user
+   * exists (404 USER_NOT_FOUND) → not the last admin (409 LAST_ADMIN). Same effects as a
+   * self-deletion; logged as admin/user_delete with the admin as actor.
+   */
+  async deleteUserAsAdmin(actor: Actor, username: string): Promise<void> {
+    const deleted = await this.deleteAccount({ username });
+    await this.afterCommit(deleted);
+    // an admin who deleted their own account is logged as the placeholder, like a self-deletion
+    await this.deps.audit.record(actor.userId === deleted.id ? asPlaceholder(actor) : actor, {
+      category: 'admin',
+      action: 'user_delete',
+      resource: `user:${deleted.id}`,
+      metadata: { userId: deleted.id, username: deleted.username },
+    });
+  }
+
+  /**
+   * The transaction: lock the account (an admin's after every admin row, in id order, so that
+   * two deletions never wait for each other in a circle), then each feature's part, then the row.
+   */
+  private async deleteAccount(by: UserKey): Promise<DeletedAccount> {
+    const { prisma, events, matches, chat, audit, mailQueue, clock } = this.deps;
+    return prisma.$transaction(async (tx) => {
+      const target = await findUser(tx, by, false);
+      if (!target) throw new AppError('USER_NOT_FOUND');
+      if (target.isAdmin) await assertAnotherAdmin(tx, target.id);
+      const user = await findUser(tx, { id: target.id }, true);
+      if (!user) throw new AppError('USER_NOT_FOUND');
+      // promoted between the two reads
+      if (user.isAdmin && !target.isAdmin) await assertAnotherAdmin(tx, user.id);
+
+      const removedMatches = await matches.removeMatchesOf(tx, user.id);
+      await matches.anonymiseRatingsOf(tx, user.id);
+      await releaseDeletedRecorder(tx, user.id, clock.now());
+      await events.removeParticipationsOf(tx, user.id);
+      await chat.anonymiseMessagesOf(tx, user.id);
+      await audit.anonymiseUser(tx, user.id);
+      await mailQueue.dropQueuedTo(tx, user.email);
+      await tx.user.delete({ where: { id: user.id } });
+      return { id: user.id, username: user.username, removedMatches };
+    }, TX_OPTIONS);
+  }
+
+  /** Side channels after the commit: end the sessions' sockets and tell the partners. */
+  private async afterCommit(deleted: DeletedAccount): Promise<void> {
+    await this.deps.notifier.disconnectUser(deleted.id);
+    this.deps.matches.notifyRemovedMatches(deleted.removedMatches, deleted.id);
+  }
+
+  /**
+   * "Current-password guessing" (docs/privacy.md): while locked → 423 whatever the password;
+   * a wrong password is counted like a failed login in ONE atomic UPDATE (the attempt reaching
+   * the maximum locks the account and answers 423); a right one clears the counter.
+   */
+  private async checkCurrentPassword(actor: Actor, userId: number, given: string): Promise<void> {
+    const { prisma, hasher, audit, clock } = this.deps;
+    const user = await prisma.user.findUnique({ where: { id: userId }, select: { passwordHash: true, lockedUntil: true, failedLoginAttempts: true } });
+    if (!user) throw new AppError('USER_NOT_FOUND');
+    const lockedForMs = (user.lockedUntil?.getTime() ?? 0) - clock.now().getTime();
+    if (lockedForMs > 0) throw lockedError(lockedForMs);
+    if (await hasher.compare(given, user.passwordHash)) {
+      if (user.failedLoginAttempts > 0) await prisma.user.update({ where: { id: userId }, data: { failedLoginAttempts: 0, lockedUntil: null } });
+      return;
+    }
+    const { maxAttempts, minutes } = this.deps.lockout;
+    const [counted] = await prisma.$queryRaw<{ attempts: number; remainingMs: number | null }[]>`
+      UPDATE "User" SET
+        "failedLoginAttempts" = CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END,
+        "lockedUntil" = CASE
+          WHEN (CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END) >= ${maxAttempts}
+            THEN now() + make_interval(mins => ${minutes}::int)
+          ELSE NULL END
+      WHERE id = ${userId} AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())
+      RETURNING "failedLoginAttempts" AS attempts,
+        CASE WHEN "lockedUntil" > now() THEN (EXTRACT(EPOCH FROM ("lockedUntil" - now())) * 1000)::float8 END AS "remainingMs"`;
+    const lockedNow = counted?.remainingMs != null && counted.remainingMs > 0;
+    await audit.record(actor, {
+      category: 'auth',
+      action: 'account_delete',
+      success: false,
+      metadata: { reason: 'wrong_current_password', attempts: counted?.attempts ?? null, locked: lockedNow },
+    });
+    // no row counted: a parallel attempt locked the account in between
+    if (!counted) throw lockedError(minutes * 60_000);
+    if (lockedNow) throw lockedError(counted.remainingMs as number);
+    throw new AppError('WRONG_PASSWORD');
+  }
+}
+
+interface LockedUser {
+  id: number;
+  username: string;
+  email: string;
+  isAdmin: boolean;
+}
+
+/** The actor of an entry written after the actor's own account was deleted: no id, no address. */
+const asPlaceholder = (actor: Actor): Actor => ({ userId: null, username: DELETED_USER_SUMMARY.username, ip: null, method: actor.method, path: actor.path });
+
+type UserKey = { id: number } | { username: string };
+
+/**
+ * The account row; with `lock` FOR UPDATE: from then until the commit no other transaction can
+ * add a row that refers to it (a message, a rating, a check-in wait for the lock and then fail),
+ * so nothing escapes the deletion. The username is matched regardless of case.
+ */
+async function findUser(tx: Tx, by: UserKey, lock: boolean): Promise<LockedUser | undefined> {
+  const forUpdate = Prisma.raw(lock ? 'FOR UPDATE' : '');
+  const where = 'id' in by ? Prisma.sql`id = ${by.id}` : Prisma.sql`lower(username) = lower(${by.username})`;
+  const rows = await tx.$queryRaw<LockedUser[]>`SELECT id, username, email, "isAdmin" FROM "User" WHERE ${where} ${forUpdate}`;
+  return rows[0];
+}
+
+/**
+ * 409 LAST_ADMIN unless another admin remains. Every admin row is locked (in id order, so two
+ * deletions cannot deadlock): of two admins deleting each other at once, the second sees the
+ * first one gone and is refused.
+ */
+async function assertAnotherAdmin(tx: Tx, userId: number): Promise<void> {
+  const admins = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM "User" WHERE "isAdmin" ORDER BY id FOR UPDATE`;
+  if (!admins.some((a) => a.id !== userId)) throw new AppError('LAST_ADMIN');
+}

@@ -1,0 +1,45 @@
+import { Router } from 'express';
+import type { Container } from '../../container.js';
+import { sendConfirmation, sendData } from '../../lib/http.js';
+import { actorOf } from '../../middleware/actor.js';
+import { currentUser } from '../../middleware/auth.js';
+import { input, validate } from '../../middleware/validate.js';
+import { usernameParam, type UsernameParam } from '../users/users.schemas.js';
+import { exportFilename } from './data-export.service.js';
+import { deleteAccountBody, type DeleteAccountInput } from './privacy.schemas.js';
+
+/** Privacy and data rights (docs/privacy.md): export, account deletion, the retention settings. */
+export function createPrivacyRouter({
+  guards,
+  exportLimiter,
+  dataExport,
+  accountDeletion,
+  ipRetention,
+}: Pick<Container, 'guards' | 'exportLimiter' | 'dataExport' | 'accountDeletion' | 'ipRetention'>): Router {
+  const router = Router();
+  const admin = [guards.requireAuth, guards.requireAdmin];
+
+  router.get('/users/me/export', guards.requireAuth, exportLimiter, async (req, res) => {
+    const user = currentUser(req);
+    const data = await dataExport.exportFor(actorOf(req), user.id);
+    // quoted as the contract writes it (usernames hold only letters, digits and _)
+    res.set('Content-Disposition', `attachment; filename="${exportFilename(data.user.username, data.exportedAt)}"`);
+    res.type('application/json; charset=utf-8').set('Cache-Control', 'private, no-store');
+    sendData(res, data);
+  });
+
+  router.delete('/users/me', guards.requireAuth, validate(...deleteAccountBody), async (req, res) => {
+    await accountDeletion.deleteOwnAccount(actorOf(req), currentUser(req).id, input<DeleteAccountInput>(res).currentPassword);
+    sendConfirmation(res, 'Account deleted');
+  });
+
+  router.delete('/admin/users/:username', ...admin, validate(...usernameParam), async (req, res) => {
+    await accountDeletion.deleteUserAsAdmin(actorOf(req), input<UsernameParam>(res).username);
+    sendConfirmation(res, 'User deleted');
+  });
+
+  router.get('/admin/privacy', ...admin, (_req, res) => {
+    sendData(res, ipRetention.status());
+  });
+  return router;
+}
