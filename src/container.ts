@@ -2,7 +2,7 @@ import type { Config } from './config/index.js';
 import { TokenAuthenticator } from './lib/auth.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
-import { Metrics } from './lib/metrics.js';
+import { buildInfo, Metrics } from './lib/metrics.js';
 import { Mailer } from './lib/mailer.js';
 import { DEFAULT_HASHER_LIMITS, PasswordHasher } from './lib/password-hasher.js';
 import { MailQueue } from './lib/mail-queue.js';
@@ -32,6 +32,12 @@ import { MatchingLock } from './modules/matching/matching.lock.js';
 import { MatchingService } from './modules/matching/matching.service.js';
 import { Notifier } from './realtime/notifier.js';
 
+/** The state of this service instance that its readiness probe reports (src/server.ts sets it). */
+export interface InstanceState {
+  /** set when the shutdown begins: /api/health/ready answers 503 from then on */
+  shuttingDown: boolean;
+}
+
 /** What a container may be given instead of building it (tests, benchmarks). */
 export interface ContainerOverrides {
   logger?: Logger;
@@ -59,11 +65,20 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const databaseUrl = requireDatabaseUrl(config);
   const database = overrides.database ?? new Database(databaseUrl, overrides.databaseKind ?? 'postgres', logger, config.databasePool);
   const prisma = database.prisma;
-  const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
+  // The mail queue is built below; the gauge reads it at scrape time.
+  let mailQueueRef: MailQueue | undefined;
+  const metrics =
+    overrides.metrics ??
+    new Metrics({
+      databasePool: () => database.poolStats(),
+      build: buildInfo(config),
+      mailQueue: async () => mailQueueRef?.stats(),
+    });
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
   // Durable mail: services queue mails in the transaction of their change; src/server.ts starts the worker.
   const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger);
+  mailQueueRef = mailQueue;
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
 
@@ -110,8 +125,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     requireEmailVerification: config.requireEmailVerification,
   });
 
+  const instance: InstanceState = { shuttingDown: false };
+
   const container = {
     config,
+    instance,
     logger,
     clock,
     database,

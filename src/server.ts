@@ -86,6 +86,7 @@ async function main(): Promise<void> {
   stop = (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
+    container.instance.shuttingDown = true;
     drain.begin();
     logger.info({ signal, inFlight: drain.active }, 'shutting down');
     void (async () => {

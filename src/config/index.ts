@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
@@ -180,10 +181,21 @@ const schema = z.object({
   TURN_SECRET: optionalString,
   TURN_TTL_SECONDS: int(3600, 60, 7 * 24 * 60 * 60),
   // Operations (issue 17): GET /api/metrics exists only with a token.
+  // The source commit of this build (the image build sets it; see the Dockerfile), for wcs_build_info.
+  BUILD_COMMIT: optionalString,
   METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
+
+/** package.json's version (two levels above src/config and dist/config alike). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = schema.safeParse(env);
@@ -314,6 +326,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     matchRequests: { perMinute: 10, burst: 10 },
     // Operations (issue 17): bearer token of GET /api/metrics; unset → the route does not exist.
     metrics: { token: e.METRICS_TOKEN },
+    /** What this build is (wcs_build_info): package.json's version and the source commit. */
+    build: { version: packageVersion(), commit: e.BUILD_COMMIT ?? 'unknown' },
   };
 }
 
