@@ -63,6 +63,18 @@ async function publicTables(client: Client): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
+async function primaryKey(client: Client, table: string): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT a.attname AS name
+       FROM pg_index i
+       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+      WHERE i.indrelid = $1::regclass AND i.indisprimary
+      ORDER BY array_position(i.indkey::int2[], a.attnum)`,
+    [`public.${ident(table)}`],
+  );
+  return rows.map((r) => r.name);
+}
+
 /** Writes a consistent backup of the database at `url` to `file` (through `<file>.partial`, mode 600: it holds password hashes). */
 export async function backupDatabase(url: string, file: string): Promise<BackupSummary> {
   const client = await connect(url);
@@ -82,7 +94,7 @@ export async function backupDatabase(url: string, file: string): Promise<BackupS
       const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${ident(table)}`);
       counts[table] = rows[0].n;
     }
-    const server = (await client.query<{ v: string }>('SHOW server_version')).rows[0].v;
+    const server = (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
     const header: BackupHeader = {
       format: BACKUP_FORMAT,
       version: BACKUP_VERSION,
@@ -93,7 +105,10 @@ export async function backupDatabase(url: string, file: string): Promise<BackupS
     };
     await write(JSON.stringify(header));
     for (const table of tables) {
-      await client.query(`DECLARE backup_rows NO SCROLL CURSOR FOR SELECT row_to_json(t)::text AS r FROM ${ident(table)} t`);
+      // In primary-key order: the same data always gives the same file.
+      const order = await primaryKey(client, table);
+      const orderBy = order.length ? ` ORDER BY ${order.map((c) => `t.${ident(c)}`).join(', ')}` : '';
+      await client.query(`DECLARE backup_rows NO SCROLL CURSOR FOR SELECT row_to_json(t)::text AS r FROM ${ident(table)} t${orderBy}`);
       for (;;) {
         const { rows } = await client.query<{ r: string }>(`FETCH ${FETCH_ROWS} FROM backup_rows`);
         for (const row of rows) await write(`{"t":${JSON.stringify(table)},"r":${row.r}}`);
