@@ -13,7 +13,7 @@ import { ConfigError } from './config/config-error.js';
  * The result goes to stdout (JSON where a program may read it, the slug alone on the last line
  * for event:create); log lines go to stderr (src/lib/logger.ts, createCliLogger).
  */
-const USAGE = `Usage: npm run cli -- <command>   (in the image: npm run cli -- <command>, or node dist/cli.js <command>)
+const USAGE = `Usage: npm run cli -- <command>   (a build without npm: node dist/cli.js <command>)
   user:create --email <e-mail> --username <name> [--admin]
                                             create an account (e-mail verified, no mail sent); the password is
                                             read from the environment variable USER_PASSWORD, else generated
