@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const address = httpServer.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, database: container.database.kind, env: config.env }, `listening on http://localhost:${port}`);
-  // Start-up figure (process start → listening); the README records measured values.
+  // Start-up figure (process start → listening); docs/benchmarks.md records measured values.
   const startupMs = Math.round(performance.now());
   const on =
     database.kind === 'embedded'

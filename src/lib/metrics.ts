@@ -4,8 +4,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { AppError } from './errors.js';
 
 /**
- * Prometheus metrics of one service instance (served at GET /api/metrics, see the README
- * "Operations" section). Each Metrics owns its Registry, never prom-client's global one, so a
+ * Prometheus metrics of one service instance (served at GET /api/metrics, see docs/operations.md,
+ * "Metrics"). Each Metrics owns its Registry, never prom-client's global one, so a
  * test can build several. Label values are always from a closed set (a route template, an
  * event name the service registered, a kind below): never a raw URL, id or user input.
  */
