@@ -85,6 +85,10 @@ export async function backupDatabase(url: string, file: string): Promise<BackupS
   };
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const { rows: schema } = await client.query<{ found: string | null }>("SELECT to_regclass('public._prisma_migrations')::text AS found");
+    if (!schema[0].found) {
+      throw new AppError('BAD_REQUEST', { message: 'The database holds no data of this service yet (the service never started on it): nothing to back up' });
+    }
     const migrations = await client.query<{ name: string }>(
       'SELECT migration_name AS name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name',
     );

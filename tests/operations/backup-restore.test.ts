@@ -142,6 +142,12 @@ describe('db:backup and db:restore on an external PostgreSQL (DATABASE_URL)', ()
     for (const [table, count] of Object.entries(header.tables)) expect(counted[table] ?? 0).toBe(count);
   }, 120000);
 
+  it('refuses to back up a database the service never started on, with one clear line', async () => {
+    const result = await cli(['db:backup', path.join(work, 'nothing.jsonl')], onDatabase(await scratchDatabase()));
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe('Error: The database holds no data of this service yet (the service never started on it): nothing to back up');
+  }, 120000);
+
   it('refuses a file that is not a backup', async () => {
     const bogus = path.join(work, 'bogus.jsonl');
     writeFileSync(bogus, '{"hello":"world"}\n');
