@@ -11,7 +11,7 @@
  *   (c) the service's hot reads and a Socket.IO connect + join_event_room.
  * Rounds are interleaved (a, b, c…, a, b, c…) so drift on a shared machine hits every side alike.
  * Reported: req/s, p50/p99 per endpoint (medians over the rounds), ratios to (a) and (b), SQL
- * statements per request (the service's `db_queries_total` around sequential requests), then a
+ * statements per request (the service's `wcs_db_queries_total` around sequential requests), then a
  * fixed-rate mix (300 req/s for 30 s) with p50/p99/max per endpoint. The last line is
  * `GET /api/events = X of reference` (median of the per-round ratios).
  *
@@ -215,7 +215,7 @@ async function serviceMetrics(baseUrl: string, names: string[]): Promise<number[
 }
 
 async function serviceQueryCount(baseUrl: string): Promise<number> {
-  return (await serviceMetrics(baseUrl, ['db_queries_total']))[0];
+  return (await serviceMetrics(baseUrl, ['wcs_db_queries_total']))[0];
 }
 
 // ------------------------------------------------------------------------------ main

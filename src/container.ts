@@ -2,7 +2,7 @@ import type { Config } from './config/index.js';
 import { TokenAuthenticator } from './lib/auth.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
-import { Metrics } from './lib/metrics.js';
+import { buildInfo, Metrics } from './lib/metrics.js';
 import { Mailer } from './lib/mailer.js';
 import { DEFAULT_HASHER_LIMITS, PasswordHasher } from './lib/password-hasher.js';
 import { MailQueue } from './lib/mail-queue.js';
@@ -37,6 +37,9 @@ import { DataExportService } from './modules/privacy/data-export.service.js';
 import { IpPurgeSchedule } from './modules/privacy/ip-retention.job.js';
 import { IpRetentionService } from './modules/privacy/ip-retention.service.js';
 
+export type { InstanceState } from './lib/lifecycle.js';
+import type { InstanceState } from './lib/lifecycle.js';
+
 /** What a container may be given instead of building it (tests, benchmarks). */
 export interface ContainerOverrides {
   logger?: Logger;
@@ -64,11 +67,20 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const databaseUrl = requireDatabaseUrl(config);
   const database = overrides.database ?? new Database(databaseUrl, overrides.databaseKind ?? 'postgres', logger, config.databasePool);
   const prisma = database.prisma;
-  const metrics = overrides.metrics ?? new Metrics({ databasePool: () => database.poolStats() });
+  // The mail queue is built below; the gauge reads it at scrape time.
+  let mailQueueRef: MailQueue | undefined;
+  const metrics =
+    overrides.metrics ??
+    new Metrics({
+      databasePool: () => database.poolStats(),
+      build: buildInfo(config),
+      mailQueue: async () => mailQueueRef?.stats(),
+    });
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
   // Durable mail: services queue mails in the transaction of their change; src/server.ts starts the worker.
   const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger);
+  mailQueueRef = mailQueue;
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
 
@@ -78,7 +90,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const accountSettings = { frontendUrl: config.frontendUrl };
   const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, { ...accountSettings, publicUrl: config.publicUrl, lockout: config.lockout });
-  const users = new UsersService(prisma, database.sql, audit, tokens, passwordHasher, notifier, mailQueue, clock, accountSettings);
+  const users = new UsersService(prisma, database.sql, audit, tokens, passwordHasher, notifier, mailQueue, clock, { ...accountSettings, publicUrl: config.publicUrl });
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);
@@ -115,6 +127,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     requireEmailVerification: config.requireEmailVerification,
   });
 
+  const instance: InstanceState = { shuttingDown: false };
   const avatars = new AvatarsService({ prisma, logger, publicUrl: config.publicUrl });
   // Privacy (docs/privacy.md): account deletion and export through the owning features' services.
   const accountDeletion = new AccountDeletionService({
@@ -136,6 +149,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
 
   const container = {
     config,
+    instance,
     logger,
     clock,
     database,

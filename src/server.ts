@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const address = httpServer.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, database: container.database.kind, env: config.env }, `listening on http://localhost:${port}`);
-  // Start-up figure (process start → listening); the README records measured values.
+  // Start-up figure (process start → listening); docs/benchmarks.md records measured values.
   const startupMs = Math.round(performance.now());
   const on =
     database.kind === 'embedded'
@@ -90,6 +90,7 @@ async function main(): Promise<void> {
   stop = (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
+    container.instance.shuttingDown = true;
     drain.begin();
     logger.info({ signal, inFlight: drain.active }, 'shutting down');
     void (async () => {

@@ -1,17 +1,37 @@
-import type { Container } from '../container.js';
+import { randomBytes } from 'node:crypto';
+import { validationResult } from 'express-validator';
 import { AppError } from '../lib/errors.js';
+import { registerBody } from '../modules/auth/auth.schemas.js';
+import type { UsersService } from '../modules/users/users.service.js';
 import type { MatchingService } from '../modules/matching/matching.service.js';
 import { systemActor } from '../lib/actor.js';
 import type { EventsService } from '../modules/events/events.service.js';
+import type { IpRetentionService } from '../modules/privacy/ip-retention.service.js';
 
-/** `user:promote <email>`: makes the user of that address an admin. */
-export function promoteUser({ users }: Pick<Container, 'users'>, email: string) {
-  return users.promoteToAdmin(email);
+export interface CreateUserInput {
+  email?: string;
+  username?: string;
+  /** USER_PASSWORD; unset → a generated one, printed once */
+  password?: string;
+  isAdmin: boolean;
 }
 
-/** `user:demote <email>`: takes admin rights from the user of that address. */
-export function demoteUser({ users }: Pick<Container, 'users'>, email: string) {
-  return users.demoteFromAdmin(email);
+/**
+ * `user:create`: validates the fields with the registration's own rules (the declaration behind
+ * POST /auth/register), then creates a verified account through UsersService.createAccount.
+ */
+export async function createUser(users: UsersService, input: CreateUserInput) {
+  const generated = !input.password;
+  const password = input.password || randomBytes(12).toString('base64url');
+  const req = { body: { email: input.email ?? null, username: input.username ?? null, password } };
+  for (const chain of registerBody) await chain.run(req);
+  const problems = validationResult(req).array();
+  if (problems.length) {
+    const lines = problems.map((p) => `${p.type === 'field' ? (p.path === 'password' ? 'USER_PASSWORD' : `--${p.path}`) : ''}: ${p.msg as string}`);
+    throw new AppError('VALIDATION_ERROR', { message: `Validation failed:\n  ${lines.join('\n  ')}` });
+  }
+  const user = await users.createAccount(systemActor('cli'), { email: req.body.email as string, username: req.body.username as string, password, isAdmin: input.isAdmin });
+  return { user, password, generated };
 }
 
 export interface CreateEventInput {
@@ -64,7 +84,7 @@ export async function runMatching(matching: MatchingService, slug: string): Prom
  * from `asOf` (default now) instead of now; answers the number of entries cleared. An `asOf` that
  * is not a timestamp → 400 before anything changes. Leaves the instances' lastIpPurgeAt alone.
  */
-export function purgeIps({ ipRetention }: Pick<Container, 'ipRetention'>, asOf: string | undefined): Promise<number> {
+export function purgeIps({ ipRetention }: { ipRetention: IpRetentionService }, asOf: string | undefined): Promise<number> {
   return ipRetention.purge(asOf === undefined ? undefined : parseTimestamp('as-of', asOf));
 }
 

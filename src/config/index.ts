@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
@@ -183,10 +184,21 @@ const schema = z.object({
   PUBLIC_URL: url().refine((v) => v === undefined || /^https?:\/\//.test(v), 'must be an http or https URL'),
   ACTIVITY_LOG_IP_RETENTION_DAYS: int(30, 1, 3650),
   // Operations (issue 17): GET /api/metrics exists only with a token.
+  // The source commit of this build (the image build sets it; see the Dockerfile), for wcs_build_info.
+  BUILD_COMMIT: optionalString,
   METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
+
+/** package.json's version (two levels above src/config and dist/config alike). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = schema.safeParse(env);
@@ -324,6 +336,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
     /** Privacy (docs/privacy.md): activity-log entries older than this lose their IP address. */
     privacy: { activityLogIpRetentionDays: e.ACTIVITY_LOG_IP_RETENTION_DAYS },
+    /** What this build is (wcs_build_info): package.json's version and the source commit. */
+    build: { version: packageVersion(), commit: e.BUILD_COMMIT ?? 'unknown' },
   };
 }
 

@@ -50,6 +50,37 @@ export const docsOpenApi: Record<string, unknown> = {
       },
     }),
   },
+  '/docs/asyncapi.json': {
+    get: operation('get', {
+      tags: ['docs'],
+      summary: 'The real-time channel (Socket.IO events, rooms and payloads) as an AsyncAPI 3.0 document',
+      description: 'Generated from the same declarations as the `x-socket-io` section of this document; consumable by AsyncAPI tools and code generators.',
+      access: 'public',
+      ok: {
+        '200': {
+          description: 'The AsyncAPI document',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['asyncapi', 'info', 'channels', 'operations', 'components'],
+                properties: {
+                  asyncapi: { const: '3.0.0' },
+                  info: any,
+                  defaultContentType: { const: 'application/json' },
+                  servers: any,
+                  channels: any,
+                  operations: any,
+                  components: any,
+                },
+              },
+            },
+          },
+        },
+      },
+    }),
+  },
   '/docs/init.js': {
     get: operation('get', {
       tags: ['docs'],

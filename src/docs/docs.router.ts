@@ -3,11 +3,14 @@ import path from 'node:path';
 import { Router } from 'express';
 import { AppError } from '../lib/errors.js';
 import { DOCS_ASSETS } from './docs.openapi.js';
+import { buildAsyncApiDocument } from './asyncapi.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 /** The document is the same for every app of the process: built on first use. */
 let document: Record<string, unknown> | undefined;
 const openApiDocument = () => (document ??= buildOpenApiDocument() as Record<string, unknown>);
+let asyncApi: Record<string, unknown> | undefined;
+const asyncApiDocument = () => (asyncApi ??= buildAsyncApiDocument((openApiDocument().info as { version: string }).version));
 const assets = new Set<string>(DOCS_ASSETS);
 const assetsDir = () => path.dirname(createRequire(__filename).resolve('swagger-ui-dist/package.json'));
 
@@ -64,6 +67,11 @@ export function createDocsRouter(): Router {
   /** The API reference as an OpenAPI 3.1 document (public). */
   router.get('/docs/openapi.json', (_req, res) => {
     res.json(openApiDocument());
+  });
+
+  /** The real-time channel (Socket.IO events) as an AsyncAPI 3.0 document (public). */
+  router.get('/docs/asyncapi.json', (_req, res) => {
+    res.json(asyncApiDocument());
   });
   return router;
 }

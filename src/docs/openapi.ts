@@ -16,12 +16,14 @@ import { avatarsOpenApi } from '../modules/avatars/avatars.openapi.js';
 import { privacyOpenApi } from '../modules/privacy/privacy.openapi.js';
 import { docsOpenApi } from './docs.openapi.js';
 import { componentSchemas, errorResponse } from './openapi-helpers.js';
+import { applyOperationMeta } from './operation-meta.js';
 import { socketEvents, socketSchemas } from './socket.openapi.js';
 
 /**
  * The API reference. Each feature keeps its paths in `<feature>.openapi.ts` (built with
  * ./openapi-helpers.ts); this merges them into one OpenAPI 3.1 document. The real-time
- * channel is described in the `x-socket-io` section (an AsyncAPI-style list of events).
+ * channel is described in the `x-socket-io` section (the list the test suite validates socket
+ * payloads with) and, from the same declarations, by the AsyncAPI document (./asyncapi.ts).
  */
 export function buildOpenApiDocument() {
   const parts = [
@@ -47,6 +49,8 @@ export function buildOpenApiDocument() {
   for (const part of parts) {
     for (const [path, ops] of Object.entries(part)) paths[path] = { ...(paths[path] ?? {}), ...(ops as object) };
   }
+  // operationIds and request-body examples (./operation-meta.ts)
+  applyOperationMeta(paths);
   return {
     openapi: '3.1.0',
     info: {
@@ -60,7 +64,8 @@ export function buildOpenApiDocument() {
         'When CSRF is on, every POST, PUT, PATCH and DELETE needs `X-CSRF-Token` (see GET /csrf-token).',
         'Bodies are JSON objects of at most 100 kB (413 beyond). Rate limits answer 429 with `RateLimit-*` headers.',
         'Real-time channel: Socket.IO on the same port, path `/socket.io`, token in `auth.token`; its events and',
-        'payload schemas are listed in the `x-socket-io` section of this document.',
+        'payload schemas are described by the [AsyncAPI 3 document](/api/docs/asyncapi.json) (GET /docs/asyncapi.json),',
+        'generated from the same declarations as the `x-socket-io` section of this document.',
       ].join(' '),
     },
     servers: [{ url: '/api' }],

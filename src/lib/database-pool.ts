@@ -12,7 +12,7 @@ import type { SqlReader } from './sql.js';
  * after that makes the adapter build a fresh internal pool, which these counters no longer see.)
  * The same pool serves the plain SQL reads of src/lib/sql.ts, so they share its bounds.
  *
- * Every statement sent on a pool connection is counted (`db_queries_total`; BEGIN and COMMIT
+ * Every statement sent on a pool connection is counted (`wcs_db_queries_total`; BEGIN and COMMIT
  * included): `npm run bench:http` reads it to report SQL round trips per request.
  */
 export interface PoolSettings {

@@ -165,3 +165,9 @@ function closeAfter(res: ServerResponse): void {
   res.shouldKeepAlive = false;
   if (!res.headersSent) res.setHeader('Connection', 'close');
 }
+
+/** The state of this service instance that its readiness probe reports (src/server.ts sets it). */
+export interface InstanceState {
+  /** set when the shutdown begins: /api/health/ready answers 503 from then on */
+  shuttingDown: boolean;
+}

@@ -21,10 +21,24 @@ export function prettyTransport(env: Config['env'], stdoutIsTTY: boolean): Trans
  * (the server) and no transport, lines go to stdout through an asynchronous destination: a
  * write never blocks the event loop, lines written while one write is in flight leave together,
  * and pino flushes what is left synchronously when the process exits. The CLI keeps synchronous
- * writes, so its log lines and its printed result stay in order.
+ * writes on stderr (createCliLogger).
  */
 export function createLogger(level: string, transport?: TransportSingleOptions, asynchronous = false): Logger {
-  const options = {
+  const options = loggerOptions(level, transport);
+  if (!asynchronous || transport || level === 'silent') return pino(options);
+  return pino(options, pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * The CLI's logger: JSON lines on stderr (synchronous), so stdout carries only the command's
+ * result and `npm run cli -- ... > file` or a pipe gets nothing else.
+ */
+export function createCliLogger(level: string): Logger {
+  return pino(loggerOptions(level), pino.destination({ dest: 2, sync: true }));
+}
+
+function loggerOptions(level: string, transport?: TransportSingleOptions) {
+  return {
     level,
     base: { service: 'wcs-partner-service' },
     transport,
@@ -43,7 +57,5 @@ export function createLogger(level: string, transport?: TransportSingleOptions, 
       censor: '[redacted]',
     },
   };
-  if (!asynchronous || transport || level === 'silent') return pino(options);
-  return pino(options, pino.destination({ dest: 1, sync: false }));
 }
 

@@ -155,6 +155,20 @@ export class MailQueue {
     if (jobs.length === MAILS_PER_FETCH && this.workerId) this.boss.notifyWorker(this.workerId);
   }
 
+  /**
+   * The queue's backlog for the metrics (`wcs_mail_queue_mails`): mails waiting to be sent and
+   * mails given up on. Undefined while pg-boss has not been started in this process.
+   */
+  async stats(): Promise<{ queued: number; failed: number } | undefined> {
+    if (!this.ready) return undefined;
+    await this.ready;
+    const queued = await this.boss.getQueueSize(this.settings.name);
+    const { rows } = await this.boss
+      .getDb()
+      .executeSql("SELECT count(*)::int AS failed FROM pgboss.job WHERE name = $1 AND state = 'failed'", [this.settings.name]);
+    return { queued: queued ?? 0, failed: (rows[0] as { failed: number }).failed };
+  }
+
   /** Stops the worker (waiting up to `timeoutMs` for a mail being sent) and closes pg-boss's pool. */
   async stop(timeoutMs = 2000): Promise<void> {
     if (!this.ready) return;

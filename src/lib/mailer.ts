@@ -4,7 +4,7 @@ import type { MailKind, Metrics } from './metrics.js';
 
 /** Outgoing mail through nodemailer over SMTP, each with a plain-text and an HTML part. */
 export interface Mail {
-  /** what the mail is for: the label of mails_sent_total / mails_failed_total */
+  /** what the mail is for: the label of wcs_mails_sent_total / wcs_mails_failed_total */
   kind: MailKind;
   to: string;
   subject: string;

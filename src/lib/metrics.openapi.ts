@@ -13,12 +13,14 @@ export const metricsOpenApi: Record<string, unknown> = {
       security: [{ metricsToken: [] }],
       description:
         'Exists only when `METRICS_TOKEN` is set (at least 16 characters); the request must carry `Authorization: Bearer <METRICS_TOKEN>` ' +
-        '(not a user JWT). Not under the per-IP API rate limit. Series: `http_request_duration_seconds{method,route,status}` ' +
-        '(route is the template, e.g. `/api/events/:slug`, or `unmatched`), `socketio_connected_sockets`, `socketio_joins_total{event}`, ' +
-        '`socketio_messages_total{event}`, `chat_messages_stored_total{kind}`, `matching_run_duration_seconds{outcome}`, ' +
-        '`matching_heats_covered_total`, `matching_heats_unfilled_total`, `mails_sent_total{kind}`, `mails_failed_total{kind}`, ' +
-        '`login_failures_total`, `account_lockouts_total`, `db_pool_connections{state="in_use|idle"}`, `db_pool_waiting_requests`, `db_queries_total`, ' +
-        "and prom-client's process defaults (`process_*`, `nodejs_*`, including `nodejs_eventloop_lag_seconds`).",
+        '(not a user JWT). Not under the per-IP API rate limit. Every application series starts with `wcs_`: ' +
+        '`wcs_build_info{version,commit,node}` (always 1), `wcs_http_request_duration_seconds{method,route,status}` ' +
+        '(route is the template, e.g. `/api/events/:slug`, or `unmatched`), `wcs_socketio_connected_sockets`, `wcs_socketio_joins_total{event}`, ' +
+        '`wcs_socketio_messages_total{event}`, `wcs_chat_messages_stored_total{kind}`, `wcs_matching_run_duration_seconds{outcome}`, ' +
+        '`wcs_matching_heats_covered_total`, `wcs_matching_heats_unfilled_total`, `wcs_mails_sent_total{kind}`, `wcs_mails_failed_total{kind}`, ' +
+        '`wcs_mail_queue_mails{state="queued|failed"}`, `wcs_login_failures_total`, `wcs_account_lockouts_total`, ' +
+        '`wcs_db_pool_connections{state="in_use|idle"}`, `wcs_db_pool_waiting_requests`, `wcs_db_queries_total`; ' +
+        "and prom-client's process defaults under their standard names (`process_*`, `nodejs_*`, including `nodejs_eventloop_lag_seconds`).",
       responses: {
         '200': {
           description: '`text/plain; version=0.0.4` Prometheus text',

@@ -4,8 +4,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { AppError } from './errors.js';
 
 /**
- * Prometheus metrics of one service instance (served at GET /api/metrics, see the README
- * "Operations" section). Each Metrics owns its Registry, never prom-client's global one, so a
+ * Prometheus metrics of one service instance (served at GET /api/metrics, see docs/operations.md,
+ * "Metrics"). Each Metrics owns its Registry, never prom-client's global one, so a
  * test can build several. Label values are always from a closed set (a route template, an
  * event name the service registered, a kind below): never a raw URL, id or user input.
  */
@@ -24,6 +24,39 @@ export interface MetricsOptions {
   databasePool?: () => DatabasePoolStats | undefined;
   /** Process metrics of prom-client (CPU, memory, GC, event-loop lag, handles). Default true. */
   defaultMetrics?: boolean;
+  /** The labels of `wcs_build_info`; without them the series is not exported. */
+  build?: BuildInfo;
+  /** Reads the mail queue at scrape time; undefined (or a failed read) leaves the mail gauges empty. */
+  mailQueue?: () => Promise<MailQueueStats | undefined>;
+}
+
+/**
+ * Every application series starts with this prefix (`wcs_http_request_duration_seconds`, ...);
+ * prom-client's process defaults keep their standard names (`process_*`, `nodejs_*`), which the
+ * usual dashboards expect.
+ */
+export const METRIC_PREFIX = 'wcs_';
+
+/** The labels of `wcs_build_info` (value 1). */
+export interface BuildInfo {
+  version: string;
+  /** the source commit (BUILD_COMMIT, set by the image build), `unknown` when not given */
+  commit: string;
+  /** the Node.js version running the service */
+  node: string;
+}
+
+/** This build's labels: the package version, BUILD_COMMIT (config) and the running Node.js. */
+export function buildInfo(config: { build: { version: string; commit: string } }): BuildInfo {
+  return { version: config.build.version, commit: config.build.commit, node: process.version };
+}
+
+/** The durable mail queue's backlog, read at scrape time. */
+export interface MailQueueStats {
+  /** mails waiting to be sent (new, or failed once and waiting for their retry) */
+  queued: number;
+  /** mails given up after their last retry (kept by pg-boss until its retention ends) */
+  failed: number;
 }
 
 export type ChatMessageKind = 'event' | 'private';
@@ -61,7 +94,7 @@ export class Metrics {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
 
     this.httpDuration = new Histogram({
-      name: 'http_request_duration_seconds',
+      name: `${METRIC_PREFIX}http_request_duration_seconds`,
       help: 'HTTP request duration by method, route template and status',
       labelNames: ['method', 'route', 'status'],
       buckets: HTTP_BUCKETS,
@@ -69,27 +102,49 @@ export class Metrics {
     });
     const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
       new Counter<L>({ name, help, labelNames, registers });
-    this.socketsConnected = new Gauge({ name: 'socketio_connected_sockets', help: 'Socket.IO sockets connected to this instance', registers });
-    this.socketJoins = counter('socketio_joins_total', 'Socket.IO room joins by event name', ['event']);
-    this.socketMessages = counter('socketio_messages_total', 'Socket.IO messages received by event name', ['event']);
-    this.chatMessages = counter('chat_messages_stored_total', 'Chat messages stored, event or private chat', ['kind']);
+    this.socketsConnected = new Gauge({ name: `${METRIC_PREFIX}socketio_connected_sockets`, help: 'Socket.IO sockets connected to this instance', registers });
+    this.socketJoins = counter(`${METRIC_PREFIX}socketio_joins_total`, 'Socket.IO room joins by event name', ['event']);
+    this.socketMessages = counter(`${METRIC_PREFIX}socketio_messages_total`, 'Socket.IO messages received by event name', ['event']);
+    this.chatMessages = counter(`${METRIC_PREFIX}chat_messages_stored_total`, 'Chat messages stored, event or private chat', ['kind']);
     this.matchingDuration = new Histogram({
-      name: 'matching_run_duration_seconds',
+      name: `${METRIC_PREFIX}matching_run_duration_seconds`,
       help: 'Recording-partner matching run duration by outcome (its count is the number of runs)',
       labelNames: ['outcome'],
       buckets: MATCHING_BUCKETS,
       registers,
     });
-    this.matchingHeatsCovered = counter('matching_heats_covered_total', 'Heats given a recording partner by matching runs');
-    this.matchingHeatsUnfilled = counter('matching_heats_unfilled_total', 'Heats left without a recording partner by matching runs');
-    this.mailsSent = counter('mails_sent_total', 'Mails handed to the SMTP server', ['kind']);
-    this.mailsFailed = counter('mails_failed_total', 'Mails the SMTP server did not accept', ['kind']);
-    this.loginFailures = counter('login_failures_total', 'Failed logins (wrong e-mail or password, or locked account)');
-    this.lockouts = counter('account_lockouts_total', 'Accounts locked after too many failed logins');
+    this.matchingHeatsCovered = counter(`${METRIC_PREFIX}matching_heats_covered_total`, 'Heats given a recording partner by matching runs');
+    this.matchingHeatsUnfilled = counter(`${METRIC_PREFIX}matching_heats_unfilled_total`, 'Heats left without a recording partner by matching runs');
+    this.mailsSent = counter(`${METRIC_PREFIX}mails_sent_total`, 'Mails handed to the SMTP server', ['kind']);
+    this.mailsFailed = counter(`${METRIC_PREFIX}mails_failed_total`, 'Mails the SMTP server did not accept', ['kind']);
+    this.loginFailures = counter(`${METRIC_PREFIX}login_failures_total`, 'Failed logins (wrong e-mail or password, or locked account)');
+    this.lockouts = counter(`${METRIC_PREFIX}account_lockouts_total`, 'Accounts locked after too many failed logins');
+
+    if (options.build) {
+      new Gauge({
+        name: `${METRIC_PREFIX}build_info`,
+        help: 'Build of this instance: version, commit and Node.js version as labels; always 1',
+        labelNames: ['version', 'commit', 'node'],
+        registers,
+      }).set({ ...options.build }, 1);
+    }
+    const readMailQueue = options.mailQueue;
+    new Gauge({
+      name: `${METRIC_PREFIX}mail_queue_mails`,
+      help: 'Mails in the durable queue by state: queued (new or waiting for a retry), failed (given up after the last retry)',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const stats = await readMailQueue?.().catch(() => undefined);
+        if (!stats) return;
+        this.set({ state: 'queued' }, stats.queued);
+        this.set({ state: 'failed' }, stats.failed);
+      },
+    });
 
     const readPool = options.databasePool;
     new Gauge({
-      name: 'db_pool_connections',
+      name: `${METRIC_PREFIX}db_pool_connections`,
       help: 'PostgreSQL pool connections by state (in_use, idle)',
       labelNames: ['state'],
       registers,
@@ -101,7 +156,7 @@ export class Metrics {
       },
     });
     new Gauge({
-      name: 'db_pool_waiting_requests',
+      name: `${METRIC_PREFIX}db_pool_waiting_requests`,
       help: 'Queries waiting for a free PostgreSQL pool connection',
       registers,
       collect() {
@@ -111,7 +166,7 @@ export class Metrics {
     });
     let queriesSeen = 0;
     new Counter({
-      name: 'db_queries_total',
+      name: `${METRIC_PREFIX}db_queries_total`,
       help: 'SQL statements sent to PostgreSQL through the pool (BEGIN and COMMIT included)',
       registers,
       collect() {

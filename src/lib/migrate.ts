@@ -44,7 +44,11 @@ export function listLocalMigrations(dir = MIGRATIONS_DIR): LocalMigration[] {
     });
 }
 
-export async function applyMigrations(db: SqlExecutor, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
+/**
+ * Applies the pending migrations of `dir` in name order; `only` restricts them to the given names
+ * (db:restore first builds the schema a backup was made with, then applies the newer ones).
+ */
+export async function applyMigrations(db: SqlExecutor, dir = MIGRATIONS_DIR, only?: ReadonlySet<string>): Promise<MigrationResult> {
   await db.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
   try {
     await db.exec(`
@@ -71,6 +75,7 @@ export async function applyMigrations(db: SqlExecutor, dir = MIGRATIONS_DIR): Pr
     const result: MigrationResult = { applied: [], alreadyApplied: 0 };
 
     for (const migration of listLocalMigrations(dir)) {
+      if (only && !only.has(migration.name)) continue;
       const recorded = applied.get(migration.name);
       if (recorded !== undefined) {
         if (recorded !== migration.checksum) {

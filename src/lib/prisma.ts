@@ -1,13 +1,20 @@
 import { Client } from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from './logger.js';
-import { applyMigrations, type MigrationResult, type SqlExecutor } from './migrate.js';
+import { applyMigrations, listLocalMigrations, type MigrationResult, type SqlExecutor } from './migrate.js';
 import { seedReferenceData } from './seed.js';
 import { createPgAdapter, type PoolSettings } from './database-pool.js';
 import type { DatabasePoolStats } from './metrics.js';
 import { sql, type SqlReader } from './sql.js';
 
 const ping = sql('health_ping', 'SELECT 1');
+const appliedMigrations = sql(
+  'health_applied_migrations',
+  'SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+);
+/** The migrations of this build, read once (they do not change while the process runs). */
+let localNames: string[] | undefined;
+const localMigrationNames = () => (localNames ??= listLocalMigrations().map((m) => m.name));
 
 /**
  * The database of a container: PostgreSQL through @prisma/adapter-pg (a pg pool), on
@@ -74,6 +81,20 @@ export class Database {
     try {
       await this.sql.rows(ping, []);
       return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Whether every migration shipped with this build is recorded as applied (readiness): a
+   * database restored from an older backup, or migrated by nobody yet, is not ready.
+   */
+  async migrationsApplied(): Promise<boolean> {
+    try {
+      const rows = await this.sql.rows<{ migration_name: string }>(appliedMigrations, []);
+      const applied = new Set(rows.map((r) => r.migration_name));
+      return localMigrationNames().every((name) => applied.has(name));
     } catch {
       return false;
     }

@@ -2,6 +2,9 @@ import { prisma } from '../helpers/db';
 import { createUser } from '../helpers/factories';
 import { childEnv, runTs } from '../helpers/process';
 
+// Each test starts a CLI process (tsx compiles on the way): generous on a loaded machine.
+jest.setTimeout(120000);
+
 describe('command line', () => {
   it('event:create prints the new slug alone on the last line', async () => {
     const result = await runTs(

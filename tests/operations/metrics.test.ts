@@ -55,18 +55,18 @@ describe('GET /api/metrics', () => {
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(sample(res.text, 'nodejs_eventloop_lag_seconds')).toBeDefined();
     expect(sample(res.text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
-    expect(sample(res.text, 'db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(0);
-    expect(sample(res.text, 'db_pool_connections', { state: 'in_use' })).toBeGreaterThanOrEqual(0);
-    expect(sample(res.text, 'db_pool_waiting_requests')).toBe(0);
+    expect(sample(res.text, 'wcs_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(0);
+    expect(sample(res.text, 'wcs_db_pool_connections', { state: 'in_use' })).toBeGreaterThanOrEqual(0);
+    expect(sample(res.text, 'wcs_db_pool_waiting_requests')).toBe(0);
   });
 
   it('counts the SQL statements sent through the pool: one per GET /api/health', async () => {
     const { request } = appWithMetrics();
     await request.get('/api/health').expect(200);
-    const before = sample(await scrape(request), 'db_queries_total') ?? 0;
+    const before = sample(await scrape(request), 'wcs_db_queries_total') ?? 0;
     await request.get('/api/health').expect(200);
     await request.get('/api/health').expect(200);
-    expect(sample(await scrape(request), 'db_queries_total')).toBe(before + 2);
+    expect(sample(await scrape(request), 'wcs_db_queries_total')).toBe(before + 2);
   });
 
   it('counts requests by route template, never by raw URL', async () => {
@@ -78,7 +78,7 @@ describe('GET /api/metrics', () => {
 
     const body = await scrape(request);
     const count = (route: string, status: string) =>
-      sample(body, 'http_request_duration_seconds_count', { method: 'GET', route, status });
+      sample(body, 'wcs_http_request_duration_seconds_count', { method: 'GET', route, status });
     expect(count('/api/health', '200')).toBe(2);
     expect(count('/api/events/:slug', '404')).toBe(1);
     expect(count('unmatched', '404')).toBe(1);
@@ -89,11 +89,11 @@ describe('GET /api/metrics', () => {
   it('moves the request series between two scrapes', async () => {
     const { request } = appWithMetrics();
     const labels = { method: 'GET', route: '/api/health', status: '200' };
-    const before = sample(await scrape(request), 'http_request_duration_seconds_count', labels) ?? 0;
+    const before = sample(await scrape(request), 'wcs_http_request_duration_seconds_count', labels) ?? 0;
     await request.get('/api/health').expect(200);
     await request.get('/api/health').expect(200);
     await request.get('/api/health').expect(200);
-    const after = sample(await scrape(request), 'http_request_duration_seconds_count', labels);
+    const after = sample(await scrape(request), 'wcs_http_request_duration_seconds_count', labels);
     expect(after).toBe(before + 3);
   });
 
@@ -112,18 +112,18 @@ describe('GET /api/metrics', () => {
     metrics.socketMessageReceived('send_event_message');
 
     const body = await scrape(request);
-    expect(sample(body, 'chat_messages_stored_total', { kind: 'event' })).toBe(2);
-    expect(sample(body, 'chat_messages_stored_total', { kind: 'private' })).toBe(1);
-    expect(sample(body, 'matching_run_duration_seconds_count', { outcome: 'completed' })).toBe(1);
-    expect(sample(body, 'matching_heats_covered_total')).toBe(7);
-    expect(sample(body, 'matching_heats_unfilled_total')).toBe(2);
-    expect(sample(body, 'mails_sent_total', { kind: 'verification' })).toBe(1);
-    expect(sample(body, 'mails_failed_total', { kind: 'password_reset' })).toBe(1);
-    expect(sample(body, 'login_failures_total')).toBe(1);
-    expect(sample(body, 'account_lockouts_total')).toBe(1);
-    expect(sample(body, 'socketio_connected_sockets')).toBe(1);
-    expect(sample(body, 'socketio_joins_total', { event: 'join_event_chat' })).toBe(1);
-    expect(sample(body, 'socketio_messages_total', { event: 'send_event_message' })).toBe(1);
+    expect(sample(body, 'wcs_chat_messages_stored_total', { kind: 'event' })).toBe(2);
+    expect(sample(body, 'wcs_chat_messages_stored_total', { kind: 'private' })).toBe(1);
+    expect(sample(body, 'wcs_matching_run_duration_seconds_count', { outcome: 'completed' })).toBe(1);
+    expect(sample(body, 'wcs_matching_heats_covered_total')).toBe(7);
+    expect(sample(body, 'wcs_matching_heats_unfilled_total')).toBe(2);
+    expect(sample(body, 'wcs_mails_sent_total', { kind: 'verification' })).toBe(1);
+    expect(sample(body, 'wcs_mails_failed_total', { kind: 'password_reset' })).toBe(1);
+    expect(sample(body, 'wcs_login_failures_total')).toBe(1);
+    expect(sample(body, 'wcs_account_lockouts_total')).toBe(1);
+    expect(sample(body, 'wcs_socketio_connected_sockets')).toBe(1);
+    expect(sample(body, 'wcs_socketio_joins_total', { event: 'join_event_chat' })).toBe(1);
+    expect(sample(body, 'wcs_socketio_messages_total', { event: 'send_event_message' })).toBe(1);
   });
 
   it('answers 401 without the bearer token', async () => {
@@ -179,14 +179,14 @@ describe('GET /api/metrics while the services report', () => {
     const first = await moved(async () => {
       await server.request.post('/api/auth/login').send(wrong).expect(401);
     });
-    expect(first('login_failures_total')).toBe(1);
-    expect(first('account_lockouts_total')).toBe(0);
+    expect(first('wcs_login_failures_total')).toBe(1);
+    expect(first('wcs_account_lockouts_total')).toBe(0);
 
     const second = await moved(async () => {
       await server.request.post('/api/auth/login').send(wrong).expect(423);
     });
-    expect(second('login_failures_total')).toBe(1);
-    expect(second('account_lockouts_total')).toBe(1);
+    expect(second('wcs_login_failures_total')).toBe(1);
+    expect(second('wcs_account_lockouts_total')).toBe(1);
   });
 
   it('counts a socket, its join, its message and the stored event chat message', async () => {
@@ -201,20 +201,20 @@ describe('GET /api/metrics while the services report', () => {
       expect(await emitAck(socket, 'join_event_room', event.slug)).toMatchObject({ success: true });
       expect(await emitAck(socket, 'send_event_message', { content: 'counted' })).toMatchObject({ success: true });
     });
-    expect(delta('socketio_connected_sockets')).toBe(1);
-    expect(delta('socketio_joins_total', { event: 'join_event_room' })).toBe(1);
-    expect(delta('socketio_messages_total', { event: 'join_event_room' })).toBe(1);
-    expect(delta('socketio_messages_total', { event: 'send_event_message' })).toBe(1);
-    expect(delta('chat_messages_stored_total', { kind: 'event' })).toBe(1);
+    expect(delta('wcs_socketio_connected_sockets')).toBe(1);
+    expect(delta('wcs_socketio_joins_total', { event: 'join_event_room' })).toBe(1);
+    expect(delta('wcs_socketio_messages_total', { event: 'join_event_room' })).toBe(1);
+    expect(delta('wcs_socketio_messages_total', { event: 'send_event_message' })).toBe(1);
+    expect(delta('wcs_chat_messages_stored_total', { kind: 'event' })).toBe(1);
 
     const gone = await moved(async () => {
       socket!.close();
       // the server sees the close shortly after the client
-      for (let i = 0; i < 50 && sample(await scrape(server.request), 'socketio_connected_sockets') !== 0; i++) {
+      for (let i = 0; i < 50 && sample(await scrape(server.request), 'wcs_socketio_connected_sockets') !== 0; i++) {
         await new Promise((r) => setTimeout(r, 20));
       }
     });
-    expect(gone('socketio_connected_sockets')).toBe(-1);
+    expect(gone('wcs_socketio_connected_sockets')).toBe(-1);
   });
 
   it('counts a private chat message as kind "private"', async () => {
@@ -228,10 +228,10 @@ describe('GET /api/metrics while the services report', () => {
       // a refused message is received but not stored
       expect(await emitAck(socket, 'send_private_message', { matchId: match.id, content: '  ' })).toMatchObject({ success: false });
     });
-    expect(delta('socketio_joins_total', { event: 'join_private_room' })).toBe(1);
-    expect(delta('socketio_messages_total', { event: 'send_private_message' })).toBe(2);
-    expect(delta('chat_messages_stored_total', { kind: 'private' })).toBe(1);
-    expect(delta('chat_messages_stored_total', { kind: 'event' })).toBe(0);
+    expect(delta('wcs_socketio_joins_total', { event: 'join_private_room' })).toBe(1);
+    expect(delta('wcs_socketio_messages_total', { event: 'send_private_message' })).toBe(2);
+    expect(delta('wcs_chat_messages_stored_total', { kind: 'private' })).toBe(1);
+    expect(delta('wcs_chat_messages_stored_total', { kind: 'event' })).toBe(0);
   });
 
   it('observes a matching run: its duration, outcome and the heats covered and left unfilled', async () => {
@@ -248,10 +248,10 @@ describe('GET /api/metrics while the services report', () => {
       expect(res.status).toBe(201);
       run = res.body.data;
     });
-    expect(delta('matching_run_duration_seconds_count', { outcome: 'completed' })).toBe(1);
-    expect(delta('matching_run_duration_seconds_count', { outcome: 'failed' })).toBe(0);
-    expect(delta('matching_heats_covered_total')).toBe(run!.heatsAssigned);
-    expect(delta('matching_heats_unfilled_total')).toBe(run!.heatsUnassigned);
+    expect(delta('wcs_matching_run_duration_seconds_count', { outcome: 'completed' })).toBe(1);
+    expect(delta('wcs_matching_run_duration_seconds_count', { outcome: 'failed' })).toBe(0);
+    expect(delta('wcs_matching_heats_covered_total')).toBe(run!.heatsAssigned);
+    expect(delta('wcs_matching_heats_unfilled_total')).toBe(run!.heatsUnassigned);
     expect(run!.heatsAssigned + run!.heatsUnassigned).toBe(3);
   });
 
@@ -261,12 +261,12 @@ describe('GET /api/metrics while the services report', () => {
       await server.request.post('/api/auth/request-password-reset').send({ email: user.user.email }).expect(200);
       await capture.mailTo(user.user.email);
       // the mailer counts once the SMTP server answered; the capture sees the mail just before
-      for (let i = 0; i < 50 && !sample(await scrape(server.request), 'mails_sent_total', { kind: 'password_reset' }); i++) {
+      for (let i = 0; i < 50 && !sample(await scrape(server.request), 'wcs_mails_sent_total', { kind: 'password_reset' }); i++) {
         await new Promise((r) => setTimeout(r, 20));
       }
     });
-    expect(delta('mails_sent_total', { kind: 'password_reset' })).toBe(1);
-    expect(delta('mails_failed_total', { kind: 'password_reset' })).toBe(0);
+    expect(delta('wcs_mails_sent_total', { kind: 'password_reset' })).toBe(1);
+    expect(delta('wcs_mails_failed_total', { kind: 'password_reset' })).toBe(0);
   });
 });
 
@@ -282,8 +282,8 @@ describe('Mailer', () => {
       mailer.close();
     }
     const body = (await metrics.scrape()).body;
-    expect(sample(body, 'mails_failed_total', { kind: 'password_reset' })).toBe(1);
-    expect(sample(body, 'mails_sent_total', { kind: 'password_reset' })).toBeUndefined();
+    expect(sample(body, 'wcs_mails_failed_total', { kind: 'password_reset' })).toBe(1);
+    expect(sample(body, 'wcs_mails_sent_total', { kind: 'password_reset' })).toBeUndefined();
   });
 });
 
@@ -308,5 +308,64 @@ describe('METRICS_TOKEN', () => {
   it('is read into config.metrics.token, and an empty value means unset', () => {
     expect(loadConfig({ METRICS_TOKEN: 'a-token-of-sixteen+' }).metrics.token).toBe('a-token-of-sixteen+');
     expect(loadConfig({ METRICS_TOKEN: '' }).metrics.token).toBeUndefined();
+  });
+});
+
+describe('series names and build information', () => {
+  it('starts every application series with wcs_; only the process defaults keep their standard names', async () => {
+    const { request } = appWithMetrics();
+    await request.get('/api/health').expect(200);
+    const names = new Set(
+      (await scrape(request))
+        .split('\n')
+        .filter((l) => l.startsWith('# TYPE '))
+        .map((l) => l.split(' ')[2]),
+    );
+    const unprefixed = [...names].filter((n) => !n.startsWith('wcs_') && !/^(process|nodejs)_/.test(n));
+    expect(unprefixed).toEqual([]);
+    expect([...names].filter((n) => n.startsWith('wcs_')).length).toBeGreaterThan(10);
+  });
+
+  it('exports wcs_build_info = 1 labelled with the version, the commit and the Node.js version', async () => {
+    const container = createTestContainer({ metrics: { token: TOKEN }, build: { version: '0.1.0', commit: 'abc1234' } });
+    containers.push(container);
+    const body = await scrape(supertest(buildApp(container)));
+    const pkg = require('../../package.json') as { version: string };
+    expect(sample(body, 'wcs_build_info', { version: pkg.version, commit: 'abc1234', node: process.version })).toBe(1);
+  });
+
+  it('reads BUILD_COMMIT and package.json into the build labels, "unknown" without a commit', () => {
+    const pkg = require('../../package.json') as { version: string };
+    expect(loadConfig({ BUILD_COMMIT: 'deadbeef' }).build).toEqual({ version: pkg.version, commit: 'deadbeef' });
+    expect(loadConfig({}).build.commit).toBe('unknown');
+  });
+});
+
+describe('mail queue gauges', () => {
+  it('shows a queued mail, then the same mail as failed once its last try was refused', async () => {
+    const closed = await startSmtpCapture();
+    await closed.close(); // nothing listens on its port any more: every try fails
+    const container = createTestContainer({
+      metrics: { token: TOKEN },
+      smtp: captureSmtp(closed),
+      mailQueue: { name: `metrics_${Date.now()}`, retryLimit: 0, pollingIntervalSeconds: 1 },
+    });
+    containers.push(container);
+    const request = supertest(buildApp(container));
+    const register = await request.post('/api/auth/register').send({ username: `gauge_${Date.now()}`, email: `gauge${Date.now()}@example.test`, password: 'a-good-password' });
+    expect(register.status).toBe(201);
+    const queued = await scrape(request);
+    expect(sample(queued, 'wcs_mail_queue_mails', { state: 'queued' })).toBe(1);
+    expect(sample(queued, 'wcs_mail_queue_mails', { state: 'failed' })).toBe(0);
+
+    await container.mailQueue.startWorker();
+    let body = queued;
+    for (let i = 0; i < 150 && sample(body, 'wcs_mail_queue_mails', { state: 'failed' }) !== 1; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      body = await scrape(request);
+    }
+    expect(sample(body, 'wcs_mail_queue_mails', { state: 'failed' })).toBe(1);
+    expect(sample(body, 'wcs_mail_queue_mails', { state: 'queued' })).toBe(0);
+    expect(sample(body, 'wcs_mails_failed_total', { kind: 'verification' })).toBe(1);
   });
 });

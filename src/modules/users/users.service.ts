@@ -8,7 +8,7 @@ import { emailChangedMail, verificationMail } from '../../lib/mailer.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isRecordNotFound, isUniqueViolation } from '../../lib/prisma-errors.js';
 import { sql, type SqlReader, type SqlStatement } from '../../lib/sql.js';
-import { DELETED_USER_SUMMARY, userObjectSelect, userRefSelect } from '../../lib/user-summary.js';
+import { avatarUrlFor, DELETED_USER_SUMMARY, userObjectSelect, userRefSelect } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
@@ -18,6 +18,8 @@ import type { ProfileUpdate } from './users.schemas.js';
 export interface UsersSettings {
   /** base of the link in the verification mail after an e-mail change */
   frontendUrl: string;
+  /** PUBLIC_URL: avatar URLs of accounts made by the operator start with it */
+  publicUrl: string;
 }
 
 /** Public profile: no e-mail, verification state, admin flag or lock data. */
@@ -93,6 +95,18 @@ function splitStats<T extends StatsColumns>(row: T, includePending: boolean) {
   const matches: UserStats['matches'] = includePending ? { total, pending, accepted, completed } : { total, accepted, completed };
   const stats: UserStats = { matches, ratings: { received, given, average: round2(average) } };
   return { ...user, stats };
+}
+
+/** An account the operator creates (validated like a registration first). */
+export interface OperatorAccountInput {
+  email: string;
+  username: string;
+  password: string;
+  isAdmin?: boolean;
+  firstName?: string | null;
+  lastName?: string | null;
+  city?: string | null;
+  country?: string | null;
 }
 
 /** The signed-in user's own account, public profiles with statistics, ratings, and admin promotion. */
@@ -240,6 +254,40 @@ export class UsersService {
     await this.notifier.disconnectUser(userId, updated.tokenVersion);
     await this.audit.record(actor, { category: 'auth', action: 'password_change' });
     return { token: this.tokens.sign(updated) };
+  }
+
+  /**
+   * An account made by the operator (CLI `user:create`, `demo:seed`), not through registration:
+   * the e-mail counts as verified (the operator vouches for it) and no mail is sent. The input
+   * is validated like a registration beforehand. Unique constraints decide: 409 EMAIL_TAKEN,
+   * then USERNAME_TAKEN. Audited as admin/user_create.
+   */
+  async createAccount(actor: Actor, input: OperatorAccountInput) {
+    const passwordHash = await this.hasher.hash(input.password);
+    let user;
+    try {
+      user = await this.db.user.create({
+        data: {
+          username: input.username,
+          email: input.email,
+          passwordHash,
+          avatar: avatarUrlFor(this.settings.publicUrl, input.username),
+          firstName: input.firstName || null,
+          lastName: input.lastName || null,
+          city: input.city || null,
+          country: input.country || null,
+          emailVerified: true,
+          isAdmin: input.isAdmin ?? false,
+        },
+        select: userObjectSelect,
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
+      if (isUniqueViolation(err, 'username')) throw new AppError('USERNAME_TAKEN');
+      throw err;
+    }
+    await this.audit.record(actor, { category: 'admin', action: 'user_create', resource: `user:${user.id}`, metadata: { isAdmin: user.isAdmin } });
+    return user;
   }
 
   /**
