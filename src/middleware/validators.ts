@@ -57,6 +57,20 @@ export const optionalText = (field: string, label: string, max = 100): Validatio
     .withMessage(`${label} must be at most ${max} characters`);
 
 
+/** C0 and C1 control characters (U+0000-U+001F, U+007F-U+009F): CR, LF and TAB included. */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * A name-like optional text (first and last name, city, country): as optionalText, and after
+ * trimming no control character anywhere (a line break would start a new record in an export).
+ */
+export const plainText = (field: string, label: string, max = 100): ValidationChain =>
+  optionalText(field, label, max)
+    .bail()
+    .not()
+    .matches(CONTROL_CHARACTER)
+    .withMessage(`${field} must not contain control characters`);
+
 /** A route parameter kept as given (an unknown slug or token is a 404 of the service), so it is in input<T>(res). */
 export const pathParam = (name: string): ValidationChain => param(name).isString();
 

@@ -1,5 +1,5 @@
 import { body, query, type ValidationChain } from 'express-validator';
-import { emailField, optionalText, passwordField } from '../../middleware/validators.js';
+import { emailField, passwordField, plainText } from '../../middleware/validators.js';
 
 /** A World Swing registry id: a string of 1-10 digits (a number is a wrong type: 400). */
 export const registryIdField = (): ValidationChain =>
@@ -28,8 +28,8 @@ export const registerBody: ValidationChain[] = [
     .withMessage('Username may contain only letters, digits and underscores'),
   emailField(),
   passwordField('password'),
-  optionalText('firstName', 'First name'),
-  optionalText('lastName', 'Last name'),
+  plainText('firstName', 'First name'),
+  plainText('lastName', 'Last name'),
   registryIdField(),
 ];
 

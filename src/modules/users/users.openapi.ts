@@ -5,7 +5,11 @@ const stats =
   '`stats: { matches: { total, pending, accepted, completed }, ratings: { received, given, average } }` — counted by the database; `pending` counts both directions; `average` has 2 decimals or is null without ratings.';
 
 const usernameParam = pathParam('username', { type: 'string', minLength: 1, maxLength: 50 }, 'exact, case-sensitive');
-const text: Schema = { type: ['string', 'null'], maxLength: 100, description: 'null or "" clears' };
+const text: Schema = {
+  type: ['string', 'null'],
+  maxLength: 100,
+  description: 'null or "" clears; trimmed; a control character (U+0000-U+001F, U+007F-U+009F) → 400 "<field> must not contain control characters"',
+};
 const link: Schema = { type: ['string', 'null'], maxLength: 500, description: 'https URL; null or "" clears' };
 
 export const usersOpenApi: Record<string, unknown> = {
