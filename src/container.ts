@@ -14,6 +14,7 @@ import { createRateLimiters, type RateLimiters } from './middleware/rate-limit.j
 import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
 import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { AccountMails } from './modules/auth/account-mails.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
@@ -63,7 +64,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
   // Durable mail: services queue mails in the transaction of their change; src/server.ts starts the worker.
-  const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger);
+  // Jobs hold references; the account mails are rendered (secrets created) when sent (src/modules/auth/account-mails.ts).
+  const accountMails = new AccountMails({ db: prisma, clock, settings: { frontendUrl: config.frontendUrl } });
+  const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger, (ref) => accountMails.render(ref));
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
 

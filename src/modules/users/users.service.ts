@@ -4,7 +4,6 @@ import type { TokenAuthenticator } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
-import { emailChangedMail, verificationMail } from '../../lib/mailer.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isRecordNotFound, isUniqueViolation } from '../../lib/prisma-errors.js';
 import { sql, type SqlReader, type SqlStatement } from '../../lib/sql.js';
@@ -12,7 +11,8 @@ import { userObjectSelect, userRefSelect } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
-import { newVerification } from '../auth/auth.tokens.js';
+import { accountMail } from '../auth/account-mails.js';
+import { clearedVerification } from '../auth/auth.tokens.js';
 import type { ProfileUpdate } from './users.schemas.js';
 
 export interface UsersSettings {
@@ -167,19 +167,16 @@ export class UsersService {
 
     const emailChanged = typeof update.email === 'string' && update.email !== current.email;
     if (emailChanged) await this.checkCurrentPassword(actor, current.passwordHash, update.currentPassword, 'email_change');
-    const verification = emailChanged ? newVerification(this.clock.now()) : undefined;
-    if (verification) Object.assign(data, { email: update.email, emailVerified: false, ...verification.stored });
+    // the old address's link and code stop working; the new ones are created when the mail is sent
+    if (emailChanged) Object.assign(data, { email: update.email, emailVerified: false, ...clearedVerification });
 
     let user;
     try {
       // a new address gets a verification mail and the old one is told, both only if the change commits
       user = await this.mail.transaction(this.db, async (tx) => {
         const changed = await tx.user.update({ where: { id: userId }, data, select: { ...userObjectSelect, tokenVersion: true } });
-        const mails = verification
-          ? [
-              verificationMail(this.settings.frontendUrl, changed.email, changed.username, verification.token, verification.code),
-              emailChangedMail(current.email, changed.username, changed.email),
-            ]
+        const mails = emailChanged
+          ? [accountMail.verification(userId, changed.email), accountMail.emailChanged(userId, current.email, changed.email)]
           : [];
         return { result: changed, mails };
       });
@@ -193,7 +190,7 @@ export class UsersService {
       metadata: { fields: Object.keys(data).filter((k) => !k.startsWith('verification') && k !== 'emailVerified') },
     });
     const { tokenVersion, ...updated } = user;
-    if (!verification) return updated;
+    if (!emailChanged) return updated;
     return { ...updated, token: this.tokens.sign({ ...updated, tokenVersion }) };
   }
 
