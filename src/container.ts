@@ -15,6 +15,7 @@ import { ActivityLogService } from './modules/activity-log/activity-log.service.
 import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { AccountMails } from './modules/auth/account-mails.js';
+import { CurrentPasswordCheck } from './modules/auth/current-password.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
@@ -76,7 +77,20 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const accountSettings = { frontendUrl: config.frontendUrl };
   const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, { ...accountSettings, lockout: config.lockout });
-  const users = new UsersService(prisma, database.sql, audit, tokens, passwordHasher, notifier, mailQueue, clock, accountSettings);
+  // a wrong current password (password or e-mail change) counts toward the login lockout
+  const currentPassword = new CurrentPasswordCheck({ db: prisma, hasher: passwordHasher, audit, lockout: config.lockout });
+  const users = new UsersService(
+    prisma,
+    database.sql,
+    audit,
+    tokens,
+    passwordHasher,
+    notifier,
+    mailQueue,
+    clock,
+    { ...accountSettings, emailChangeLimit: config.rateLimit.enabled ? config.emailChange : undefined },
+    currentPassword,
+  );
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);

@@ -161,6 +161,9 @@ const schema = z.object({
   RATE_LIMIT_AUTH_WINDOW_SECONDS: int(15 * 60, 1, 86_400),
   RATE_LIMIT_EMAIL_MAX: int(5, 1, 1_000_000),
   RATE_LIMIT_EMAIL_WINDOW_SECONDS: int(60 * 60, 1, 86_400),
+  // Security hardening: e-mail changes per account in a rolling window (with RATE_LIMIT_ENABLED).
+  EMAIL_CHANGE_MAX: int(3, 1, 1000),
+  EMAIL_CHANGE_WINDOW_SECONDS: int(24 * 60 * 60, 1, 30 * 24 * 60 * 60),
   LOCKOUT_MAX_ATTEMPTS: int(5, 1, 1000),
   LOCKOUT_MINUTES: int(15, 1, 7 * 24 * 60),
   REQUIRE_EMAIL_VERIFICATION: bool(true),
@@ -283,6 +286,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       email: { max: e.RATE_LIMIT_EMAIL_MAX, windowMs: e.RATE_LIMIT_EMAIL_WINDOW_SECONDS * 1000 },
     },
     lockout: { maxAttempts: e.LOCKOUT_MAX_ATTEMPTS, minutes: e.LOCKOUT_MINUTES },
+    /** Per account at most `max` e-mail changes in a rolling `windowSeconds`; only with rate limits on. */
+    emailChange: { max: e.EMAIL_CHANGE_MAX, windowSeconds: e.EMAIL_CHANGE_WINDOW_SECONDS },
     requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION,
     /** Check-in only from a day before the event to a day after it (off outside production, for testing at any date). */
     checkin: { enforceWindow: isProduction },

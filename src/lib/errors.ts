@@ -83,6 +83,9 @@ export const ErrorCatalogue = {
   SUGGESTION_NOT_FOUND: { status: 404, message: 'Suggestion not found' },
   NOT_RECORDER: { status: 403, message: 'Only the recorder can accept or reject this suggestion' },
   SUGGESTION_NOT_PENDING: { status: 409, message: 'Only a pending suggestion can be accepted or rejected' },
+  // security hardening (docs/security-hardening.md)
+  EMAIL_CHANGE_LIMITED: { status: 429, message: 'Too many e-mail changes, please try again later' },
+  TOO_MANY_OPEN_TRANSFERS: { status: 429, message: 'Too many open transfer offers for this match', retryAfterSeconds: 60 },
   // generic
   NOT_FOUND: { status: 404, message: 'Not found' },
   CONFLICT: { status: 409, message: 'Resource already exists' },

@@ -47,7 +47,8 @@ const actingAs = (actor: Actor, user: { id: number; username: string } | null | 
   username: user?.username ?? null,
 });
 
-function lockedError(remainingMs: number): AppError {
+/** 423 ACCOUNT_LOCKED with the minutes left, `retryAfter` and `Retry-After`. */
+export function lockedError(remainingMs: number): AppError {
   // whole milliseconds: lockedUntil is stored with millisecond precision, now() has microseconds
   remainingMs = Math.floor(remainingMs);
   const retryAfter = Math.max(1, Math.ceil(remainingMs / 1000));
