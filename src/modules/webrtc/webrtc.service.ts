@@ -2,7 +2,7 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { ServerToClientEvents, WebrtcSignalInput } from '../../realtime/types.js';
 import { TokenBucketLimiter } from '../chat/flood-limit.js';
 import { iceServersFor, type IceConfig, type IceServersView } from './ice-servers.js';
-import { findHandoffMatch } from './match-access.js';
+import { findHandoffMatch, HANDOFF_STATUSES } from './match-access.js';
 import { webrtcErrors } from './webrtc.errors.js';
 
 /** Sends one event to every socket of a user (`user_<id>`); never throws. */
@@ -41,9 +41,21 @@ export class WebrtcService {
     this.limiter = new TokenBucketLimiter(limit.perSecond, limit.burst, () => deps.clock().getTime());
   }
 
-  /** GET /webrtc/ice-servers: STUN URLs, then TURN with credentials valid for `turnTtlSeconds`. */
-  iceServers(userId: number): IceServersView {
-    return iceServersFor(this.deps.config, userId, this.deps.clock());
+  /**
+   * GET /webrtc/ice-servers: STUN URLs, then TURN with credentials valid for `turnTtlSeconds`, the
+   * TURN entries only for a member of at least one accepted or completed match (any event): a relay
+   * is for a hand-off, not for any account (docs/security-hardening.md). Others get STUN only.
+   */
+  async iceServers(userId: number): Promise<IceServersView> {
+    const { config, prisma } = this.deps;
+    const turnConfigured = config.turnUrls.length > 0 && config.turnSecret !== undefined;
+    const withTurn =
+      turnConfigured &&
+      (await prisma.match.findFirst({
+        where: { OR: [{ user1Id: userId }, { user2Id: userId }], status: { in: [...HANDOFF_STATUSES] } },
+        select: { id: true },
+      })) !== null;
+    return iceServersFor(config, userId, this.deps.clock(), withTurn);
   }
 
   /**
