@@ -300,13 +300,13 @@ describe('OpenAPI document', () => {
 });
 
 describe('METRICS_TOKEN', () => {
-  it('is refused when shorter than 16 characters', () => {
+  it('is refused when shorter than 32 characters', () => {
     expect(() => loadConfig({ METRICS_TOKEN: 'short-token' })).toThrow(ConfigError);
-    expect(() => loadConfig({ METRICS_TOKEN: 'short-token' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'short-token' })).toThrow(/METRICS_TOKEN: must be at least 32 characters/);
   });
 
   it('is read into config.metrics.token, and an empty value means unset', () => {
-    expect(loadConfig({ METRICS_TOKEN: 'a-token-of-sixteen+' }).metrics.token).toBe('a-token-of-sixteen+');
+    expect(loadConfig({ METRICS_TOKEN: 'a-token-of-thirty-two-characters' }).metrics.token).toBe('a-token-of-thirty-two-characters');
     expect(loadConfig({ METRICS_TOKEN: '' }).metrics.token).toBeUndefined();
   });
 });
