@@ -31,7 +31,7 @@ export function buildApp(container: Container): Express {
   app.use(cookieParser());
 
   // Scrapes skip the per-IP API limit; the token guards the route.
-  app.use(API_MOUNT_PATH, metricsRouter(metrics, config.metrics.token));
+  app.use(API_MOUNT_PATH, metricsRouter(metrics, config.metrics.token, container.limiters.metricsFailures));
   app.use(API_MOUNT_PATH, container.limiters.general, container.csrf.protection);
   for (const router of createRouters(container)) app.use(API_MOUNT_PATH, router);
   app.use(notFoundHandler);
