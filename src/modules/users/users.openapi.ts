@@ -37,7 +37,7 @@ export const usersOpenApi: Record<string, unknown> = {
           lastName: text,
           city: text,
           country: text,
-          email: { type: 'string', format: 'email', maxLength: 254 },
+          email: { type: 'string', format: 'email', maxLength: 254, description: 'the local part unquoted, without white space or control characters (else 400 naming `email`)' },
           currentPassword: { type: 'string', description: 'required when `email` changes' },
           instagramUrl: link,
           facebookUrl: link,

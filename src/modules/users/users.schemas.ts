@@ -1,5 +1,5 @@
 import { body, param, type ValidationChain } from 'express-validator';
-import { emailField, passwordField, plainText } from '../../middleware/validators.js';
+import { newEmailField, passwordField, plainText } from '../../middleware/validators.js';
 
 /** Social links: https URLs only (or null / "" to clear). */
 const httpsUrl = (field: string): ValidationChain =>
@@ -22,7 +22,7 @@ export const updateProfileBody: ValidationChain[] = [
   plainText('lastName', 'Last name'),
   plainText('city', 'City'),
   plainText('country', 'Country'),
-  emailField().optional(),
+  newEmailField().optional(),
   // required by the service when the e-mail changes
   body('currentPassword').optional().isString().withMessage('Current password must be a string'),
   httpsUrl('instagramUrl'),
