@@ -32,7 +32,7 @@ export function buildApp(container: Container): Express {
   app.use(cookieParser());
 
   // Scrapes skip the per-IP API limit; the token guards the route.
-  app.use(API_MOUNT_PATH, metricsRouter(metrics, config.metrics.token));
+  app.use(API_MOUNT_PATH, metricsRouter(metrics, config.metrics.token, container.limiters.metricsFailures));
   // Avatars skip the per-IP API limit too: a page of participants loads many, each cached for a year.
   app.use(API_MOUNT_PATH, createAvatarsRouter(container));
   app.use(API_MOUNT_PATH, container.limiters.general, container.csrf.protection);

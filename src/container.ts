@@ -14,6 +14,8 @@ import { createRateLimiters, createUserRateLimiter, type RateLimiters } from './
 import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
 import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { AccountMails } from './modules/auth/account-mails.js';
+import { CurrentPasswordCheck } from './modules/auth/current-password.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
@@ -79,7 +81,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
   // Durable mail: services queue mails in the transaction of their change; src/server.ts starts the worker.
-  const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger);
+  // Jobs hold references; the account mails are rendered (secrets created) when sent (src/modules/auth/account-mails.ts).
+  const accountMails = new AccountMails({ db: prisma, clock, settings: { frontendUrl: config.frontendUrl } });
+  const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger, (ref) => accountMails.render(ref));
   mailQueueRef = mailQueue;
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
@@ -90,7 +94,20 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const accountSettings = { frontendUrl: config.frontendUrl };
   const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, { ...accountSettings, publicUrl: config.publicUrl, lockout: config.lockout });
-  const users = new UsersService(prisma, database.sql, audit, tokens, passwordHasher, notifier, mailQueue, clock, { ...accountSettings, publicUrl: config.publicUrl });
+  // a wrong current password (password or e-mail change) counts toward the login lockout
+  const currentPassword = new CurrentPasswordCheck({ db: prisma, hasher: passwordHasher, audit, lockout: config.lockout });
+  const users = new UsersService(
+    prisma,
+    database.sql,
+    audit,
+    tokens,
+    passwordHasher,
+    notifier,
+    mailQueue,
+    clock,
+    { ...accountSettings, publicUrl: config.publicUrl, emailChangeLimit: config.rateLimit.enabled ? config.emailChange : undefined },
+    currentPassword,
+  );
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);

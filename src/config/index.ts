@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import express from 'express';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
@@ -79,14 +80,35 @@ const iceUrls = (schemes: string[]) =>
 /** Express's names of address ranges, accepted in a TRUST_PROXY list. */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
-/** An address, `address/prefix` or a range name of a TRUST_PROXY list. */
+/** The most hops TRUST_PROXY may name: more proxies in front of one service than this is a mistake. */
+const MAX_PROXY_HOPS = 10;
+
+/**
+ * An address, `address/prefix` or a range name of a TRUST_PROXY list. A subnet wider than /8
+ * (IPv4) or /16 (IPv6; an IPv4-mapped `::ffff:a.b.c.d/n` as IPv4 with n - 96) would trust nearly
+ * every client to choose its address, so it is refused like `true`.
+ */
 function isProxyAddress(entry: string): boolean {
   if (PROXY_RANGE_NAMES.includes(entry)) return true;
   const [address, prefix, ...rest] = entry.split('/');
   const family = isIP(address ?? '');
   if (family === 0 || rest.length > 0) return false;
   if (prefix === undefined) return true;
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  const bits = Number(prefix);
+  if (family === 4) return bits >= 8 && bits <= 32;
+  const mapped = /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address ?? '');
+  return bits <= 128 && (mapped ? bits - 96 >= 8 : bits >= 16);
+}
+
+/** Whether Express compiles the list (it throws at start otherwise). */
+function expressAccepts(entries: string[]): boolean {
+  try {
+    express().set('trust proxy', entries);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -102,7 +124,9 @@ const trustProxy = z
     if (value === '' || value === 'false') return false;
     if (/^\d+$/.test(value)) {
       const hops = Number(value);
-      if (hops <= 100) return hops === 0 ? false : hops;
+      if (hops <= MAX_PROXY_HOPS) return hops === 0 ? false : hops;
+      ctx.addIssue({ code: 'custom', message: `a hop count must be 0 to ${MAX_PROXY_HOPS}` });
+      return z.NEVER;
     }
     if (['true', 'yes', 'on'].includes(value.toLowerCase())) {
       ctx.addIssue({
@@ -112,8 +136,11 @@ const trustProxy = z
       return z.NEVER;
     }
     const entries = value.split(',').map((e) => e.trim());
-    if (!entries.every(isProxyAddress)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a hop count (0-100) or comma-separated addresses, subnets (a.b.c.d/n) or loopback, linklocal, uniquelocal' });
+    if (!entries.every(isProxyAddress) || !expressAccepts(entries)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a hop count (0-${MAX_PROXY_HOPS}) or comma-separated addresses, subnets no wider than /8 (IPv4) or /16 (IPv6), or loopback, linklocal, uniquelocal`,
+      });
       return z.NEVER;
     }
     return entries;
@@ -162,6 +189,9 @@ const schema = z.object({
   RATE_LIMIT_AUTH_WINDOW_SECONDS: int(15 * 60, 1, 86_400),
   RATE_LIMIT_EMAIL_MAX: int(5, 1, 1_000_000),
   RATE_LIMIT_EMAIL_WINDOW_SECONDS: int(60 * 60, 1, 86_400),
+  // Security hardening: e-mail changes per account in a rolling window (with RATE_LIMIT_ENABLED).
+  EMAIL_CHANGE_MAX: int(3, 1, 1000),
+  EMAIL_CHANGE_WINDOW_SECONDS: int(24 * 60 * 60, 1, 30 * 24 * 60 * 60),
   LOCKOUT_MAX_ATTEMPTS: int(5, 1, 1000),
   LOCKOUT_MINUTES: int(15, 1, 7 * 24 * 60),
   REQUIRE_EMAIL_VERIFICATION: bool(true),
@@ -179,14 +209,14 @@ const schema = z.object({
   STUN_URLS: iceUrls(['stun:', 'stuns:']),
   TURN_URLS: iceUrls(['turn:', 'turns:']),
   TURN_SECRET: optionalString,
-  TURN_TTL_SECONDS: int(3600, 60, 7 * 24 * 60 * 60),
+  TURN_TTL_SECONDS: int(3600, 60, 24 * 60 * 60),
   // Privacy: the address clients reach the service at (avatar URLs); IP retention of the activity log.
   PUBLIC_URL: url().refine((v) => v === undefined || /^https?:\/\//.test(v), 'must be an http or https URL'),
   ACTIVITY_LOG_IP_RETENTION_DAYS: int(30, 1, 3650),
   // Operations (issue 17): GET /api/metrics exists only with a token.
   // The source commit of this build (the image build sets it; see the Dockerfile), for wcs_build_info.
   BUILD_COMMIT: optionalString,
-  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
+  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -226,6 +256,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
 
   if (e.TURN_URLS.length > 0 && !e.TURN_SECRET) {
     throw new ConfigError('Invalid configuration:\n  TURN_SECRET: is required when TURN_URLS is set');
+  }
+  // anyone who learns or guesses the secret can mint TURN credentials for the relay
+  if (e.TURN_SECRET !== undefined && e.TURN_SECRET.length < 32) {
+    throw new ConfigError('Invalid configuration:\n  TURN_SECRET: must be at least 32 characters');
   }
 
   const corsOrigins = (e.CORS_ORIGINS ?? e.FRONTEND_URL ?? '')
@@ -298,6 +332,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       email: { max: e.RATE_LIMIT_EMAIL_MAX, windowMs: e.RATE_LIMIT_EMAIL_WINDOW_SECONDS * 1000 },
     },
     lockout: { maxAttempts: e.LOCKOUT_MAX_ATTEMPTS, minutes: e.LOCKOUT_MINUTES },
+    /** Per account at most `max` e-mail changes in a rolling `windowSeconds`; only with rate limits on. */
+    emailChange: { max: e.EMAIL_CHANGE_MAX, windowSeconds: e.EMAIL_CHANGE_WINDOW_SECONDS },
     requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION,
     /** Check-in only from a day before the event to a day after it (off outside production, for testing at any date). */
     checkin: { enforceWindow: isProduction },

@@ -1,18 +1,41 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from './config-error.js';
 
 /** Length of a secret read from or written to a file (the JWT_SECRET rule). */
 const MIN_LENGTH = 32;
 
+/**
+ * The secret signs every session: a file other users could read (steal it) or write (choose it),
+ * or that another user owns (and so may change), is refused rather than trusted. Checked on the
+ * opened file, so the file read is the file checked.
+ */
+function checkPrivate(file: string, fd: number): void {
+  const st = fstatSync(fd);
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) {
+    throw new ConfigError(`Invalid configuration:\n  DATA_DIR: ${file} is owned by another user (uid ${st.uid}); it must belong to the service's user`);
+  }
+  if (process.platform !== 'win32' && (st.mode & 0o066) !== 0) {
+    throw new ConfigError(`Invalid configuration:\n  DATA_DIR: ${file} is readable or writable by other users (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
+  }
+}
+
 function readSecret(file: string): string | undefined {
   let text: string;
+  let fd: number;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ConfigError(`Invalid configuration:\n  DATA_DIR: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`);
+  }
+  try {
+    checkPrivate(file, fd);
+    text = readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
   }
   const secret = text.trim();
   if (secret.length < MIN_LENGTH) {

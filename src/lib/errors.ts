@@ -85,6 +85,9 @@ export const ErrorCatalogue = {
   SUGGESTION_NOT_PENDING: { status: 409, message: 'Only a pending suggestion can be accepted or rejected' },
   // privacy (account deletion, docs/privacy.md)
   LAST_ADMIN: { status: 409, message: 'The last admin account cannot be deleted' },
+  // security hardening (docs/security-hardening.md)
+  EMAIL_CHANGE_LIMITED: { status: 429, message: 'Too many e-mail changes, please try again later' },
+  TOO_MANY_OPEN_TRANSFERS: { status: 429, message: 'Too many open transfer offers for this match', retryAfterSeconds: 60 },
   // generic
   NOT_FOUND: { status: 404, message: 'Not found' },
   CONFLICT: { status: 409, message: 'Resource already exists' },

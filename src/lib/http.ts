@@ -81,10 +81,25 @@ export interface CsvFile<R extends Record<string, string>> {
   records: AsyncIterable<R>;
 }
 
+/** C0 and C1 control characters (U+0000-U+001F, U+007F-U+009F): CR, LF and TAB included. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
 /**
- * Streams RFC 4180 CSV (CRLF line ends, quoting by csv-stringify) as an attachment named
- * `filename`. A UTF-8 byte order mark lets spreadsheet programs read non-ASCII names;
- * cells starting with =, +, -, @ are prefixed with a quote so they are never run as formulas.
+ * A cell as written: every control character becomes a space (a line break can never start a
+ * new record or a formula), and a value starting with TAB or CR keeps the leading `'` that
+ * csv-stringify's formula escaping gives =, +, - and @.
+ */
+function safeCell(value: string): string {
+  const cleaned = value.replace(CONTROL_CHARACTERS, ' ');
+  return /^[\t\r]/.test(value) ? `'${cleaned}` : cleaned;
+}
+
+/**
+ * Streams RFC 4180 CSV (CRLF line ends, every field quoted) as an attachment named `filename`.
+ * A UTF-8 byte order mark lets spreadsheet programs read non-ASCII names; control characters
+ * in a value (a name stored before the input check) are written as spaces, and cells starting
+ * with =, +, -, @, TAB or CR are prefixed with a quote so they are never run as formulas, also
+ * by readers that end records at a bare CR or LF (docs/security-hardening.md).
  */
 export async function sendCsv<R extends Record<string, string>>(res: Response, file: CsvFile<R>): Promise<void> {
   res.status(200).attachment(file.filename).type('text/csv; charset=utf-8');
@@ -93,6 +108,9 @@ export async function sendCsv<R extends Record<string, string>>(res: Response, f
     columns: file.columns.map((c) => ({ key: c.key, header: c.header })),
     bom: true,
     record_delimiter: 'windows',
+    quoted: true,
+    quoted_empty: true,
+    cast: { string: safeCell },
     escape_formulas: true,
   });
   await pipeline(Readable.from(file.records), csv, res);

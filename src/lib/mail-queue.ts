@@ -1,6 +1,7 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from './logger.js';
 import type { Mail, Mailer } from './mailer.js';
+import type { MailKind } from './metrics.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 /**
@@ -9,8 +10,12 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
  *
  * Delivery is at least once: a mail is marked done only after the SMTP server accepted it. If the
  * process dies after the acceptance and before the mark (or the SMTP server accepts after our
- * timeout), the job runs again and the recipient gets the same mail twice (same subject and text,
- * the same link or code: both copies work). See the README "Outgoing mail".
+ * timeout), the job runs again and the recipient gets the mail twice. See the README "Outgoing mail".
+ *
+ * No secret at rest (docs/security-hardening.md): a job holds a reference (`MailReference`: kind,
+ * user, addresses), never a link, token or code. The worker renders the mail when it sends it
+ * (`MailRenderer`, which creates the secrets and stores their hashes), and deletes the job once the
+ * SMTP server accepted the mail. A retry renders again with new secrets: the delivered mail's work.
  *
  * `transaction(db, change)` writes the jobs in the transaction of the user change, so a mail
  * exists if and only if the change commits.
@@ -27,10 +32,23 @@ export interface MailQueueSettings {
   pollingIntervalSeconds: number;
 }
 
+/** A queued mail: what to send to whom, never a secret (the renderer creates those at send time). */
+export interface MailReference {
+  kind: MailKind;
+  userId: number;
+  /** the address a verification is for; the new address of an e-mail change */
+  newEmail?: string;
+  /** the address before an e-mail change (the notice goes there) */
+  previousEmail?: string;
+}
+
+/** Renders a reference into the mail to send now, or undefined when it no longer applies (the job is dropped). */
+export type MailRenderer = (ref: MailReference) => Promise<Mail | undefined>;
+
 /** What a change made in `MailQueue.transaction` answers: its result and the mails it sends. */
 export interface ChangeWithMail<T> {
   result: T;
-  mails: Mail[];
+  mails: MailReference[];
 }
 
 const SMTP_EXPIRE_SECONDS = 120;
@@ -38,9 +56,7 @@ const CREATE_QUEUE_ATTEMPTS = 8;
 /** mails fetched and sent together by one worker */
 const MAILS_PER_FETCH = 10;
 
-interface MailJob {
-  mail: Mail;
-}
+type MailJob = MailReference;
 
 /** pg-boss's `db` option: its SQL through the caller's transaction (values: null for undefined, JSON for objects). */
 function transactionExecutor(tx: Prisma.TransactionClient): PgBoss.Db {
@@ -63,6 +79,7 @@ export class MailQueue {
     private readonly settings: MailQueueSettings,
     private readonly mailer: Mailer,
     private readonly logger: Logger,
+    private readonly render: MailRenderer,
   ) {
     this.boss = new PgBoss({ connectionString, max: 2, schedule: false, application_name: 'wcs-mail-queue' });
     this.boss.on('error', (err: Error) => this.logger.warn({ reason: err.message }, 'mail queue: database error (pg-boss retries)'));
@@ -107,7 +124,7 @@ export class MailQueue {
     const result = await db.$transaction(async (tx) => {
       const changed = await change(tx);
       const executor = transactionExecutor(tx);
-      for (const mail of changed.mails) await this.boss.send(this.settings.name, { mail } satisfies MailJob, { db: executor });
+      for (const mail of changed.mails) await this.boss.send(this.settings.name, { ...mail } satisfies MailJob, { db: executor });
       return changed.result;
     });
     if (this.workerId) this.boss.notifyWorker(this.workerId);
@@ -115,15 +132,17 @@ export class MailQueue {
   }
 
   /**
-   * Account deletion (src/modules/privacy), inside the caller's transaction: mails to `address`
-   * that wait in this queue (created or waiting for a retry) are dropped. Answers how many.
+   * Account deletion (src/modules/privacy), inside the caller's transaction: the user's mails
+   * that wait in this queue (created or waiting for a retry) are dropped. Answers how many. Jobs
+   * hold references (`{ kind, userId, ... }`), so the user id finds every mail to any of the
+   * account's addresses.
    */
-  async dropQueuedTo(tx: Prisma.TransactionClient, address: string): Promise<number> {
+  async dropQueuedFor(tx: Prisma.TransactionClient, userId: number): Promise<number> {
     const [{ present }] = await tx.$queryRaw<{ present: boolean }[]>`SELECT to_regclass('pgboss.job') IS NOT NULL AS present`;
     if (!present) return 0;
     return tx.$executeRaw`
       DELETE FROM pgboss.job
-      WHERE name = ${this.settings.name} AND state IN ('created', 'retry') AND data -> 'mail' ->> 'to' = ${address}`;
+      WHERE name = ${this.settings.name} AND state IN ('created', 'retry') AND data ->> 'userId' = ${String(userId)}`;
   }
 
   /** Starts sending queued mail in this process (src/server.ts; tests start it themselves). */
@@ -137,20 +156,26 @@ export class MailQueue {
 
   /**
    * Sends a fetched batch side by side. A refused mail is failed on its own (pg-boss schedules
-   * its retry); the rest are completed when this returns. A full batch means more may be
-   * waiting, so the worker fetches again at once instead of after its polling interval.
+   * its retry); a sent mail's job is deleted, as is the job of a reference that renders nothing;
+   * the rest are completed when this returns. A full batch means more may be waiting, so the
+   * worker fetches again at once instead of after its polling interval.
    */
   private async sendBatch(jobs: PgBoss.Job<MailJob>[]): Promise<void> {
-    const outcomes = await Promise.allSettled(jobs.map((job) => this.mailer.send(job.data.mail)));
+    const outcomes = await Promise.allSettled(jobs.map((job) => this.renderAndSend(job)));
     const failures: Promise<void>[] = [];
+    const done: string[] = [];
     outcomes.forEach((outcome, i) => {
       const { id, data } = jobs[i];
-      const about = { jobId: id, to: data.mail.to, subject: data.mail.subject };
-      if (outcome.status === 'fulfilled') return this.logger.info(about, 'mail sent');
+      const about = { jobId: id, kind: data.kind, userId: data.userId };
+      if (outcome.status === 'fulfilled') {
+        done.push(id);
+        return this.logger.info({ ...about, ...outcome.value }, outcome.value ? 'mail sent' : 'mail dropped: no longer applies');
+      }
       const reason = (outcome.reason as Error).message;
       this.logger.warn({ ...about, reason }, 'mail not sent; will retry');
       failures.push(this.boss.fail(this.settings.name, id, { message: reason }));
     });
+    if (done.length > 0) failures.push(this.boss.deleteJob(this.settings.name, done));
     await Promise.all(failures);
     if (jobs.length === MAILS_PER_FETCH && this.workerId) this.boss.notifyWorker(this.workerId);
   }
@@ -167,6 +192,14 @@ export class MailQueue {
       .getDb()
       .executeSql("SELECT count(*)::int AS failed FROM pgboss.job WHERE name = $1 AND state = 'failed'", [this.settings.name]);
     return { queued: queued ?? 0, failed: (rows[0] as { failed: number }).failed };
+  }
+
+  /** Renders a job's mail (fresh secrets) and sends it; answers where it went, or undefined when nothing applied. */
+  private async renderAndSend(job: PgBoss.Job<MailJob>): Promise<{ to: string; subject: string } | undefined> {
+    const mail = await this.render(job.data);
+    if (!mail) return undefined;
+    await this.mailer.send(mail);
+    return { to: mail.to, subject: mail.subject };
   }
 
   /** Stops the worker (waiting up to `timeoutMs` for a mail being sent) and closes pg-boss's pool. */

@@ -274,10 +274,11 @@ function sameSecret(given: string, expected: string): boolean {
  * (404 like any unknown path); with one, a request without `Authorization: Bearer <token>`
  * answers 401.
  */
-export function metricsRouter(metrics: Metrics, token: string | undefined): Router {
+export function metricsRouter(metrics: Metrics, token: string | undefined, failureLimit: RequestHandler): Router {
   const router = Router();
   if (token === undefined) return router;
-  router.get('/metrics', async (req, res) => {
+  // failed scrapes (401) per IP are limited like logins; successful ones never count
+  router.get('/metrics', failureLimit, async (req, res) => {
     const header = req.get('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match || !sameSecret(match[1], token)) throw metricsTokenRequired();

@@ -14,7 +14,12 @@ import type { RedisConnections } from '../lib/redis.js';
  * several service instances share them; otherwise in memory.
  */
 export type Tier = 'general' | 'auth' | 'email';
-export type RateLimiters = Record<Tier, RequestHandler>;
+/**
+ * The tiers, and `metricsFailures`: failed scrapes of GET /api/metrics (401) per IP, in a counter of
+ * their own with the auth tier's numbers; past it every scrape from that IP gets 429 until the
+ * window frees (successful scrapes never count).
+ */
+export type RateLimiters = Record<Tier, RequestHandler> & { metricsFailures: RequestHandler };
 
 const messages: Record<Tier, string> = {
   general: 'Too many requests, please try again later',
@@ -22,22 +27,32 @@ const messages: Record<Tier, string> = {
   email: 'Too many e-mail requests, please try again later',
 };
 
-function createLimiter(tier: Tier, config: Config, redis: RedisConnections, logger: Logger, perUser?: string): RequestHandler {
+/** A counter other than a tier's own: its name (Redis keys) and message, counting only failed requests (metrics scrapes) or counting per signed-in user (perUser). */
+interface Variant {
+  name: string;
+  message?: string;
+  skipSuccessfulRequests?: true;
+  perUser?: true;
+}
+
+function createLimiter(tier: Tier, config: Config, redis: RedisConnections, logger: Logger, variant?: Variant): RequestHandler {
+  const message = variant?.message ?? messages[tier];
   const options: Partial<Options> = {
     // per signed-in user instead of per IP (after requireAuth): counters of their own
-    ...(perUser ? { keyGenerator: (req: Request) => `user:${req.user?.id ?? 0}` } : {}),
+    ...(variant?.perUser ? { keyGenerator: (req: Request) => `user:${req.user?.id ?? 0}` } : {}),
     windowMs: config.rateLimit[tier].windowMs,
     limit: () => config.rateLimit[tier].max,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
+    skipSuccessfulRequests: variant?.skipSuccessfulRequests ?? false,
     skip: (_req: Request) => !config.rateLimit.enabled,
     // 429 in the service's error envelope; the RateLimit-* and Retry-After headers are already set.
-    handler: (_req, _res, next) => next(new AppError('RATE_LIMITED', { message: messages[tier] })),
+    handler: (_req, _res, next) => next(new AppError('RATE_LIMITED', { message })),
   };
   if (!redis.enabled) return rateLimit(options);
   const client = redis.command();
   options.store = new RedisStore({
-    prefix: `${redis.keyPrefix}rl:${tier}:${perUser ? `${perUser}:` : ''}`,
+    prefix: `${redis.keyPrefix}rl:${variant?.name ?? tier}:`,
     sendCommand: (...args: string[]) => client.sendCommand(args),
   });
   // Redis trouble must not take the API down: a store error or a store that does not answer
@@ -70,7 +85,7 @@ function failOpenAfter(limiter: RequestHandler, ms: number, tier: Tier, logger: 
  * tier's per-IP ones), e.g. the data export: the e-mail tier per user (src/modules/privacy).
  */
 export function createUserRateLimiter(tier: Tier, name: string, config: Config, redis: RedisConnections, logger: Logger): RequestHandler {
-  return createLimiter(tier, config, redis, logger, name);
+  return createLimiter(tier, config, redis, logger, { name, perUser: true });
 }
 
 export function createRateLimiters(config: Config, redis: RedisConnections, logger: Logger): RateLimiters {
@@ -78,6 +93,11 @@ export function createRateLimiters(config: Config, redis: RedisConnections, logg
     general: createLimiter('general', config, redis, logger),
     auth: createLimiter('auth', config, redis, logger),
     email: createLimiter('email', config, redis, logger),
+    metricsFailures: createLimiter('auth', config, redis, logger, {
+      name: 'metrics-failures',
+      message: 'Too many failed metrics scrapes, please try again later',
+      skipSuccessfulRequests: true,
+    }),
   };
 }
 

@@ -30,6 +30,21 @@ export const emailField = (field = 'email'): ValidationChain =>
     .isEmail()
     .withMessage('Email must be a valid email address');
 
+/** A quote, white space or a control character (C0, DEL, C1) in an address's local part. */
+const UNSAFE_LOCAL_PART = /["\s\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * The address of a new account or an e-mail change: as emailField, and the local part (before the
+ * last @) unquoted and without white space or control characters, so an address can never write
+ * lines into a mail that quotes it (the notice of an e-mail change). Login, resend and reset
+ * request keep emailField, so an existing address still works there.
+ */
+export const newEmailField = (field = 'email'): ValidationChain =>
+  emailField(field)
+    .bail()
+    .custom((v: string) => !UNSAFE_LOCAL_PART.test(v.slice(0, v.lastIndexOf('@'))))
+    .withMessage('Email must not have a quoted local part, white space or control characters');
+
 /** Password policy: at least 6 characters; at most 72 bytes (bcrypt ignores what follows). */
 export const passwordField = (field: string): ValidationChain =>
   body(field)
@@ -56,6 +71,20 @@ export const optionalText = (field: string, label: string, max = 100): Validatio
     .isLength({ max })
     .withMessage(`${label} must be at most ${max} characters`);
 
+
+/** C0 and C1 control characters (U+0000-U+001F, U+007F-U+009F): CR, LF and TAB included. */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * A name-like optional text (first and last name, city, country): as optionalText, and after
+ * trimming no control character anywhere (a line break would start a new record in an export).
+ */
+export const plainText = (field: string, label: string, max = 100): ValidationChain =>
+  optionalText(field, label, max)
+    .bail()
+    .not()
+    .matches(CONTROL_CHARACTER)
+    .withMessage(`${field} must not contain control characters`);
 
 /** A route parameter kept as given (an unknown slug or token is a 404 of the service), so it is in input<T>(res). */
 export const pathParam = (name: string): ValidationChain => param(name).isString();

@@ -1,3 +1,4 @@
+import { until } from '../helpers/server-process';
 import bcrypt from 'bcryptjs';
 import { sha256 } from '../../src/lib/ids';
 import type { Clock } from '../../src/lib/clock';
@@ -56,6 +57,9 @@ describe('AuthService', () => {
         .post('/api/auth/register')
         .send({ username, email: `${username}@example.test`, password: 'secret123' });
       expect(res.status).toBe(201);
+      // the link and code are created when the mail is sent (docs/security-hardening.md)
+      await container.mailQueue.startWorker();
+      await until(async () => (await prisma.user.findUniqueOrThrow({ where: { username } })).verificationExpiresAt !== null);
       const row = await prisma.user.findUniqueOrThrow({ where: { username } });
       const expected = before + offset + 24 * 60 * 60 * 1000;
       expect(row.verificationExpiresAt!.getTime()).toBeGreaterThanOrEqual(expected);

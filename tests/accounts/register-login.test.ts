@@ -46,6 +46,8 @@ describe('registration', () => {
     expect(payload.sub).toBe(String(user.id));
     expect(payload.exp! - payload.iat!).toBe(24 * 60 * 60);
 
+    // the link and code are created (their hashes stored) when the mail is sent (docs/security-hardening.md)
+    const mail = await smtp.mailTo(account.email);
     const row = await prisma.user.findUniqueOrThrow({ where: { id: user.id } });
     expect(row.passwordHash).toMatch(/^\$2[ab]\$/);
     expect(row.passwordHash).not.toContain(account.password);
@@ -53,7 +55,6 @@ describe('registration', () => {
     expect(row.verificationCodeHash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.verificationExpiresAt!.getTime() - Date.now()).toBeGreaterThan(23.9 * 3600 * 1000);
 
-    const mail = await smtp.mailTo(account.email);
     expect(mail.text).toContain('http://frontend.test/verify-email?token=');
     expect(mail.html).toContain('http://frontend.test/verify-email?token=');
     const linkToken = tokenFromLink(mail.text, '/verify-email');

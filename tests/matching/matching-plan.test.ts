@@ -253,11 +253,12 @@ describe('CSV export', () => {
     expect(text.startsWith('\ufeff')).toBe(true);
     const lines = text.slice(1).split('\r\n');
     expect(lines[lines.length - 1]).toBe('');
-    expect(lines[0]).toBe('Heat,Dancer,Recorder,Status,Locality,Opt-out used');
+    // every field quoted (docs/security-hardening.md)
+    expect(lines[0]).toBe('"Heat","Dancer","Recorder","Status","Locality","Opt-out used"');
     expect(lines.slice(1, -1)).toEqual([
-      `J&J NOV heat 1 (Follower),"Anna, ""Ania"" Kowalska (${dancer.user.username})",Hans Müller (${optedOut.user.username}),accepted,elsewhere,yes`,
-      `J&J NOV heat 1 (Leader),'=cmd Nowak (${neighbour.user.username}),Hans Müller (${optedOut.user.username}),pending,elsewhere,yes`,
-      `J&J NOV heat 1,Piotr Zieliński (${countryman.user.username}),Hans Müller (${optedOut.user.username}),pending,elsewhere,yes`,
+      `"J&J NOV heat 1 (Follower)","Anna, ""Ania"" Kowalska (${dancer.user.username})","Hans Müller (${optedOut.user.username})","accepted","elsewhere","yes"`,
+      `"J&J NOV heat 1 (Leader)","'=cmd Nowak (${neighbour.user.username})","Hans Müller (${optedOut.user.username})","pending","elsewhere","yes"`,
+      `"J&J NOV heat 1","Piotr Zieliński (${countryman.user.username})","Hans Müller (${optedOut.user.username})","pending","elsewhere","yes"`,
     ]);
     const log = await prisma.activityLog.findFirst({ where: { action: 'matching_run_export', resource: `event:${event.slug}` } });
     expect(log).toMatchObject({ category: 'admin', userId: admin.user.id });
@@ -278,7 +279,7 @@ describe('CSV export', () => {
     await heat(countryMate, event, { n: 9, division: 'ADV' });
     const run = await runMatching(event, admin);
     const text = (await exportCsv(event, admin, run.id)).body as string;
-    const rows = text.slice(1).trim().split('\r\n').slice(1).map((l) => l.split(','));
+    const rows = text.slice(1).trim().split('\r\n').slice(1).map((l) => l.slice(1, -1).split('","'));
     const byHeatAndDancer = (label: string, name: string) => rows.find((r) => r[0] === label && r[1].startsWith(name))!;
     expect(byHeatAndDancer('J&J NOV heat 1', 'Ola')[4]).toBe('same city');
     expect(byHeatAndDancer('J&J NOV heat 3', 'Jan')[4]).toBe('same country');

@@ -93,7 +93,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('holds an api environment the configuration accepts in production', () => {
-    const operator = { JWT_SECRET: 'an-operator-secret-of-at-least-32-characters', TURN_SECRET: 'an-operator-turn-secret' };
+    const operator = { JWT_SECRET: 'an-operator-secret-of-at-least-32-characters', TURN_SECRET: 'an-operator-turn-secret-of-32-characters' };
     const env = Object.fromEntries(Object.entries(api.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), operator)]));
     const config = loadConfig(env);
     expect(config.isProduction).toBe(true);

@@ -288,25 +288,26 @@ describe('Mailer', () => {
 });
 
 describe('OpenAPI document', () => {
-  it('documents GET /metrics with its 401 and 404 answers', async () => {
+  it('documents GET /metrics with its 401, 404 and 429 answers', async () => {
     const container = createTestContainer({}, { metrics: new Metrics({ defaultMetrics: false }) });
     containers.push(container);
     const res = await supertest(buildApp(container)).get('/api/docs/openapi.json');
     expect(res.status).toBe(200);
     // 400: the input guard runs before every route (a control character in the path or query)
-    expect(Object.keys(res.body.paths['/metrics'].get.responses)).toEqual(['200', '400', '401', '404']);
+    // 429: failed scrapes are rate limited per IP (tests/security/metrics-scrapes.test.ts)
+    expect(Object.keys(res.body.paths['/metrics'].get.responses)).toEqual(['200', '400', '401', '404', '429']);
     expect(res.body.components.securitySchemes.metricsToken).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 });
 
 describe('METRICS_TOKEN', () => {
-  it('is refused when shorter than 16 characters', () => {
+  it('is refused when shorter than 32 characters', () => {
     expect(() => loadConfig({ METRICS_TOKEN: 'short-token' })).toThrow(ConfigError);
-    expect(() => loadConfig({ METRICS_TOKEN: 'short-token' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'short-token' })).toThrow(/METRICS_TOKEN: must be at least 32 characters/);
   });
 
   it('is read into config.metrics.token, and an empty value means unset', () => {
-    expect(loadConfig({ METRICS_TOKEN: 'a-token-of-sixteen+' }).metrics.token).toBe('a-token-of-sixteen+');
+    expect(loadConfig({ METRICS_TOKEN: 'a-token-of-thirty-two-characters' }).metrics.token).toBe('a-token-of-thirty-two-characters');
     expect(loadConfig({ METRICS_TOKEN: '' }).metrics.token).toBeUndefined();
   });
 });

@@ -33,7 +33,7 @@ describe('TRUST_PROXY', () => {
     ['false', false],
     ['', false],
     ['10.0.0.0/8, loopback', ['10.0.0.0/8', 'loopback']],
-    ['192.168.1.10,::1,fd00::/8,uniquelocal', ['192.168.1.10', '::1', 'fd00::/8', 'uniquelocal']],
+    ['192.168.1.10,::1,fd00::/16,uniquelocal', ['192.168.1.10', '::1', 'fd00::/16', 'uniquelocal']],
   ])('accepts %j as %j', (value, expected) => {
     expect(loadConfig({ JWT_SECRET: 'x'.repeat(32), TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
@@ -85,7 +85,7 @@ describe('JWT_SECRET unset outside production', () => {
 
   it('refuses a secret file that holds no usable secret, naming DATA_DIR', () => {
     const dir = tempDir();
-    writeFileSync(path.join(dir, 'jwt-secret'), 'short\n');
+    writeFileSync(path.join(dir, 'jwt-secret'), 'short\n', { mode: 0o600 });
     refuses({ DATA_DIR: dir }, 'DATA_DIR');
   });
 

@@ -174,7 +174,8 @@ describe('GET /webrtc/ice-servers', () => {
   });
 
   it('answers STUN and TURN with credentials that verify against HMAC-SHA1 of the shared secret', async () => {
-    const { alice } = await createTrio();
+    const { alice, bob, event } = await createTrio();
+    await insertMatch(event, alice.user, bob.user, 'accepted'); // TURN only for hand-off partners
     const now = new Date('2026-11-24T10:00:00Z');
     const webrtc = { stunUrls: ['stun:turn.example.test:3478'], turnUrls: ['turn:turn.example.test:3478'], turnSecret: 'shared-secret', turnTtlSeconds: 600 };
     const c = createTestContainer({ webrtc }, { clock: { now: () => now } });

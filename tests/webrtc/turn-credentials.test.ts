@@ -63,11 +63,11 @@ describe('ICE configuration', () => {
   });
 
   it('splits comma-separated STUN and TURN URLs', () => {
-    const c = loadConfig({ STUN_URLS: 'stun:a.test:3478, stuns:b.test', TURN_URLS: 'turn:a.test:3478?transport=udp,turns:a.test:5349', TURN_SECRET: 's3cret', TURN_TTL_SECONDS: '600' });
+    const c = loadConfig({ STUN_URLS: 'stun:a.test:3478, stuns:b.test', TURN_URLS: 'turn:a.test:3478?transport=udp,turns:a.test:5349', TURN_SECRET: 's3cret'.repeat(6), TURN_TTL_SECONDS: '600' });
     expect(c.webrtc).toEqual({
       stunUrls: ['stun:a.test:3478', 'stuns:b.test'],
       turnUrls: ['turn:a.test:3478?transport=udp', 'turns:a.test:5349'],
-      turnSecret: 's3cret',
+      turnSecret: 's3cret'.repeat(6),
       turnTtlSeconds: 600,
     });
   });

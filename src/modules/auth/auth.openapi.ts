@@ -18,6 +18,11 @@ const csrfNote =
   'When CSRF_ENABLED, every POST/PUT/PATCH/DELETE under /api (these included) needs header `X-CSRF-Token` matching the cookies set by GET /csrf-token, else 403 "Invalid CSRF token" (code CSRF_INVALID).';
 
 const email: Schema = { type: 'string', format: 'email', maxLength: 254, description: 'trimmed and lower-cased' };
+/** The address of a new account (and of an e-mail change): stricter than the one of login, resend and reset request. */
+const newEmail: Schema = {
+  ...email,
+  description: 'trimmed and lower-cased; the local part unquoted, without white space or control characters (else 400 naming `email`)',
+};
 const password: Schema = { type: 'string', minLength: 6, description: '6 characters to 72 bytes' };
 const emailBody = obj({ email });
 const verified = { emailVerified: { const: true } };
@@ -45,10 +50,10 @@ export const authOpenApi: Record<string, unknown> = {
       body: obj(
         {
           username: { type: 'string', minLength: 3, maxLength: 50, pattern: '^[A-Za-z0-9_]+$', description: 'unique regardless of case (`Alice` taken → `alice` gets 409); kept as written for display' },
-          email,
+          email: newEmail,
           password,
-          firstName: { type: ['string', 'null'], maxLength: 100 },
-          lastName: { type: ['string', 'null'], maxLength: 100 },
+          firstName: { type: ['string', 'null'], maxLength: 100, description: 'trimmed; a control character → 400 "firstName must not contain control characters"' },
+          lastName: { type: ['string', 'null'], maxLength: 100, description: 'trimmed; a control character → 400 "lastName must not contain control characters"' },
           registryId: { type: ['string', 'null'], pattern: '^\\s*(\\d{1,10})?\\s*$', description: 'a string of 1-10 digits ("" or null: none); a number is refused (400)' },
         },
         ['firstName', 'lastName', 'registryId'],

@@ -1,5 +1,5 @@
 import { body, query, type ValidationChain } from 'express-validator';
-import { emailField, optionalText, passwordField } from '../../middleware/validators.js';
+import { emailField, newEmailField, passwordField, plainText } from '../../middleware/validators.js';
 
 /** A World Swing registry id: a string of 1-10 digits (a number is a wrong type: 400). */
 export const registryIdField = (): ValidationChain =>
@@ -26,10 +26,10 @@ export const registerBody: ValidationChain[] = [
     .bail()
     .matches(/^[A-Za-z0-9_]+$/)
     .withMessage('Username may contain only letters, digits and underscores'),
-  emailField(),
+  newEmailField(),
   passwordField('password'),
-  optionalText('firstName', 'First name'),
-  optionalText('lastName', 'Last name'),
+  plainText('firstName', 'First name'),
+  plainText('lastName', 'Last name'),
   registryIdField(),
 ];
 

@@ -6,7 +6,6 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { sha256 } from '../../lib/ids.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
-import { passwordResetMail, verificationMail } from '../../lib/mailer.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
@@ -15,7 +14,8 @@ import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { LoginInput, RegisterInput } from './auth.schemas.js';
 import { FailureLogThrottle } from './failure-log-throttle.js';
-import { clearedVerification, MAX_CODE_ATTEMPTS, newResetToken, newVerification } from './auth.tokens.js';
+import { accountMail } from './account-mails.js';
+import { clearedVerification, MAX_CODE_ATTEMPTS } from './auth.tokens.js';
 
 export interface AuthSettings {
   /** failed logins in a row that lock the account, and for how long */
@@ -96,7 +96,6 @@ export class AuthService {
    * 409 USERNAME_TAKEN. The account and its verification mail commit together.
    */
   async register(actor: Actor, input: RegisterInput) {
-    const verification = newVerification(this.clock.now());
     const passwordHash = await this.hasher.hash(input.password);
     let user;
     try {
@@ -110,12 +109,11 @@ export class AuthService {
             firstName: input.firstName || null,
             lastName: input.lastName || null,
             registryId: input.registryId || null,
-            ...verification.stored,
           },
           select: userObjectSelect,
         });
-        const mail = verificationMail(this.settings.frontendUrl, created.email, created.username, verification.token, verification.code);
-        return { result: created, mails: [mail] };
+        // the link and code are created when the mail is sent (src/modules/auth/account-mails.ts)
+        return { result: created, mails: [accountMail.verification(created.id, created.email)] };
       });
     } catch (err) {
       if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
@@ -273,7 +271,7 @@ export class AuthService {
   }
 
   /**
-   * Issues and mails a new verification link and code (the old ones stop working). Answers the
+   * Queues a new verification link and code (the old ones stop working when it is sent). Answers the
    * same whether or not the address exists or is already verified (no account enumeration).
    */
   async resendVerification(actor: Actor, email: string): Promise<void> {
@@ -290,16 +288,12 @@ export class AuthService {
       });
       return;
     }
-    const verification = newVerification(this.clock.now());
-    await this.mail.transaction(this.db, async (tx) => {
-      await tx.user.update({ where: { id: user.id }, data: verification.stored });
-      return { result: undefined, mails: [verificationMail(this.settings.frontendUrl, user.email, user.username, verification.token, verification.code)] };
-    });
+    await this.mail.transaction(this.db, async () => ({ result: undefined, mails: [accountMail.verification(user.id, user.email)] }));
     await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'verification_resend' });
   }
 
   /**
-   * Issues and mails a password-reset link (valid for an hour, replaces an earlier one).
+   * Queues a password-reset link (valid for an hour from sending, replaces an earlier one).
    * Answers the same whether or not the address exists (no account enumeration).
    */
   async requestPasswordReset(actor: Actor, email: string): Promise<void> {
@@ -313,11 +307,7 @@ export class AuthService {
       });
       return;
     }
-    const reset = newResetToken(this.clock.now());
-    await this.mail.transaction(this.db, async (tx) => {
-      await tx.user.update({ where: { id: user.id }, data: reset.stored });
-      return { result: undefined, mails: [passwordResetMail(this.settings.frontendUrl, user.email, user.username, reset.token)] };
-    });
+    await this.mail.transaction(this.db, async () => ({ result: undefined, mails: [accountMail.passwordReset(user.id)] }));
     await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'password_reset_request' });
   }
 

@@ -28,15 +28,15 @@ export class TokenBucketLimiter<K = number> implements RefundableLimiter<K> {
     private readonly now: () => number = () => Date.now(),
   ) {}
 
-  /** true when the user may send now (and a token is taken). */
-  take(key: K): boolean {
+  /** true when the user may send now (and `cost` tokens are taken: 1 a message, or e.g. bytes). */
+  take(key: K, cost = 1): boolean {
     const now = this.now();
     if (++this.calls % 1000 === 0) this.sweep(now);
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
     bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.ratePerSecond);
     bucket.at = now;
-    const allowed = bucket.tokens >= 1;
-    if (allowed) bucket.tokens -= 1;
+    const allowed = bucket.tokens >= cost;
+    if (allowed) bucket.tokens -= cost;
     this.buckets.set(key, bucket);
     return allowed;
   }

@@ -180,8 +180,8 @@ export const matchingOpenApi: Record<string, unknown> = {
       description:
         'Admin only. Streams the plan as it stands now — every heat with its `pending`, `accepted` or `not_found` suggestion (rejected ' +
         'pairs are history and left out), in heats/me order — as RFC 4180 CSV: UTF-8 with a byte order mark, CRLF line ends, a header ' +
-        'line `Heat,Dancer,Recorder,Status,Locality,Opt-out used`, fields quoted when they hold a comma, quote or line break (quotes ' +
-        'doubled). Heat = "<competition type> <division> heat <number> (<role>)"; Dancer/Recorder = "First Last (username)" or the ' +
+        'line `"Heat","Dancer","Recorder","Status","Locality","Opt-out used"`, every field quoted (quotes doubled); a control ' +
+        'character in a value (CR, LF, TAB …) is written as a space, and a cell starting with =, +, -, @, TAB or CR gets a leading `\'`. Heat = "<competition type> <division> heat <number> (<role>)"; Dancer/Recorder = "First Last (username)" or the ' +
         'username; Status = the suggestion status; Locality = `same city`, `same country` or `elsewhere` (trimmed, case-insensitive; ' +
         'unknown never matches); Opt-out used = `yes` when the recorder opted out of recording, else `no`; the recorder cells are empty ' +
         'for a `not_found` heat. A cell starting with =, +, - or @ is prefixed with \' so spreadsheet programs never run it as a formula. ' +

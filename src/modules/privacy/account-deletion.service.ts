@@ -111,7 +111,7 @@ export class AccountDeletionService {
       await events.removeParticipationsOf(tx, user.id);
       await chat.anonymiseMessagesOf(tx, user.id);
       await audit.anonymiseUser(tx, user.id);
-      await mailQueue.dropQueuedTo(tx, user.email);
+      await mailQueue.dropQueuedFor(tx, user.id);
       await tx.user.delete({ where: { id: user.id } });
       return { id: user.id, username: user.username, removedMatches };
     }, TX_OPTIONS);

@@ -1,5 +1,6 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
+import type { RateLimiters } from '../../middleware/rate-limit.js';
 import type { UsersService } from './users.service.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
@@ -18,21 +19,33 @@ import {
 export interface UsersRouterDeps {
   guards: AuthGuards;
   users: UsersService;
+  limiters: RateLimiters;
 }
 
 /** The signed-in user's account and other users' public profiles (a token is required for all). */
-export function createUsersRouter({ guards, users }: UsersRouterDeps): Router {
+export function createUsersRouter({ guards, users, limiters }: UsersRouterDeps): Router {
   const router = Router();
+
+  /**
+   * An e-mail change (an address other than the account's) passes the authentication tier (it asks
+   * for the current password) and the e-mail tier (it sends mail); other profile updates pass neither
+   * (docs/security-hardening.md). Runs after validation, so the address is already normalized.
+   */
+  const emailChangeTiers: RequestHandler = async (req, res, next) => {
+    const { email } = input<ProfileUpdate>(res);
+    if (typeof email !== 'string' || !(await users.isEmailChange(currentUser(req).id, email))) return next();
+    limiters.auth(req, res, (err?: unknown) => (err ? next(err) : limiters.email(req, res, next)));
+  };
 
   router.get('/users/me', guards.requireAuth, async (req, res) => {
     sendData(res, await users.getMe(currentUser(req).id));
   });
 
-  router.patch('/users/me', guards.requireAuth, validate(...updateProfileBody), async (req, res) => {
+  router.patch('/users/me', guards.requireAuth, validate(...updateProfileBody), emailChangeTiers, async (req, res) => {
     sendData(res, await users.updateProfile(actorOf(req), currentUser(req).id, input<ProfileUpdate>(res)));
   });
 
-  router.patch('/users/me/password', guards.requireAuth, validate(...changePasswordBody), async (req, res) => {
+  router.patch('/users/me/password', guards.requireAuth, limiters.auth, validate(...changePasswordBody), async (req, res) => {
     const { currentPassword, newPassword } = input<ChangePasswordInput>(res);
     const { token } = await users.changePassword(actorOf(req), currentUser(req).id, currentPassword, newPassword);
     sendConfirmation(res, 'Password changed', { token });

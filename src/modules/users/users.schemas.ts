@@ -1,5 +1,5 @@
 import { body, param, type ValidationChain } from 'express-validator';
-import { emailField, optionalText, passwordField } from '../../middleware/validators.js';
+import { newEmailField, passwordField, plainText } from '../../middleware/validators.js';
 
 /** Social links: https URLs only (or null / "" to clear). */
 const httpsUrl = (field: string): ValidationChain =>
@@ -18,11 +18,11 @@ const httpsUrl = (field: string): ValidationChain =>
 
 export const updateProfileBody: ValidationChain[] = [
   body('username').not().exists().withMessage('Username cannot be changed'),
-  optionalText('firstName', 'First name'),
-  optionalText('lastName', 'Last name'),
-  optionalText('city', 'City'),
-  optionalText('country', 'Country'),
-  emailField().optional(),
+  plainText('firstName', 'First name'),
+  plainText('lastName', 'Last name'),
+  plainText('city', 'City'),
+  plainText('country', 'Country'),
+  newEmailField().optional(),
   // required by the service when the e-mail changes
   body('currentPassword').optional().isString().withMessage('Current password must be a string'),
   httpsUrl('instagramUrl'),

@@ -4,7 +4,6 @@ import type { TokenAuthenticator } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
-import { emailChangedMail, verificationMail } from '../../lib/mailer.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isRecordNotFound, isUniqueViolation } from '../../lib/prisma-errors.js';
 import { sql, type SqlReader, type SqlStatement } from '../../lib/sql.js';
@@ -12,7 +11,9 @@ import { avatarUrlFor, DELETED_USER_SUMMARY, userObjectSelect, userRefSelect } f
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
-import { newVerification } from '../auth/auth.tokens.js';
+import { accountMail } from '../auth/account-mails.js';
+import type { CurrentPasswordCheck } from '../auth/current-password.js';
+import { clearedVerification } from '../auth/auth.tokens.js';
 import type { ProfileUpdate } from './users.schemas.js';
 
 export interface UsersSettings {
@@ -20,6 +21,8 @@ export interface UsersSettings {
   frontendUrl: string;
   /** PUBLIC_URL: avatar URLs of accounts made by the operator start with it */
   publicUrl: string;
+  /** per account at most `max` e-mail changes in a rolling `windowSeconds`; undefined = no cap (rate limits off) */
+  emailChangeLimit?: { max: number; windowSeconds: number };
 }
 
 /** Public profile: no e-mail, verification state, admin flag or lock data. */
@@ -121,6 +124,7 @@ export class UsersService {
     private readonly mail: MailQueue,
     private readonly clock: Clock,
     private readonly settings: UsersSettings,
+    private readonly currentPassword: CurrentPasswordCheck,
   ) {}
 
   /** The user object with statistics (pending matches included), one statement; 404 USER_NOT_FOUND for a deleted account. */
@@ -172,10 +176,11 @@ export class UsersService {
   /**
    * Updates the editable profile fields (a whitelist: isAdmin, emailVerified, username … never
    * reach the database); 404 USER_NOT_FOUND. A new e-mail needs the current password (missing →
-   * 400 VALIDATION_ERROR with details, wrong → 400 WRONG_PASSWORD, both before anything is
-   * written), then 409 EMAIL_TAKEN (decided by the unique index); it resets emailVerified,
-   * mails a new link token and code to the new address, tells the old address of the change
-   * and answers a fresh JWT in `token`.
+   * 400 VALIDATION_ERROR with details; wrong → 400 WRONG_PASSWORD, counted as a failed login:
+   * 423 ACCOUNT_LOCKED at the maximum and while locked; all before anything is written), then,
+   * with the cap on, 429 EMAIL_CHANGE_LIMITED past the per-account cap, then 409 EMAIL_TAKEN
+   * (decided by the unique index); it resets emailVerified, queues a verification mail to the new
+   * address and a notice to the old one, and answers a fresh JWT in `token`.
    */
   async updateProfile(actor: Actor, userId: number, update: ProfileUpdate) {
     const data: Record<string, unknown> = {};
@@ -184,29 +189,31 @@ export class UsersService {
       if (value === undefined) continue;
       data[field] = value === null || value === '' ? null : value;
     }
-    const current = await this.db.user.findUnique({ where: { id: userId }, select: { email: true, passwordHash: true } });
+    const current = await this.db.user.findUnique({ where: { id: userId }, select: { email: true } });
     if (!current) throw new AppError('USER_NOT_FOUND');
 
     const emailChanged = typeof update.email === 'string' && update.email !== current.email;
-    if (emailChanged) await this.checkCurrentPassword(actor, current.passwordHash, update.currentPassword, 'email_change');
-    const verification = emailChanged ? newVerification(this.clock.now()) : undefined;
-    if (verification) Object.assign(data, { email: update.email, emailVerified: false, ...verification.stored });
+    if (emailChanged) await this.checkCurrentPassword(actor, userId, update.currentPassword, 'email_change');
+    // the old address's link and code stop working; the new ones are created when the mail is sent
+    if (emailChanged) Object.assign(data, { email: update.email, emailVerified: false, ...clearedVerification });
 
     let user;
     try {
       // a new address gets a verification mail and the old one is told, both only if the change commits
       user = await this.mail.transaction(this.db, async (tx) => {
         const changed = await tx.user.update({ where: { id: userId }, data, select: { ...userObjectSelect, tokenVersion: true } });
-        const mails = verification
-          ? [
-              verificationMail(this.settings.frontendUrl, changed.email, changed.username, verification.token, verification.code),
-              emailChangedMail(current.email, changed.username, changed.email),
-            ]
+        // counted under the user row's lock (taken by the update), so parallel changes cannot pass the cap together
+        if (emailChanged) await this.countEmailChange(tx, userId);
+        const mails = emailChanged
+          ? [accountMail.verification(userId, changed.email), accountMail.emailChanged(userId, current.email, changed.email)]
           : [];
         return { result: changed, mails };
       });
     } catch (err) {
       if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
+      if (err instanceof AppError && err.code === 'EMAIL_CHANGE_LIMITED') {
+        await this.audit.record(actor, { category: 'auth', action: 'email_change', success: false, metadata: { reason: 'limit' } });
+      }
       throw err;
     }
     await this.audit.record(actor, {
@@ -215,36 +222,49 @@ export class UsersService {
       metadata: { fields: Object.keys(data).filter((k) => !k.startsWith('verification') && k !== 'emailVerified') },
     });
     const { tokenVersion, ...updated } = user;
-    if (!verification) return updated;
+    if (!emailChanged) return updated;
     return { ...updated, token: this.tokens.sign({ ...updated, tokenVersion }) };
   }
 
-  /** 400 VALIDATION_ERROR without a current password, 400 WRONG_PASSWORD (audited) when it does not match. */
-  private async checkCurrentPassword(actor: Actor, passwordHash: string, given: string | undefined, action: string): Promise<void> {
+  /** 400 VALIDATION_ERROR without a current password, else the lockout rules of CurrentPasswordCheck. */
+  private async checkCurrentPassword(actor: Actor, userId: number, given: string | undefined, action: string): Promise<void> {
     if (!given) throw validationFailed([{ field: 'currentPassword', message: 'Current password is required to change the e-mail' }]);
-    if (await this.hasher.compare(given, passwordHash)) return;
-    await this.audit.record(actor, { category: 'auth', action, success: false, metadata: { reason: 'wrong_current_password' } });
-    throw new AppError('WRONG_PASSWORD');
+    await this.currentPassword.verify(actor, userId, given, action);
   }
 
   /**
-   * Changes the password: 404 USER_NOT_FOUND, then 400 WRONG_PASSWORD unless the current
-   * password matches. Ends every earlier session: the token version is incremented (older
+   * Records an e-mail change, or 429 EMAIL_CHANGE_LIMITED (+ Retry-After: seconds until the oldest
+   * counted change leaves the window) when the account already made the maximum in the window.
+   */
+  private async countEmailChange(tx: Prisma.TransactionClient, userId: number): Promise<void> {
+    const limit = this.settings.emailChangeLimit;
+    if (!limit) return;
+    const [window] = await tx.$queryRaw<{ n: number; retryMs: number | null }[]>`
+      SELECT count(*)::int AS n,
+        (EXTRACT(EPOCH FROM (min("createdAt") + make_interval(secs => ${limit.windowSeconds}::int) - now())) * 1000)::float8 AS "retryMs"
+      FROM "EmailChange"
+      WHERE "userId" = ${userId} AND "createdAt" > now() - make_interval(secs => ${limit.windowSeconds}::int)`;
+    if (window.n >= limit.max) {
+      const retryAfter = String(Math.max(1, Math.ceil((window.retryMs ?? 1000) / 1000)));
+      throw new AppError('EMAIL_CHANGE_LIMITED', { headers: { 'Retry-After': retryAfter } });
+    }
+    await tx.emailChange.create({ data: { userId } });
+  }
+
+  /** Whether `email` (normalized) differs from the account's address: an e-mail change (the router's rate tiers). */
+  async isEmailChange(userId: number, email: string): Promise<boolean> {
+    const user = await this.db.user.findUnique({ where: { id: userId }, select: { email: true } });
+    return user !== null && user.email !== email;
+  }
+
+  /**
+   * Changes the password: 404 USER_NOT_FOUND, then the current password as a login attempt
+   * (400 WRONG_PASSWORD, 423 ACCOUNT_LOCKED at the maximum and while locked). Ends every earlier session: the token version is incremented (older
    * tokens get 401) and the user's sockets are disconnected after the commit. A pending
    * password-reset link is void afterwards. Answers a fresh token, so the caller stays signed in.
    */
   async changePassword(actor: Actor, userId: number, currentPassword: string, newPassword: string): Promise<{ token: string }> {
-    const user = await this.db.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
-    if (!user) throw new AppError('USER_NOT_FOUND');
-    if (!(await this.hasher.compare(currentPassword, user.passwordHash))) {
-      await this.audit.record(actor, {
-        category: 'auth',
-        action: 'password_change',
-        success: false,
-        metadata: { reason: 'wrong_current_password' },
-      });
-      throw new AppError('WRONG_PASSWORD');
-    }
+    await this.currentPassword.verify(actor, userId, currentPassword, 'password_change');
     const passwordHash = await this.hasher.hash(newPassword);
     const updated = await this.db.user.update({
       where: { id: userId },

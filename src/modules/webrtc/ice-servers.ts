@@ -35,13 +35,13 @@ export function turnCredentials(secret: string, userId: number, now: Date, ttlSe
 
 /**
  * The RTCIceServer list for one user: the STUN URLs (if any), then the TURN URLs with fresh
- * credentials when TURN is configured. Without either, an empty list (LAN-only deployment:
- * host candidates only).
+ * credentials when TURN is configured and `withTurn` (the caller may use a relay). Without
+ * either, an empty list (LAN-only deployment: host candidates only).
  */
-export function iceServersFor(config: IceConfig, userId: number, now: Date): IceServersView {
+export function iceServersFor(config: IceConfig, userId: number, now: Date, withTurn = true): IceServersView {
   const iceServers: IceServer[] = [];
   if (config.stunUrls.length > 0) iceServers.push({ urls: [...config.stunUrls] });
-  if (config.turnUrls.length > 0 && config.turnSecret) {
+  if (withTurn && config.turnUrls.length > 0 && config.turnSecret) {
     const { username, credential } = turnCredentials(config.turnSecret, userId, now, config.turnTtlSeconds);
     iceServers.push({ urls: [...config.turnUrls], username, credential });
   }

@@ -9,6 +9,9 @@ import type { Actor, Notify } from './webrtc.service.js';
 /** GET /matches/:slug/transfers answers the newest records only. */
 export const TRANSFER_LIST_LIMIT = 100;
 
+/** Transfers with status `offered` per match, both directions together. */
+export const MAX_OPEN_TRANSFERS = 10;
+
 const transferInclude = {
   match: { select: { slug: true } },
   sender: { select: userSummarySelect },
@@ -54,22 +57,29 @@ export class TransfersService {
 
   /**
    * POST /matches/:slug/transfers: the caller offers a file to the other member. Check order:
-   * membership (404 "Match not found"), match accepted or completed (400). Both members get
+   * membership (404 "Match not found"), match accepted or completed (400), at most
+   * MAX_OPEN_TRANSFERS offered ones in the match (429 TOO_MANY_OPEN_TRANSFERS, counted under the
+   * match row's lock, so parallel offers cannot pass together). Both members get
    * `transfer_updated` after the insert.
    */
   async create(actor: Actor, slug: string, input: CreateTransferInput): Promise<TransferPayload> {
     const match = await findHandoffMatch(this.deps.prisma, slug, actor.id);
-    const row = await this.deps.prisma.videoTransfer.create({
-      data: {
-        matchId: match.id,
-        senderId: actor.id,
-        receiverId: match.other.id,
-        fileName: input.fileName,
-        size: BigInt(input.size),
-        sha256: input.sha256,
-        createdAt: this.deps.clock(),
-      },
-      include: transferInclude,
+    const row = await this.deps.prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM "Match" WHERE "id" = ${match.id} FOR UPDATE`;
+      const open = await tx.videoTransfer.count({ where: { matchId: match.id, status: 'offered' } });
+      if (open >= MAX_OPEN_TRANSFERS) throw webrtcErrors.tooManyOpenTransfers();
+      return tx.videoTransfer.create({
+        data: {
+          matchId: match.id,
+          senderId: actor.id,
+          receiverId: match.other.id,
+          fileName: input.fileName,
+          size: BigInt(input.size),
+          sha256: input.sha256,
+          createdAt: this.deps.clock(),
+        },
+        include: transferInclude,
+      });
     });
     return this.notifyBoth(toTransfer(row));
   }

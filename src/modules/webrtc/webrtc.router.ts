@@ -26,10 +26,11 @@ export function createWebrtcRouter({ guards, webrtc, transfers }: WebrtcRouterDe
   const router = Router();
   const { requireAuth } = guards;
 
-  router.get('/webrtc/ice-servers', requireAuth, (req, res) => {
+  router.get('/webrtc/ice-servers', requireAuth, async (req, res) => {
+    const view = await webrtc.iceServers(currentUser(req).id);
     // TURN credentials are per user and time-limited: never cached by a proxy.
     res.set('Cache-Control', 'no-store');
-    sendData(res, webrtc.iceServers(currentUser(req).id));
+    sendData(res, view);
   });
 
   router.post('/matches/:slug/transfers', requireAuth, validate(...createTransferSchema), async (req, res) => {

@@ -34,11 +34,33 @@ function parseCandidate(data: unknown) {
   return init;
 }
 
+/** How deep hangup data may nest (objects and arrays; the data object itself is level 1). */
+export const MAX_HANGUP_DEPTH = 8;
+
+/** Whether `value` nests objects and arrays deeper than `max` levels, walked without recursion (before any serializing). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  while (stack.length > 0) {
+    const { value: v, depth } = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}
+
+/**
+ * Hangup data is relayed only in a known shape: a plain JSON object nested at most
+ * MAX_HANGUP_DEPTH levels and at most 2 KB serialized; what is relayed is its JSON copy (no
+ * binary attachments). The depth is checked first, so a deep payload never reaches JSON.stringify.
+ */
 function parseHangup(data: unknown) {
   if (data === undefined || data === null) return null;
   if (!isObject(data)) throw webrtcErrors.invalidSignal('hangup data must be an object when given');
-  if (Buffer.byteLength(JSON.stringify(data), 'utf8') > MAX_CANDIDATE_BYTES) throw webrtcErrors.signalTooLarge('hangup data larger than 2 KB');
-  return data;
+  if (nestedDeeperThan(data, MAX_HANGUP_DEPTH)) throw webrtcErrors.invalidSignal(`hangup data must be nested at most ${MAX_HANGUP_DEPTH} levels`);
+  const json = JSON.stringify(data);
+  if (Buffer.byteLength(json, 'utf8') > MAX_CANDIDATE_BYTES) throw webrtcErrors.signalTooLarge('hangup data larger than 2 KB');
+  return JSON.parse(json) as Record<string, unknown>;
 }
 
 /**
@@ -69,6 +91,9 @@ export function parseSignal(payload: unknown): WebrtcSignalInput {
 
 export const TRANSFER_UPDATE_STATUSES = ['completed', 'failed', 'cancelled'] as const;
 
+/** Control characters (U+0000-U+001F, U+007F-U+009F) and bidirectional formatting characters. */
+const UNSAFE_FILE_NAME_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 export interface CreateTransferInput {
   fileName: string;
   size: number;
@@ -93,7 +118,12 @@ export const createTransferSchema = checkSchema({
     exists: { options: { values: 'null' }, errorMessage: 'fileName is required', bail: true },
     isString: { errorMessage: 'fileName must be a string', bail: true },
     trim: true,
-    isLength: { options: { min: 1, max: 255 }, errorMessage: 'fileName must be 1-255 characters' },
+    isLength: { options: { min: 1, max: 255 }, errorMessage: 'fileName must be 1-255 characters', bail: true },
+    // a control character, or a bidirectional override that disguises the extension ("evil\u202Egpj.exe")
+    custom: {
+      options: (v: string) => !UNSAFE_FILE_NAME_CHARACTER.test(v),
+      errorMessage: 'fileName must not contain control or bidirectional formatting characters',
+    },
   },
   size: {
     in: ['body'],
