@@ -53,7 +53,7 @@ export function activityView(ctx) {
   const [category, action, username, success, from, to] = controls;
 
   const stats = {};
-  const stat = (key, label) => h('div', { class: 'stat' }, h('dt', {}, label), (stats[key] = h('dd', { testid: `stat-${key}` }, NONE)));
+  const stat = (key, label) => h('div', { class: key.startsWith('category-') ? 'stat category' : 'stat' }, h('dt', {}, label), (stats[key] = h('dd', { testid: `stat-${key}` }, NONE)));
   const statsList = h(
     'dl',
     { class: 'stats' },
