@@ -19,6 +19,8 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
+# the admin console's page and assets (served from files at /console; no build step)
+COPY console console
 COPY package.json ./
 COPY prisma prisma
 # Without DATABASE_URL the service runs its embedded PostgreSQL server with its data here

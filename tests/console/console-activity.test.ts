@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import type { Browser, Page } from 'playwright-core';
 import type { Actor } from '../../src/lib/actor';
 import { browserDescribe, launchBrowser, openSignedIn, openTab, screenshot, viewReady, type ConsoleTab } from '../helpers/console-browser';
@@ -90,6 +91,7 @@ browserDescribe('admin console activity log', () => {
     expect(options).toEqual(['', ...actions.body.data]);
     expect(await page.getByTestId('live-status').textContent()).toBe('off');
     expect(await page.getByTestId('live-toggle').isChecked()).toBe(false);
+    await screenshot(page, 'activity');
   });
 
   it('applies exactly the filled filters, pages through the result and resets', async () => {
@@ -160,7 +162,7 @@ browserDescribe('admin console activity log', () => {
     expect(await row.locator('time').getAttribute('datetime')).toBe(entry!.createdAt.toISOString());
     expect(await page.locator('[data-testid="activity-table"] tbody tr').count()).toBe(3);
     expect(tab.apiRequests.length).toBe(listLoads);
-    await screenshot(page, 'activity');
+    await screenshot(page, 'activity-live');
 
     await page.getByTestId('live-toggle').uncheck();
     expect(await page.getByTestId('live-status').textContent()).toBe('off');

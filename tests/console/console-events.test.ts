@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import type { Browser, Page } from 'playwright-core';

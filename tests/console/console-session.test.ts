@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import jwt from 'jsonwebtoken';
 import type { Browser } from 'playwright-core';
 import { browserDescribe, launchBrowser, openSignedIn, openTab, screenshot, signIn, viewReady, type ConsoleTab } from '../helpers/console-browser';

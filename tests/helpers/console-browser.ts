@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -48,9 +49,9 @@ export interface ConsoleTab {
 export async function openTab(browser: Browser, serverUrl: string): Promise<ConsoleTab> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', locale: 'en-GB', acceptDownloads: true });
   await context.addInitScript(() => {
-    const w = window as unknown as { __csp: string[] };
+    const w = globalThis as unknown as { __csp: string[] };
     w.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e: { violatedDirective: string; blockedURI: string }) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
   });
   const page = await context.newPage();
   const origin = new URL(serverUrl).origin;
@@ -77,7 +78,7 @@ export async function openTab(browser: Browser, serverUrl: string): Promise<Cons
     origin,
     apiRequests,
     problems: async () => {
-      const csp = page.isClosed() ? [] : await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? []).catch(() => []);
+      const csp = page.isClosed() ? [] : await page.evaluate(() => (globalThis as unknown as { __csp?: string[] }).__csp ?? []).catch(() => []);
       return [...found, ...csp.map((c) => `CSP violation: ${c}`)];
     },
     close: () => context.close(),
@@ -100,7 +101,7 @@ export async function signIn(page: Page, email: string, password: string): Promi
 export async function openSignedIn(tab: ConsoleTab, token: string, consolePath: string, view: string): Promise<void> {
   await tab.page.goto(`${tab.origin}/console`);
   await viewReady(tab.page, 'login');
-  await tab.page.evaluate((t) => sessionStorage.setItem('consoleToken', t), token);
+  await tab.page.evaluate((t) => (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('consoleToken', t), token);
   await tab.page.goto(`${tab.origin}${consolePath}`);
   await viewReady(tab.page, view);
 }
