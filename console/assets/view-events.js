@@ -45,7 +45,7 @@ export function eventFormFields(prefix) {
 }
 
 export function eventsView(ctx) {
-  const eventsTable = table('events-table', 'Events', COLUMNS, []);
+  const eventsTable = table('events-table', 'All events', COLUMNS, []);
   const tbody = eventsTable.tBodies[0];
   const listErrorSlot = h('div', { class: 'slot' });
   const form = eventFormFields('event-create');
