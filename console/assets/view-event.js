@@ -36,7 +36,7 @@ export function eventView(ctx) {
   const root = h('section', { testid: 'view-event', 'aria-busy': 'true', class: 'view' }, heading, body);
   let divisionNames = new Map();
 
-  function showEvent(event) {
+  function showEvent(event, note = null) {
     heading.textContent = event.name;
     document.title = `${event.name} · WCS admin console`;
     fill(
@@ -48,11 +48,11 @@ export function eventView(ctx) {
         h('li', {}, h('a', { href: `${base}/matching`, testid: 'matching-link' }, 'Matching')),
       ),
       facts(event, divisionNames),
-      editForm(event),
+      editForm(event, note),
     );
   }
 
-  function editForm(event) {
+  function editForm(event, note) {
     const form = eventFormFields('event-edit');
     form.controls.name.value = event.name;
     form.controls.location.value = event.location;
@@ -60,14 +60,14 @@ export function eventView(ctx) {
     form.controls.end.value = toLocalInput(event.endDate);
     form.controls.description.value = event.description ?? '';
     const submit = h('button', { type: 'submit', testid: 'event-edit-submit' }, 'Save changes');
-    const errorSlot = h('div', { class: 'slot' });
+    const errorSlot = h('div', { class: 'slot' }, note ? h('p', { role: 'status', class: 'saved' }, note) : null);
     const onSubmit = async (e) => {
       e.preventDefault();
       submit.disabled = true;
       fill(errorSlot);
       try {
         const { data } = await patch(`/api/admin/events/${slugPath(ctx.slug)}`, form.body());
-        if (ctx.alive()) showEvent(data);
+        if (ctx.alive()) showEvent(data, 'Changes saved.');
       } catch (err) {
         if (err instanceof SessionEnded || !ctx.alive()) return;
         fill(errorSlot, errorBox('event-edit-error', err));
