@@ -90,3 +90,14 @@ describe('the admin console assets', () => {
     expect(api.headers.get('content-security-policy')).not.toBe(EXPECTED_CSP);
   });
 });
+
+describe('the admin console in the metrics', () => {
+  it('labels console requests with the console\'s route templates, not the API\'s', async () => {
+    await get('/console/events/abc123def456');
+    await get('/console/assets/main.js');
+    const text = await server.container.metrics.registry.metrics();
+    expect(text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/console\/\{\*view\}"/);
+    expect(text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/console\/assets\/\*file"/);
+    expect(text).not.toMatch(/route="\/api\/(\{\*view\}|assets)/);
+  });
+});

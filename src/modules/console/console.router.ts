@@ -51,6 +51,8 @@ function assetFiles(): Map<string, string> {
 
 const withConsolePolicy: RequestHandler = (_req, res, next) => {
   res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+  // the metrics' route label: /console/assets/*file, /console/{*view} (src/lib/metrics.ts)
+  res.locals.routeMountPath = CONSOLE_MOUNT_PATH;
   next();
 };
 
