@@ -2,6 +2,7 @@
 import jwt from 'jsonwebtoken';
 import type { Browser } from 'playwright-core';
 import { browserDescribe, launchBrowser, openSignedIn, openTab, screenshot, signIn, viewReady, type ConsoleTab } from '../helpers/console-browser';
+import { prisma } from '../helpers/db';
 import { createAdmin, createUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -122,6 +123,38 @@ browserDescribe('admin console sign-in and session', () => {
     await openSignedIn(tab, user.token, '/console', 'admin-required');
     expect(await page.locator('nav, table').count()).toBe(0);
     expect(await page.evaluate(() => sessionStorage.getItem('consoleToken'))).toBeNull();
+  });
+
+  it('ends the session when a later API call answers 401, showing the API\'s error', async () => {
+    const admin = await createAdmin();
+    const { page } = tab;
+    await openSignedIn(tab, admin.token, '/console', 'activity');
+    await prisma.user.delete({ where: { id: admin.user.id } });
+    await page.getByTestId('nav-events').click();
+    await viewReady(page, 'login');
+    expect(await page.getByTestId('login-error').textContent()).toBe('Invalid or expired token');
+    expect(await page.evaluate(() => sessionStorage.getItem('consoleToken'))).toBeNull();
+    expect(await page.locator('nav').count()).toBe(0);
+  });
+
+  it('is usable with the keyboard alone: sign in with Tab and Enter, then open Events from the navigation', async () => {
+    const admin = await createAdmin();
+    const { page } = tab;
+    await page.goto(`${server.url}/console`);
+    await viewReady(page, 'login');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('login-email');
+    await page.keyboard.type(admin.user.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(admin.password);
+    await page.keyboard.press('Enter');
+    await viewReady(page, 'activity');
+    await page.getByTestId('nav-activity').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('nav-events');
+    await page.keyboard.press('Enter');
+    await viewReady(page, 'events');
+    expect(new URL(page.url()).pathname).toBe('/console/events');
   });
 
   it('with CSRF on, gets the CSRF token once and sends it with the login and every change', async () => {
