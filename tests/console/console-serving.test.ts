@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { CONSOLE_CSP } from '../../src/modules/console/console.router';
+import { spawnServer } from '../helpers/server-process';
 import { useTestServer } from '../helpers/server';
 
 /**
@@ -100,4 +101,20 @@ describe('the admin console in the metrics', () => {
     expect(text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/console\/assets\/\*file"/);
     expect(text).not.toMatch(/route="\/api\/(\{\*view\}|assets)/);
   });
+});
+
+describe('the admin console of the service process', () => {
+  it('is served by `src/server.ts` as `npm start` runs it: the page, its modules and the Socket.IO client', async () => {
+    const proc = await spawnServer({});
+    try {
+      await proc.waitForOutput(/listening on/);
+      for (const p of ['/console/events', '/console/assets/main.js', '/console/assets/view-matching.js', '/console/assets/socket.io.esm.min.js']) {
+        const res = await fetch(`${proc.url}${p}`);
+        expect({ path: p, status: res.status, csp: res.headers.get('content-security-policy') }).toEqual({ path: p, status: 200, csp: EXPECTED_CSP });
+      }
+    } finally {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+    }
+  }, 60_000);
 });
