@@ -35,6 +35,8 @@ ENV NODE_ENV=production PORT=3000 BUILD_COMMIT=${BUILD_COMMIT}
 WORKDIR /app
 COPY --from=runtime-deps /app/node_modules node_modules
 COPY --from=build /app/dist dist
+# the admin console's page and assets (served from files at /console; no build step)
+COPY console console
 COPY package.json ./
 COPY scripts/cli.cjs scripts/cli.cjs
 COPY prisma/migrations prisma/migrations

@@ -9,6 +9,7 @@ import { createRequestLogger } from './middleware/request-logger.js';
 import { httpMetricsMiddleware, metricsRouter } from './lib/metrics.js';
 import { API_MOUNT_PATH, createRouters } from './routes.js';
 import { createAvatarsRouter } from './modules/avatars/avatars.router.js';
+import { CONSOLE_MOUNT_PATH, createConsoleRouter } from './modules/console/console.router.js';
 
 export const BODY_LIMIT = '100kb';
 
@@ -37,6 +38,8 @@ export function buildApp(container: Container): Express {
   app.use(API_MOUNT_PATH, createAvatarsRouter(container));
   app.use(API_MOUNT_PATH, container.limiters.general, container.csrf.protection);
   for (const router of createRouters(container)) app.use(API_MOUNT_PATH, router);
+  // The admin console (outside /api: its own CSP, no rate limit or CSRF on its static files).
+  app.use(CONSOLE_MOUNT_PATH, createConsoleRouter());
   app.use(notFoundHandler);
   app.use(errorHandler(container.logger));
   return app;

@@ -241,7 +241,9 @@ export class Metrics {
 export function routeTemplate(req: Request, mountPath: string): string {
   const path: unknown = req.route?.path;
   if (typeof path !== 'string') return 'unmatched';
-  return `${mountPath}${path}`;
+  // a router mounted outside the API (the admin console) names its own mount path
+  const own: unknown = req.res?.locals.routeMountPath;
+  return `${typeof own === 'string' ? own : mountPath}${path}`;
 }
 
 /**
