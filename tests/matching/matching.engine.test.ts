@@ -230,7 +230,7 @@ describe('rules', () => {
     const load = fixedLoads(inp);
     let greedyCovered = 0;
     for (const h of openHeats(inp)) {
-      const options = candidates(inp, h, 1).filter((r) => (load.get(r) ?? 0) < 1);
+      const options = candidates(inp, h).filter((r) => (load.get(r) ?? 0) < 1);
       options.sort((x, y) => cls(inp, h.userId, x) - cls(inp, h.userId, y) || x - y);
       if (options.length) {
         load.set(options[0], 1);
