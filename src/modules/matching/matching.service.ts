@@ -248,12 +248,13 @@ export class MatchingService {
   /** Load → engine → write, inside the run's transaction. */
   private async computeAndWrite(tx: Prisma.TransactionClient, event: Event, runId: string, timings: RunTimings | undefined) {
     const l0 = performance.now();
-    const { input, pending } = await loadEngineInput(tx, event);
+    const loaded = await loadEngineInput(tx, event, this.clock.now());
+    const { input } = loaded;
     const e0 = performance.now();
     const result = runMatchingEngine(input);
     const w0 = performance.now();
     const finishedAt = this.clock.now();
-    await writeRunResult(tx, { eventId: event.id, runId, heats: input.heats, pending, result, finishedAt });
+    await writeRunResult(tx, { eventId: event.id, runId, loaded, result, finishedAt });
     if (timings) Object.assign(timings, { loadMs: e0 - l0, engineMs: w0 - e0, writeMs: performance.now() - w0 });
     return { result, dancerOf: new Map(input.heats.map((h) => [h.id, h.userId])) };
   }
@@ -297,7 +298,7 @@ export class MatchingService {
     const event = await this.eventAccess.getBySlug(slug);
     const { pending, result } = await this.db.$transaction(
       async (tx) => {
-        const loaded = await loadEngineInput(tx, event);
+        const loaded = await loadEngineInput(tx, event, this.clock.now());
         return { pending: loaded.pending, result: runMatchingEngine(loaded.input) };
       },
       { isolationLevel: 'RepeatableRead', timeout: RUN_TRANSACTION_TIMEOUT_MS, maxWait: 10_000 },
