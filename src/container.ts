@@ -30,6 +30,7 @@ import { MatchesService } from './modules/matches/matches.service.js';
 import { ReferenceData } from './lib/reference-data.js';
 import { MatchingLock } from './modules/matching/matching.lock.js';
 import { MatchingService } from './modules/matching/matching.service.js';
+import { MatchingPeopleService } from './modules/matching/matching-people.service.js';
 import { Notifier } from './realtime/notifier.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
@@ -109,6 +110,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics, {
     requireEmailVerification: config.requireEmailVerification,
   });
+  const matchingPeople = new MatchingPeopleService({ db: prisma, audit, eventAccess, lock: matchingLock, clock, referenceData });
 
   const container = {
     config,
@@ -141,6 +143,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     eventSettings,
     matches,
     matching,
+    matchingPeople,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

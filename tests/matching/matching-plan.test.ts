@@ -16,6 +16,7 @@ const NO_REASONS = {
   ALL_CANDIDATES_REJECTED: 0,
   ONLY_OPTED_OUT_AT_CAP: 0,
   ALL_CANDIDATES_AT_CAP: 0,
+  ALL_CANDIDATES_UNAVAILABLE: 0,
 };
 
 const dryRun = (event: Event, admin: TestUser, body: unknown = { dryRun: true }) =>

@@ -437,9 +437,10 @@ export class MatchingService {
   // Accepting or rejecting
 
   /**
-   * The recorder answers a suggestion. Check order: accepting needs a verified e-mail 403 (the
+   * The recorder answers a suggestion (the dancer may reject it too). Check order: accepting needs a verified e-mail 403 (the
    * rule of POST /matches, checked first as there; rejecting does not), event 404, participant 403, suggestion
-   * of this event 404 (unknown id; null = a malformed one), recorder 403. Transitions: pending →
+   * of this event 404 (unknown id; null = a malformed one), recorder 403 (dancer: rejecting only), a blocked
+   * pair accepting 403 USER_BLOCKED (it stays pending). Transitions: pending →
    * accepted | rejected; repeating the current answer is a no-op (200); any other change →
    * 409. Accepting creates or reuses an accepted match between dancer and recorder with its
    * private room, in the same transaction; the dancer gets `match_accepted` after the commit
@@ -481,7 +482,13 @@ export class MatchingService {
       category: 'match',
       action: status === 'accepted' ? 'recording_suggestion_accept' : 'recording_suggestion_reject',
       resource: `event:${event.slug}`,
-      metadata: { suggestionId, heatId: view.heat.id, dancerId: view.dancer.id, ...(match ? { matchSlug: match.slug } : {}) },
+      metadata: {
+        suggestionId,
+        heatId: view.heat.id,
+        dancerId: view.dancer.id,
+        by: view.dancer.id === userId ? 'dancer' : 'recorder',
+        ...(match ? { matchSlug: match.slug } : {}),
+      },
     });
     if (outcome.match?.becameAccepted && view.recorder) {
       this.notifier.toUser(view.dancer.id, 'match_accepted', {
@@ -497,9 +504,12 @@ export class MatchingService {
     await this.lock.holdSharedInTransaction(tx, event.id);
     const suggestion = await tx.recordingSuggestion.findFirst({ where: { id: suggestionId, eventId: event.id } });
     if (!suggestion) throw new AppError('SUGGESTION_NOT_FOUND');
-    if (suggestion.recorderId !== userId) throw new AppError('NOT_RECORDER');
+    // Accepting is the recorder's; rejecting is open to the recorder and to the dancer.
+    const mayAnswer = suggestion.recorderId === userId || (status === 'rejected' && suggestion.dancerId === userId && suggestion.recorderId !== null);
+    if (!mayAnswer) throw new AppError('NOT_RECORDER');
     if (suggestion.status === status) return { changed: false, match: null };
     if (suggestion.status !== 'pending') throw new AppError('SUGGESTION_NOT_PENDING');
+    if (status === 'accepted' && (await isBlockedPair(tx, suggestion.dancerId, userId))) throw new AppError('USER_BLOCKED');
     const updated = await tx.recordingSuggestion.updateMany({
       where: { id: suggestion.id, status: 'pending' },
       data: { status, respondedAt: this.clock.now() },
@@ -522,6 +532,12 @@ export class MatchingService {
     });
     return m ? { id: m.id, slug: m.slug, status: m.status, roomId: m.chatRoom?.id ?? null } : null;
   }
+}
+
+/** A UserBlock row between the two, in either direction. */
+async function isBlockedPair(tx: Prisma.TransactionClient, a: number, b: number): Promise<boolean> {
+  const n = await tx.userBlock.count({ where: { OR: [{ blockerId: a, blockedId: b }, { blockerId: b, blockedId: a }] } });
+  return n > 0;
 }
 
 function isDue(e: { registrationDeadline: Date | null; matchingRunAt: Date | null }, now: Date): boolean {
