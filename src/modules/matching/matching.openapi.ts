@@ -35,7 +35,7 @@ const run =
   'Run object `{ id (UUID), eventId, trigger: "manual" | "scheduled", status: "running" | "success" | "failed", startedAt, finishedAt, ' +
   'heatsTotal, heatsAssigned, heatsUnassigned, error, reuse, unfilledByReason }`. heatsTotal = heats that needed a recorder in this ' +
   'run (the event\'s heats minus those with an accepted suggestion) = heatsAssigned + heatsUnassigned. `unfilledByReason`: the number ' +
-  'of heats the run left without a recorder, per reason (all six reasons, zeros included). ' + reuse;
+  'of heats the run left without a recorder, per reason (all seven reasons, zeros included). ' + reuse;
 
 const unfilledHeats =
   '`unfilledHeats: [{ heatId, reason, heat | null, dancer: <user summary> | null }]` in heat id order (heat and dancer are null once ' +
@@ -109,12 +109,13 @@ export const matchingOpenApi: Record<string, unknown> = {
   '/events/{slug}/match-suggestions/{id}/status': {
     put: operation('put', {
       tags: ['matching'],
-      summary: 'Accept or reject a recording suggestion (the recorder only)',
+      summary: 'Accept (the recorder) or reject (the recorder or the dancer) a recording suggestion',
       access: 'user',
       description:
         'Body `{ status: "accepted" | "rejected" }` (else 400 "Validation failed" with details). Check order: body 400, accepting without a verified e-mail 403 "Email verification required" (as POST /matches; rejecting needs none), event 404, ' +
         'participant 403 "You must be a participant of this event", suggestion 404 "Suggestion not found" (unknown id, non-numeric id, or a suggestion of another event), 403 "Only the recorder ' +
-        'can accept or reject this suggestion" (dancer, anyone else, admins included). Transitions: `pending` → `accepted` | `rejected`; ' +
+        'can accept or reject this suggestion" (accepting: anyone but the recorder; rejecting: anyone but the recorder and the dancer; admins included), ' +
+        'accepting a suggestion between a blocked pair 403 USER_BLOCKED (it stays pending). A rejected (heat, recorder) pair is never proposed again, whoever rejected it. Transitions: `pending` → `accepted` | `rejected`; ' +
         'sending the current status again is a no-op answered 200; any other change → 409 "Only a pending suggestion can be accepted ' +
         'or rejected". Accepting creates (or reuses) the accepted match of dancer and recorder at the event with its private chat ' +
         'room: a new match has `source: "auto"`, is linked to the suggestion, the dancer is `user1`; an existing pending match of the ' +
@@ -126,7 +127,7 @@ export const matchingOpenApi: Record<string, unknown> = {
       ok: { '200': json(dataOf(ref('SuggestionDecision')), 'The suggestion and the accepted match (or null)') },
       errors: {
         400: ['VALIDATION_ERROR'],
-        403: ['EMAIL_NOT_VERIFIED', 'NOT_PARTICIPANT', 'NOT_RECORDER'],
+        403: ['EMAIL_NOT_VERIFIED', 'NOT_PARTICIPANT', 'NOT_RECORDER', 'USER_BLOCKED'],
         404: ['EVENT_NOT_FOUND', 'SUGGESTION_NOT_FOUND'],
         409: ['SUGGESTION_NOT_PENDING'],
       },
