@@ -443,6 +443,7 @@ export const componentSchemas: Record<string, Schema> = {
     heatsAssigned: int,
     heatsUnassigned: int,
     reuse: obj({ previous: int, kept: int, added: int, dropped: int, invalid: int }),
+    pins: { ...obj({ kept: int, dropped: int }), description: 'admin pins the run would keep (counted toward caps) and drop (no longer hold)' },
     unfilledByReason: runOutcomeProperties.unfilledByReason,
     unfilledHeats: array(unfilledHeat),
   }),

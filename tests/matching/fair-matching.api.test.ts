@@ -5,7 +5,7 @@
  */
 import type { Event } from '../../src/generated/prisma/client';
 import { prisma } from '../helpers/db';
-import { competitionTypeId, createEvent, createUser, divisionId, type TestUser } from '../helpers/factories';
+import { competitionTypeId, createEvent, createUser, divisionId, joinEvent, type TestUser } from '../helpers/factories';
 import { decide, heat, person, recorderOf, runMatching, scenario } from '../helpers/matching';
 import { api } from '../helpers/server';
 
@@ -23,7 +23,6 @@ const live = (heatId: number) => prisma.recordingSuggestion.findFirst({ where: {
 /** An accepted suggestion at another event: `recorder` recorded `dancer` there. */
 async function pastRecording(dancer: TestUser, recorder: TestUser) {
   const other = await createEvent();
-  const { joinEvent } = await import('../helpers/factories');
   await joinEvent(dancer.user, other);
   await joinEvent(recorder.user, other);
   const h = await heat(dancer, other, { n: 1 });
@@ -263,6 +262,10 @@ describe('no-shows', () => {
     expect((await live(h2.id))?.id).toBe(s2.id);
     const undo = await api().delete(absentUrl(event, noShow.user.id)).set('Authorization', admin.auth);
     expect(undo.body.data).toEqual({ userId: noShow.user.id, absent: false });
+    // the cancelled pair is not forbidden: once the keeper is busy, the next run revives that very suggestion
+    await api().put(prefsUrl(event)).set('Authorization', keeper.auth).send({ maxRecordings: 0 });
+    const third = await runMatching(event, admin);
+    expect(await prisma.recordingSuggestion.findUniqueOrThrow({ where: { id: s1.id } })).toMatchObject({ status: 'pending', originRunId: third.id });
     expect((await api().post(absentUrl(event, 0)).set('Authorization', admin.auth)).status).toBe(400);
     expect((await api().post(absentUrl(event, (await createUser()).user.id)).set('Authorization', admin.auth)).body.code).toBe('PARTICIPANT_NOT_FOUND');
   });

@@ -63,7 +63,7 @@ const runNow = (summary: string, tags: string[]): OperationSpec => ({
     'and its `error` text and is also answered with 201 (the previous suggestions stay untouched). After a successful run each ' +
     'affected user gets `recording_suggestions_created` on `user_<id>`. Logged as `matching_run` / `matching_run_failed` (category admin). ' +
     '**Dry run**: body `{ "dryRun": true }` answers **200** with what a run would do now — `{ dryRun: true, heatsTotal, heatsAssigned, ' +
-    'heatsUnassigned, reuse, unfilledByReason, unfilledHeats }` — and writes nothing: no suggestion, no run row, no notification, ' +
+    'heatsUnassigned, reuse, pins: { kept, dropped }, unfilledByReason, unfilledHeats }` — and writes nothing: no suggestion, no run row, no notification, ' +
     '`matchingRunAt` unchanged. It takes no lock and is logged as `matching_dry_run`. `dryRun` other than true/false → 400. ' +
     run + ' ' + unfilledHeats,
   parameters: [slugParam],
@@ -181,10 +181,10 @@ export const matchingOpenApi: Record<string, unknown> = {
       description:
         'Admin only. Streams the plan as it stands now — every heat with its `pending`, `accepted` or `not_found` suggestion (rejected ' +
         'pairs are history and left out), in heats/me order — as RFC 4180 CSV: UTF-8 with a byte order mark, CRLF line ends, a header ' +
-        'line `Heat,Dancer,Recorder,Status,Locality,Opt-out used`, fields quoted when they hold a comma, quote or line break (quotes ' +
+        'line `Heat,Dancer,Recorder,Status,Locality,Opt-out used,Pinned,Recorder balance`, fields quoted when they hold a comma, quote or line break (quotes ' +
         'doubled). Heat = "<competition type> <division> heat <number> (<role>)"; Dancer/Recorder = "First Last (username)" or the ' +
         'username; Status = the suggestion status; Locality = `same city`, `same country` or `elsewhere` (trimmed, case-insensitive; ' +
-        'unknown never matches); Opt-out used = `yes` when the recorder opted out of recording, else `no`; the recorder cells are empty ' +
+        'unknown never matches); Opt-out used = `yes` when the recorder opted out of recording, else `no`; Pinned = `yes` for an admin pin, else `no`; Recorder balance = the recorder\'s balance written with the suggestion (`why.recorderBalance`, empty on older rows); the recorder cells are empty ' +
         'for a `not_found` heat. A cell starting with =, +, - or @ is prefixed with \' so spreadsheet programs never run it as a formula. ' +
         '`Content-Disposition: attachment; filename=matching-<slug>-<runId>.csv`. Only the latest successful run has a current plan: ' +
         'an older or failed run → **409**. Unknown, non-UUID or other-event run id → 404 "Matching run not found". ' +

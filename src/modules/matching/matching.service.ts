@@ -309,6 +309,7 @@ export class MatchingService {
       heatsAssigned: result.assignments.length,
       heatsUnassigned: result.unassigned.length,
       reuse: reuseOf(pending, result),
+      pins: { kept: result.pins.kept.length, dropped: result.pins.dropped.length },
       unfilledByReason: countByReason(result.unfilled),
     };
     await this.audit.record(actor, { category: 'admin', action: 'matching_dry_run', resource: `event:${event.slug}`, metadata: preview });
