@@ -843,6 +843,35 @@ class MatchingNetwork {
  * objective without that tier; without previous pairs they are those of five tiers.
  */
 function scalarCosts(g: NetworkBuilder, heatNodeCount: number, cap: number, balanceSpan: number, stability: boolean): Float64Array {
+  // Exact weights for the full balance span when they fit; otherwise (very large networks
+  // with previous pairs and a wide spread of balances) the largest span that fits: balances
+  // more than `span` below the highest one then count as equal in the balance tier (every
+  // higher tier stays exact). See docs/fair-matching.md.
+  let span = balanceSpan;
+  let w = tierWeights(heatNodeCount, cap, span, stability);
+  if (!w.fits) {
+    let lo = 0;
+    let hi = balanceSpan;
+    if (!tierWeights(heatNodeCount, cap, 0, stability).fits) throw new Error('matching network too large for exact weights');
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (tierWeights(heatNodeCount, cap, mid, stability).fits) lo = mid;
+      else hi = mid - 1;
+    }
+    span = lo;
+    w = tierWeights(heatNodeCount, cap, span, stability);
+  }
+  const m = g.edgeCount;
+  const cost = new Float64Array(m);
+  for (let e = 0; e < m; e++) {
+    const l = g.loc.data[e];
+    const bal = g.bal.data[e] < span ? g.bal.data[e] : span;
+    cost[e] = g.opt.data[e] * w.wOpt + (l >= 1 ? w.wCountry : 0) + (l === 2 ? w.wAny : 0) + bal * w.wBal + g.load.data[e] * w.wLoad + g.change.data[e];
+  }
+  return cost;
+}
+
+function tierWeights(heatNodeCount: number, cap: number, balanceSpan: number, stability: boolean) {
   const B = 2 * heatNodeCount + 2;
   const loadSpan = Math.max(cap - 1, 0);
   const changeSpan = stability ? B : 0;
@@ -852,16 +881,8 @@ function scalarCosts(g: NetworkBuilder, heatNodeCount: number, cap: number, bala
   const wAny = 1 + below(balanceSpan * wBal);
   const wCountry = 1 + B * wAny + below(balanceSpan * wBal);
   const wOpt = 1 + B * wCountry + B * wAny + below(balanceSpan * wBal);
-  if ((wOpt + wCountry + wAny + wBal * balanceSpan + wLoad * (cap + 1) + 1) * 16 > Number.MAX_SAFE_INTEGER)
-    throw new Error('matching network too large for exact weights');
-  const m = g.edgeCount;
-  const cost = new Float64Array(m);
-  for (let e = 0; e < m; e++) {
-    const l = g.loc.data[e];
-    cost[e] =
-      g.opt.data[e] * wOpt + (l >= 1 ? wCountry : 0) + (l === 2 ? wAny : 0) + g.bal.data[e] * wBal + g.load.data[e] * wLoad + g.change.data[e];
-  }
-  return cost;
+  const fits = (wOpt + wCountry + wAny + wBal * balanceSpan + wLoad * (cap + 1) + 1) * 16 <= Number.MAX_SAFE_INTEGER;
+  return { wOpt, wCountry, wAny, wBal, wLoad, fits };
 }
 
 // ---- Phase 7: the flow as (heat, recorder) pairs, deterministically -------------------
