@@ -220,6 +220,31 @@ describe('admin pins and removals', () => {
     expect(await prisma.recordingSuggestion.count({ where: { eventId: event.id } })).toBe(0);
   });
 
+  it('refuses pins that break rule 1, an unavailable entry, a rejected pair, the cap, or an accepted heat', async () => {
+    const { event, admin } = await scenario();
+    const a = await person(event);
+    const dancing = await person(event);
+    const away = await person(event);
+    const capped = await person(event);
+    const rejecter = await person(event);
+    const ha = await heat(a, event, { n: 4 });
+    await heat(dancing, event, { n: 4 });
+    await prisma.eventParticipant.updateMany({ where: { userId: away.user.id }, data: { unavailable: [{ competitionTypeId: ha.competitionTypeId, heatNumber: 4, divisionId: null }] } });
+    await prisma.eventParticipant.updateMany({ where: { userId: capped.user.id }, data: { maxRecordings: 0 } });
+    const run = await prisma.matchingRun.create({ data: { eventId: event.id, trigger: 'manual', status: 'success' } });
+    await prisma.recordingSuggestion.create({ data: { eventId: event.id, heatId: ha.id, dancerId: a.user.id, recorderId: rejecter.user.id, status: 'rejected', originRunId: run.id } });
+    const pin = (recorderId: number, heatId = ha.id) => api().post(pinUrl(event)).set('Authorization', admin.auth).send({ heatId, recorderId });
+    expect((await pin(dancing.user.id)).body.code).toBe('RECORDER_DANCING');
+    expect((await pin(away.user.id)).body.code).toBe('RECORDER_UNAVAILABLE');
+    expect((await pin(rejecter.user.id)).body.code).toBe('PAIR_REJECTED');
+    expect((await pin(capped.user.id)).body.code).toBe('RECORDER_AT_CAP');
+    const hd = await heat(dancing, event, { n: 8, division: 'INT' });
+    await prisma.recordingSuggestion.create({ data: { eventId: event.id, heatId: hd.id, dancerId: dancing.user.id, recorderId: a.user.id, status: 'accepted', originRunId: run.id } });
+    const covered = await pin(away.user.id, hd.id);
+    expect(covered.status).toBe(409);
+    expect(covered.body.code).toBe('HEAT_ALREADY_COVERED');
+  });
+
   it('removes a pending suggestion; the next run never proposes that pair again', async () => {
     const { event, admin } = await scenario();
     const a = await person(event, WARSAW);
