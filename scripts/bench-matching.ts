@@ -5,6 +5,9 @@
  *  2. the scenarios (scripts/bench-matching-scenarios.ts): churn between two runs (share of
  *     still-valid pairs kept), hard event families with the old greedy pass beside the
  *     engine, and a reason for every unfilled heat;
+ *  2b. fairness across events (scripts/bench-matching-fairness.ts): the balance distribution
+ *     over a series of events with and without the fairness term, and the engine's time with
+ *     balances;
  *  3. one full run through the database at 2 000 participants with up to 4 heats each:
  *     a throw-away PostgreSQL database (TEST_DATABASE_ADMIN_URL, default
  *     postgresql://postgres@127.0.0.1:5432/postgres) is created and migrated, users,
@@ -34,6 +37,8 @@ async function engineTable(): Promise<void> {
 async function scenarioTables(): Promise<void> {
   // Prints its own tables when imported (and sets process.exitCode when a check fails).
   await import(path.join(__dirname, 'bench-matching-scenarios.ts'));
+  // Fairness across events: balance distribution with and without the fairness term.
+  await import(path.join(__dirname, 'bench-matching-fairness.ts'));
 }
 
 async function databaseRun(): Promise<boolean> {

@@ -32,6 +32,7 @@ import { MatchesService } from './modules/matches/matches.service.js';
 import { ReferenceData } from './lib/reference-data.js';
 import { MatchingLock } from './modules/matching/matching.lock.js';
 import { MatchingService } from './modules/matching/matching.service.js';
+import { MatchingPeopleService } from './modules/matching/matching-people.service.js';
 import { Notifier } from './realtime/notifier.js';
 import { AvatarsService } from './modules/avatars/avatars.service.js';
 import { AccountDeletionService } from './modules/privacy/account-deletion.service.js';
@@ -143,6 +144,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics, {
     requireEmailVerification: config.requireEmailVerification,
   });
+  const matchingPeople = new MatchingPeopleService({ db: prisma, audit, eventAccess, lock: matchingLock, clock, referenceData });
 
   const instance: InstanceState = { shuttingDown: false };
   const avatars = new AvatarsService({ prisma, logger, publicUrl: config.publicUrl });
@@ -201,6 +203,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     dataExport,
     ipRetention,
     ipPurgeSchedule,
+    matchingPeople,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

@@ -10,6 +10,7 @@ import { createEventSettingsRouter } from './modules/event-settings/event-settin
 import { createHeatsRouter } from './modules/heats/heats.router.js';
 import { createMatchesRouter } from './modules/matches/matches.router.js';
 import { createMatchingRouter } from './modules/matching/matching.router.js';
+import { createMatchingPeopleRouter } from './modules/matching/matching-people.router.js';
 import { createRegistryRouter } from './modules/registry/registry.router.js';
 import { createUsersRouter } from './modules/users/users.router.js';
 import { createWebrtcRouter } from './modules/webrtc/webrtc.router.js';
@@ -32,6 +33,7 @@ export const createRouters = (c: Container): Router[] => [
   createEventSettingsRouter(c),
   createMatchesRouter(c),
   createMatchingRouter(c),
+  createMatchingPeopleRouter(c),
   createActivityLogRouter(c),
   createDashboardRouter(c),
   createWebrtcRouter(c),

@@ -231,6 +231,8 @@ const messageProperties = {
 
 const statsMatches = obj({ total: int, pending: int, accepted: int, completed: int });
 const statsRatings = obj({ received: int, given: int, average: { type: ['number', 'null'], description: '2 decimals; null without ratings' } });
+/** accepted recording suggestions over all events: done = as recorder, received = for the user's heats */
+const statsRecordings = obj({ done: int, received: int });
 
 const userObjectProperties = {
   id: int,
@@ -299,10 +301,26 @@ export const suggestionProperties = {
   heat: ref('Heat'),
   dancer: ref('UserSummary'),
   recorder: { oneOf: [ref('UserSummary'), { type: 'null' }] },
-  status: { enum: ['pending', 'accepted', 'rejected', 'not_found'] },
+  status: { enum: ['pending', 'accepted', 'rejected', 'not_found', 'removed', 'cancelled'] },
   unfilledReason: { oneOf: [ref('UnfilledReason'), { type: 'null' }], description: 'why a `not_found` heat has no recorder; null otherwise' },
-  originRunId: { type: 'string', format: 'uuid' },
+  originRunId: { oneOf: [{ type: 'string', format: 'uuid' }, { type: 'null' }], description: 'the run that proposed the pair; null for an admin pin' },
   createdAt: dateTime,
+  pinned: { type: 'boolean', description: 'pinned by an admin (kept by runs, counted toward caps)' },
+  why: {
+    oneOf: [
+      obj({
+        locality: { enum: ['city', 'country', 'anywhere'] },
+        optOut: { type: 'boolean' },
+        recorderBalance: int,
+        pinned: { type: 'boolean' },
+      }),
+      { type: 'null' },
+    ],
+    description:
+      'why this recorder: locality tier (dancer vs recorder city/country, trimmed, case-insensitive), whether the recorder opted out, ' +
+      "the recorder's balance for this event (recordings received minus done at other events) and whether the pair is pinned; " +
+      'null without a recorder and on rows written before fair matching',
+  },
 };
 
 
@@ -372,8 +390,8 @@ export const componentSchemas: Record<string, Schema> = {
   UpdatedUser: {
     ...obj({ ...userObjectProperties, token: { type: 'string', description: 'fresh JWT, only when the e-mail changed' } }, ['token']),
   },
-  UserStats: obj({ matches: statsMatches, ratings: statsRatings }),
-  PublicUserStats: obj({ matches: obj({ total: int, accepted: int, completed: int }), ratings: statsRatings }),
+  UserStats: obj({ matches: statsMatches, ratings: statsRatings, recordings: statsRecordings }),
+  PublicUserStats: obj({ matches: obj({ total: int, accepted: int, completed: int }), ratings: statsRatings, recordings: statsRecordings }),
   Me: obj({ ...userObjectProperties, stats: ref('UserStats') }),
   PublicProfile: obj({ ...publicProfileProperties, stats: ref('PublicUserStats') }),
   AuthResult: obj({ token: { type: 'string', description: 'JWT (HS256, 24 h)' }, user: ref('User') }),
@@ -434,6 +452,7 @@ export const componentSchemas: Record<string, Schema> = {
     heatsAssigned: int,
     heatsUnassigned: int,
     reuse: obj({ previous: int, kept: int, added: int, dropped: int, invalid: int }),
+    pins: { ...obj({ kept: int, dropped: int }), description: 'admin pins the run would keep (counted toward caps) and drop (no longer hold)' },
     unfilledByReason: runOutcomeProperties.unfilledByReason,
     unfilledHeats: array(unfilledHeat),
   }),

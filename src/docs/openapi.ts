@@ -9,6 +9,7 @@ import { healthOpenApi } from '../modules/health/health.openapi.js';
 import { heatsOpenApi } from '../modules/heats/heats.openapi.js';
 import { matchesOpenApi } from '../modules/matches/matches.openapi.js';
 import { matchingOpenApi } from '../modules/matching/matching.openapi.js';
+import { matchingPeopleOpenApi } from '../modules/matching/matching-people.openapi.js';
 import { registryOpenApi } from '../modules/registry/registry.openapi.js';
 import { usersOpenApi } from '../modules/users/users.openapi.js';
 import { webrtcOpenApi } from '../modules/webrtc/webrtc.openapi.js';
@@ -38,6 +39,7 @@ export function buildOpenApiDocument() {
     eventSettingsOpenApi,
     matchesOpenApi,
     matchingOpenApi,
+    matchingPeopleOpenApi,
     adminOpenApi,
     dashboardOpenApi,
     webrtcOpenApi,

@@ -88,6 +88,18 @@ export const ErrorCatalogue = {
   // security hardening (docs/security-hardening.md)
   EMAIL_CHANGE_LIMITED: { status: 429, message: 'Too many e-mail changes, please try again later' },
   TOO_MANY_OPEN_TRANSFERS: { status: 429, message: 'Too many open transfer offers for this match', retryAfterSeconds: 60 },
+  // fair matching for people (pins, no-shows) and the matching side of blocks
+  PARTICIPANT_NOT_FOUND: { status: 404, message: 'Participant not found' },
+  HEAT_ALREADY_COVERED: { status: 409, message: 'This heat already has an accepted recorder' },
+  RECORDER_IS_DANCER: { status: 409, message: 'The recorder is the dancer of this heat' },
+  RECORDER_NOT_PARTICIPANT: { status: 409, message: 'The recorder is not a participant of this event' },
+  RECORDER_ABSENT: { status: 409, message: 'The recorder is marked absent' },
+  RECORDER_DANCING: { status: 409, message: 'The recorder dances at the time of this heat' },
+  RECORDER_IN_BUFFER: { status: 409, message: "This heat is within the buffers around one of the recorder's heats" },
+  RECORDER_UNAVAILABLE: { status: 409, message: 'The recorder is unavailable at the time of this heat' },
+  PAIR_REJECTED: { status: 409, message: 'This recorder was rejected for this heat' },
+  RECORDER_AT_CAP: { status: 409, message: 'The recorder already records the maximum number of heats' },
+  USER_BLOCKED: { status: 403, message: 'You cannot interact with this user' },
   // generic
   NOT_FOUND: { status: 404, message: 'Not found' },
   CONFLICT: { status: 409, message: 'Resource already exists' },

@@ -38,13 +38,14 @@ describe('GET /users/me', () => {
     expect(res.body.data.stats).toEqual({
       matches: { total: 7, pending: 2, accepted: 4, completed: 1 },
       ratings: { received: 3, given: 1, average: 4.33 },
+      recordings: { done: 0, received: 0 },
     });
   });
 
   it('has zero statistics and a null average for a new user', async () => {
     const me = await createUser();
     const res = await api().get('/api/users/me').set('Authorization', me.auth);
-    expect(res.body.data.stats).toEqual({ matches: { total: 0, pending: 0, accepted: 0, completed: 0 }, ratings: { received: 0, given: 0, average: null } });
+    expect(res.body.data.stats).toEqual({ matches: { total: 0, pending: 0, accepted: 0, completed: 0 }, ratings: { received: 0, given: 0, average: null }, recordings: { done: 0, received: 0 } });
   });
 });
 
@@ -221,7 +222,7 @@ describe('GET /users/:username', () => {
       ['avatar', 'city', 'country', 'createdAt', 'facebookUrl', 'firstName', 'id', 'instagramUrl', 'lastName', 'registryId', 'stats', 'tiktokUrl', 'username', 'youtubeUrl'].sort(),
     );
     expect(res.body.data).toMatchObject({ username: target.user.username, firstName: 'Pub', city: 'Oslo', registryId: '12345', instagramUrl: 'https://instagram.com/pub' });
-    expect(res.body.data.stats).toEqual({ matches: { total: 2, accepted: 1, completed: 0 }, ratings: { received: 1, given: 0, average: 5 } });
+    expect(res.body.data.stats).toEqual({ matches: { total: 2, accepted: 1, completed: 0 }, ratings: { received: 1, given: 0, average: 5 }, recordings: { done: 0, received: 0 } });
   });
 
   it('answers 404 "User not found" for an unknown username and 401 without a token', async () => {

@@ -70,7 +70,7 @@ describe('the contract check itself', () => {
     const profile = {
       id: 1, username: 'alice', avatar: 'https://a.test/x.svg', firstName: null, lastName: null, city: null, country: null,
       registryId: null, createdAt: new Date().toISOString(), instagramUrl: null, facebookUrl: null, youtubeUrl: null, tiktokUrl: null,
-      stats: { matches: { total: 0, accepted: 0, completed: 0 }, ratings: { received: 0, given: 0, average: null } },
+      stats: { matches: { total: 0, accepted: 0, completed: 0 }, ratings: { received: 0, given: 0, average: null }, recordings: { done: 0, received: 0 } },
     };
     const response = (data: unknown) => ({ method: 'GET', url: 'http://x/api/users/alice', status: 200, contentType: 'application/json', body: { success: true, data } });
     expect(checkResponse(response(profile))).toBeNull();

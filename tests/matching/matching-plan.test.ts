@@ -16,6 +16,7 @@ const NO_REASONS = {
   ALL_CANDIDATES_REJECTED: 0,
   ONLY_OPTED_OUT_AT_CAP: 0,
   ALL_CANDIDATES_AT_CAP: 0,
+  ALL_CANDIDATES_UNAVAILABLE: 0,
 };
 
 const dryRun = (event: Event, admin: TestUser, body: unknown = { dryRun: true }) =>
@@ -254,11 +255,11 @@ describe('CSV export', () => {
     const lines = text.slice(1).split('\r\n');
     expect(lines[lines.length - 1]).toBe('');
     // every field quoted (docs/security-hardening.md)
-    expect(lines[0]).toBe('"Heat","Dancer","Recorder","Status","Locality","Opt-out used"');
+    expect(lines[0]).toBe('"Heat","Dancer","Recorder","Status","Locality","Opt-out used","Pinned","Recorder balance"');
     expect(lines.slice(1, -1)).toEqual([
-      `"J&J NOV heat 1 (Follower)","Anna, ""Ania"" Kowalska (${dancer.user.username})","Hans Müller (${optedOut.user.username})","accepted","elsewhere","yes"`,
-      `"J&J NOV heat 1 (Leader)","'=cmd Nowak (${neighbour.user.username})","Hans Müller (${optedOut.user.username})","pending","elsewhere","yes"`,
-      `"J&J NOV heat 1","Piotr Zieliński (${countryman.user.username})","Hans Müller (${optedOut.user.username})","pending","elsewhere","yes"`,
+      `"J&J NOV heat 1 (Follower)","Anna, ""Ania"" Kowalska (${dancer.user.username})","Hans Müller (${optedOut.user.username})","accepted","elsewhere","yes","no","0"`,
+      `"J&J NOV heat 1 (Leader)","'=cmd Nowak (${neighbour.user.username})","Hans Müller (${optedOut.user.username})","pending","elsewhere","yes","no","0"`,
+      `"J&J NOV heat 1","Piotr Zieliński (${countryman.user.username})","Hans Müller (${optedOut.user.username})","pending","elsewhere","yes","no","0"`,
     ]);
     const log = await prisma.activityLog.findFirst({ where: { action: 'matching_run_export', resource: `event:${event.slug}` } });
     expect(log).toMatchObject({ category: 'admin', userId: admin.user.id });
@@ -283,7 +284,7 @@ describe('CSV export', () => {
     const byHeatAndDancer = (label: string, name: string) => rows.find((r) => r[0] === label && r[1].startsWith(name))!;
     expect(byHeatAndDancer('J&J NOV heat 1', 'Ola')[4]).toBe('same city');
     expect(byHeatAndDancer('J&J NOV heat 3', 'Jan')[4]).toBe('same country');
-    expect(byHeatAndDancer('J&J ADV heat 9', 'Solo')).toEqual(['J&J ADV heat 9', `Solo D (${alone.user.username})`, '', 'not_found', '', '']);
+    expect(byHeatAndDancer('J&J ADV heat 9', 'Solo')).toEqual(['J&J ADV heat 9', `Solo D (${alone.user.username})`, '', 'not_found', '', '', '', '']);
   });
 
   it('only the latest successful run can be exported; unknown runs 404; admins only', async () => {

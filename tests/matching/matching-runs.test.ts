@@ -46,6 +46,7 @@ describe('matching runs', () => {
         ALL_CANDIDATES_REJECTED: 0,
         ONLY_OPTED_OUT_AT_CAP: 0,
         ALL_CANDIDATES_AT_CAP: 0,
+        ALL_CANDIDATES_UNAVAILABLE: 0,
       },
     });
     const stored = await prisma.matchingRun.findUniqueOrThrow({ where: { id: res.body.data.id } });

@@ -230,7 +230,7 @@ describe('rules', () => {
     const load = fixedLoads(inp);
     let greedyCovered = 0;
     for (const h of openHeats(inp)) {
-      const options = candidates(inp, h, 1).filter((r) => (load.get(r) ?? 0) < 1);
+      const options = candidates(inp, h).filter((r) => (load.get(r) ?? 0) < 1);
       options.sort((x, y) => cls(inp, h.userId, x) - cls(inp, h.userId, y) || x - y);
       if (options.length) {
         load.set(options[0], 1);
@@ -249,9 +249,10 @@ describe('rules', () => {
     expect(runMatchingEngine(input({ participants: [], heats: [] }))).toEqual({
       assignments: [],
       unassigned: [],
-      stats: { heats: 0, covered: 0, optOutUses: 0, sameCity: 0, sameCountry: 0, maxLoad: 0 },
+      stats: { heats: 0, covered: 0, optOutUses: 0, sameCity: 0, sameCountry: 0, balanceSum: 0, maxLoad: 0 },
       unfilled: [],
       reuse: { valid: 0, kept: 0, added: 0, dropped: [], invalid: [] },
+      pins: { kept: [], dropped: [] },
     });
     const h = heat(1, 1, 1);
     expect(runMatchingEngine(input({ participants: [person(1)], heats: [h] })).unassigned).toEqual([h.id]);

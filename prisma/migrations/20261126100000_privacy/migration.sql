@@ -21,7 +21,7 @@ ALTER TABLE "RecordingSuggestion" DROP CONSTRAINT "RecordingSuggestion_unfilledR
 ALTER TABLE "RecordingSuggestion" ADD CONSTRAINT "RecordingSuggestion_unfilledReason_check" CHECK (
     "unfilledReason" IS NULL OR (
         "status" = 'not_found' AND "unfilledReason" IN (
-            'NO_OTHER_PARTICIPANT', 'ALL_CANDIDATES_DANCING', 'SLOT_CONFLICT',
+            'NO_OTHER_PARTICIPANT', 'ALL_CANDIDATES_DANCING', 'SLOT_CONFLICT', 'ALL_CANDIDATES_UNAVAILABLE',
             'ALL_CANDIDATES_REJECTED', 'ONLY_OPTED_OUT_AT_CAP', 'ALL_CANDIDATES_AT_CAP',
             'RECORDER_DELETED'
         )

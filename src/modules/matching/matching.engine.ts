@@ -10,18 +10,26 @@
  *  1. Collision: nobody records a heat while dancing one. "Same time" = same competition
  *     type, same heat number and divisions in the same slot (same division when no slot
  *     groups it). A dancer is therefore never proposed for his/her own heat.
- *  2. Buffer: nobody records heat n+1 of a slot/type in which he/she dances heat n.
+ *  2. Buffers: nobody records heats n-bufferBefore ... n+bufferAfter of a slot/type in
+ *     which he/she dances heat n (defaults 0 and 1: heat n+1 only).
  *  3. Preference: same city, then same country, then anyone (trimmed, case-insensitive;
  *     null never matches).
- *  4. At most `maxRecordingsPerPerson` (3) recordings per person, accepted ones included.
- *  5. Opt-out participants record only when nothing else works.
- *  Plus: rejected (heat, recorder) pairs are never proposed again.
+ *  4. At most `maxRecordingsPerPerson` (3) recordings per person, accepted and pinned ones
+ *     included; a participant's own `maxRecordings` lowers his/her cap (0 = never records).
+ *  5. Opt-out participants record only when nothing else works (optOutMode "last"), or
+ *     never (optOutMode "exclude").
+ *  Plus: rejected (heat, recorder) pairs are never proposed again; nobody records a heat an
+ *  `unavailable` entry of his/hers covers; absent participants never record; pinned pairs
+ *  are kept like accepted ones while they still meet rules 1, 2 and the above.
  *
  * Objective, lexicographic and exact:
  *  coverage (max) > opt-out uses (min) > same-city pairs (max) > same-country pairs (max)
+ *  > sum over the new pairs of the recorder's balance (max; received - done elsewhere)
  *  > load spread (min sum over recorders of the convex cost 0+1+...+(load-1))
  *  > changes (min number of pairs that were not a still-valid previous pair)
  *  > deterministic tie-break (fixed processing order of ids).
+ * With every balance equal (e.g. all 0) the balance tier is constant and the plan is the
+ * one of the objective without it.
  * So a re-run keeps every still-valid previous pair unless dropping it is needed for a
  * higher tier, and re-running on unchanged input returns the same plan.
  *
@@ -43,7 +51,22 @@ export interface EngineParticipant {
   city: string | null;
   country: string | null;
   optOut: boolean;
+  /** Personal cap (recording preferences); undefined = the event's maxRecordingsPerPerson. */
+  maxRecordings?: number | null;
+  /** Heats the participant cannot record (judging, teaching, away). */
+  unavailable?: UnavailableEntry[];
+  /** Marked absent by an admin: never records (his/her own heats are still matched). */
+  absent?: boolean;
+  /** Recordings received minus recordings done at other events (fairness tier); default 0. */
+  balance?: number;
 }
+/** Covers heat `heatNumber` of the competition type in every division (divisionId null) or in that division's slot. */
+export interface UnavailableEntry {
+  competitionTypeId: number;
+  heatNumber: number;
+  divisionId: number | null;
+}
+export type OptOutMode = 'last' | 'exclude';
 export interface EngineHeat {
   id: number;
   userId: number;
@@ -76,6 +99,18 @@ export interface EngineInput {
   previous?: { heatId: number; recorderId: number }[];
   /** Default 3. */
   maxRecordingsPerPerson?: number;
+  /** Heats before / after one's own heat one does not record (defaults 0 and 1). */
+  bufferBefore?: number;
+  bufferAfter?: number;
+  /** "last" (default): opted-out participants record only when coverage needs them; "exclude": never. */
+  optOutMode?: OptOutMode;
+  /**
+   * Pairs pinned by an admin (pending). A pin that still holds (heat declared and not
+   * accepted, recorder a participant who is not absent, free at that time, not unavailable,
+   * pair not forbidden) is kept like an accepted pair: its heat is covered and it counts
+   * toward the recorder's cap. The others are reported in `EngineResult.pins.dropped`.
+   */
+  pinned?: { heatId: number; recorderId: number }[];
 }
 export interface EngineAssignment {
   heatId: number;
@@ -93,11 +128,13 @@ export interface EngineResult {
    * but not in the same city (so sameCity + sameCountry + others = covered).
    * maxLoad: highest number of recordings of one person, fixed ones included (0 if none).
    */
-  stats: { heats: number; covered: number; optOutUses: number; sameCity: number; sameCountry: number; maxLoad: number };
+  stats: { heats: number; covered: number; optOutUses: number; sameCity: number; sameCountry: number; balanceSum: number; maxLoad: number };
   /** One entry per unassigned heat, same order, with the reason it stays open. */
   unfilled: EngineUnfilled[];
   /** What became of `input.previous` (all zero / empty without it). */
   reuse: EngineReuse;
+  /** Pins kept (covered, counted toward caps) and dropped (no longer hold), sorted by heatId. */
+  pins: { kept: EngineAssignment[]; dropped: EngineAssignment[] };
 }
 export interface EngineUnfilled {
   heatId: number;
@@ -117,6 +154,8 @@ export interface EngineReuse {
 }
 
 export const DEFAULT_MAX_RECORDINGS_PER_PERSON = 3;
+export const DEFAULT_BUFFER_BEFORE = 0;
+export const DEFAULT_BUFFER_AFTER = 1;
 
 /**
  * divisionId -> slot key. Divisions listed together in one slot share a key (slots that
@@ -199,14 +238,22 @@ interface Loc {
 /** The input in canonical order (sorted by ids) with its history indexed. */
 interface Prepared {
   cap: number;
+  bufferBefore: number;
+  bufferAfter: number;
+  optOutMode: OptOutMode;
   participants: EngineParticipant[];
   heats: EngineHeat[];
   heatById: Map<number, EngineHeat>;
+  /** Heats covered by an accepted or a kept pinned pair. */
   fixedHeat: Set<number>;
+  /** Accepted and kept pinned recordings per person. */
   fixedLoad: Map<number, number>;
   forbiddenOf: Map<number, Set<number>>;
   slotOf: Map<number, number>;
   locOf: Map<number, Loc>;
+  /** Cap per participant: min(personal, event); 0 when absent or excluded as opted out. */
+  capOf: Map<number, number>;
+  pins: { kept: EngineAssignment[]; dropped: EngineAssignment[] };
 }
 
 interface KeyInfo {
@@ -217,12 +264,14 @@ interface KeyInfo {
   heats: EngineHeat[]; // open (not fixed) heats at this time, sorted by id
 }
 
-/** When people are busy (rules 1 and 2) and which open heats share a time. */
+/** When people are busy (rules 1 and 2), unavailable, and which open heats share a time. */
 interface Times {
-  /** Time key -> people dancing at that key or at the key right before it (buffer). */
+  /** Time key -> people dancing at that key or at a key their buffers cover. */
   busy: Map<string, Set<number>>;
   /** The same per division (no slot grouping), for the unfilled reasons. */
   busyInDivision: Map<string, Set<number>>;
+  /** Time key -> people with an unavailable entry covering it. */
+  unavailable: Map<string, Set<number>>;
   keyList: KeyInfo[];
   keyOfHeat: Map<number, string>;
   openHeatCount: number;
@@ -233,6 +282,7 @@ interface Recorder {
   city: string | null;
   country: string | null;
   optOut: boolean;
+  balance: number;
   fixedLoad: number;
   capLeft: number;
   leaf: number; // index of the (city, country) location class
@@ -251,12 +301,13 @@ interface Previous {
 
 export function runMatchingEngine(input: EngineInput): EngineResult {
   const prep = prepare(input);
-  const times = collectTimes(prep);
+  const times = collectTimes(prep, input.pinned ?? []);
   const recorders = collectRecorders(prep);
   const previous = resolvePrevious(input.previous ?? [], prep, times, recorders);
   const net = new MatchingNetwork(prep, recorders, previous);
-  for (const k of times.keyList) net.addTimeKey(k, times.busy.get(k.key));
-  const mcf = new MinCostFlow(net.g, scalarCosts(net.g, net.heatNodes.length, prep.cap, previous.recorderOf.size > 0));
+  for (const k of times.keyList) net.addTimeKey(k, times.busy.get(k.key), times.unavailable.get(k.key));
+  const balanceSpan = spanOf(recorders.list.map((r) => r.balance));
+  const mcf = new MinCostFlow(net.g, scalarCosts(net.g, net.heatNodes.length, prep.cap, balanceSpan, previous.recorderOf.size > 0));
   if (net.heatNodes.length > 0 && recorders.list.length > 0) mcf.run(net.S, net.T);
   const { assignments, unassigned } = decomposeFlow(net, mcf, times);
   const load = new Map<number, number>(prep.fixedLoad);
@@ -272,21 +323,42 @@ export function runMatchingEngine(input: EngineInput): EngineResult {
         timeKeyOf: (h) => times.keyOfHeat.get(h.id)!,
         busy: times.busy,
         busyInDivision: times.busyInDivision,
+        unavailable: times.unavailable,
         divisionKeyOf: (h) => keyString(h.competitionTypeId, h.divisionId, h.heatNumber),
         forbiddenOf: prep.forbiddenOf,
         load,
-        cap: prep.cap,
+        capOf: (userId) => prep.capOf.get(userId) ?? 0,
       },
     ),
     reuse: summariseReuse(previous, recorders, assignments),
+    pins: prep.pins,
   };
+}
+
+function spanOf(values: number[]): number {
+  if (values.length === 0) return 0;
+  let lo = values[0];
+  let hi = values[0];
+  for (const v of values) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return hi - lo;
 }
 
 // ---- Phase 1: canonical order, validation, history ------------------------------------
 
+function checkedInt(value: number | undefined, fallback: number, name: string, max = Infinity): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 0 || v > max) throw new Error(`${name} must be a non-negative integer`);
+  return v;
+}
+
 function prepare(input: EngineInput): Prepared {
-  const cap = input.maxRecordingsPerPerson ?? DEFAULT_MAX_RECORDINGS_PER_PERSON;
-  if (!Number.isInteger(cap) || cap < 0) throw new Error('maxRecordingsPerPerson must be a non-negative integer');
+  const cap = checkedInt(input.maxRecordingsPerPerson, DEFAULT_MAX_RECORDINGS_PER_PERSON, 'maxRecordingsPerPerson');
+  const bufferBefore = checkedInt(input.bufferBefore, DEFAULT_BUFFER_BEFORE, 'bufferBefore', 9);
+  const bufferAfter = checkedInt(input.bufferAfter, DEFAULT_BUFFER_AFTER, 'bufferAfter', 9);
+  const optOutMode: OptOutMode = input.optOutMode ?? 'last';
   const participants = sortedUnique(input.participants, (p) => p.userId, 'participant');
   const heats = sortedUnique(input.heats, (h) => h.id, 'heat');
   const fixedHeat = new Set<number>();
@@ -306,9 +378,31 @@ function prepare(input: EngineInput): Prepared {
     set.add(f.recorderId);
   }
   const locOf = new Map<number, Loc>();
-  for (const p of participants) locOf.set(p.userId, { city: normLoc(p.city), country: normLoc(p.country) });
+  const capOf = new Map<number, number>();
+  for (const p of participants) {
+    locOf.set(p.userId, { city: normLoc(p.city), country: normLoc(p.country) });
+    const personal = p.maxRecordings ?? cap;
+    if (!Number.isInteger(personal) || personal < 0) throw new Error('maxRecordings must be a non-negative integer');
+    const excluded = p.absent === true || (p.optOut && optOutMode === 'exclude');
+    capOf.set(p.userId, excluded ? 0 : Math.min(personal, cap));
+  }
   const heatById = new Map(heats.map((h) => [h.id, h]));
-  return { cap, participants, heats, heatById, fixedHeat, fixedLoad, forbiddenOf, slotOf: buildSlotMap(input.slots), locOf };
+  return {
+    cap,
+    bufferBefore,
+    bufferAfter,
+    optOutMode,
+    participants,
+    heats,
+    heatById,
+    fixedHeat,
+    fixedLoad,
+    forbiddenOf,
+    slotOf: buildSlotMap(input.slots),
+    locOf,
+    capOf,
+    pins: { kept: [], dropped: [] },
+  };
 }
 
 function sortedUnique<T>(items: T[], id: (item: T) => number, what: string): T[] {
@@ -317,9 +411,9 @@ function sortedUnique<T>(items: T[], id: (item: T) => number, what: string): T[]
   return sorted;
 }
 
-// ---- Phase 2: busy sets (rules 1 and 2, from every heat, fixed ones included) ---------
+// ---- Phase 2: busy and unavailable sets, pins, open heats per time --------------------
 
-function collectTimes(prep: Prepared): Times {
+function collectTimes(prep: Prepared, pins: EngineAssignment[]): Times {
   const busy = new Map<string, Set<number>>();
   const busyInDivision = new Map<string, Set<number>>();
   const mark = (sets: Map<string, Set<number>>, key: string, userId: number) => {
@@ -327,24 +421,102 @@ function collectTimes(prep: Prepared): Times {
     if (!set) sets.set(key, (set = new Set()));
     set.add(userId);
   };
-  const keys = new Map<string, KeyInfo>();
   const keyOfHeat = new Map<number, string>();
+  const allKeys = new Map<string, { type: number; slot: number; num: number }>();
   for (const h of prep.heats) {
     const slot = prep.slotOf.get(h.divisionId) ?? h.divisionId;
     const key = keyString(h.competitionTypeId, slot, h.heatNumber);
     keyOfHeat.set(h.id, key);
-    mark(busy, key, h.userId);
-    mark(busy, keyString(h.competitionTypeId, slot, h.heatNumber + 1), h.userId);
-    mark(busyInDivision, keyString(h.competitionTypeId, h.divisionId, h.heatNumber), h.userId);
-    mark(busyInDivision, keyString(h.competitionTypeId, h.divisionId, h.heatNumber + 1), h.userId);
+    allKeys.set(key, { type: h.competitionTypeId, slot, num: h.heatNumber });
+    // Rules 1 and 2: heat n itself and the buffers around it.
+    for (let d = -prep.bufferBefore; d <= prep.bufferAfter; d++) {
+      mark(busy, keyString(h.competitionTypeId, slot, h.heatNumber + d), h.userId);
+      mark(busyInDivision, keyString(h.competitionTypeId, h.divisionId, h.heatNumber + d), h.userId);
+    }
+  }
+  const unavailable = unavailableAt(prep, allKeys);
+  applyPins(prep, pins, keyOfHeat, busy, unavailable);
+  const keys = new Map<string, KeyInfo>();
+  for (const h of prep.heats) {
     if (prep.fixedHeat.has(h.id)) continue;
+    const key = keyOfHeat.get(h.id)!;
     let info = keys.get(key);
-    if (!info) keys.set(key, (info = { key, type: h.competitionTypeId, slot, num: h.heatNumber, heats: [] }));
+    if (!info) {
+      const k = allKeys.get(key)!;
+      keys.set(key, (info = { key, type: k.type, slot: k.slot, num: k.num, heats: [] }));
+    }
     info.heats.push(h);
   }
   const keyList = [...keys.values()].sort((a, b) => a.type - b.type || a.slot - b.slot || a.num - b.num);
   const openHeatCount = keyList.reduce((n, k) => n + k.heats.length, 0);
-  return { busy, busyInDivision, keyList, keyOfHeat, openHeatCount };
+  return { busy, busyInDivision, unavailable, keyList, keyOfHeat, openHeatCount };
+}
+
+/**
+ * Time key -> participants with an unavailable entry covering it: an entry without a
+ * division covers its competition type and heat number in every slot, one with a division
+ * covers that division's slot (the same time). Buffers do not extend an entry.
+ */
+function unavailableAt(prep: Prepared, allKeys: Map<string, { type: number; slot: number; num: number }>): Map<string, Set<number>> {
+  const out = new Map<string, Set<number>>();
+  const mark = (key: string, userId: number) => {
+    let set = out.get(key);
+    if (!set) out.set(key, (set = new Set()));
+    set.add(userId);
+  };
+  for (const p of prep.participants) {
+    for (const e of p.unavailable ?? []) {
+      if (e.divisionId !== null && e.divisionId !== undefined) {
+        mark(keyString(e.competitionTypeId, prep.slotOf.get(e.divisionId) ?? e.divisionId, e.heatNumber), p.userId);
+        continue;
+      }
+      for (const [key, k] of allKeys) if (k.type === e.competitionTypeId && k.num === e.heatNumber) mark(key, p.userId);
+    }
+  }
+  return out;
+}
+
+/**
+ * Pins that still hold become fixed pairs (heat covered, counted toward the cap); the
+ * others are dropped. A pin holds when its heat is declared and not accepted, the recorder
+ * is another participant who is not absent, free of dancing then (rules 1, 2), not
+ * unavailable then, and the pair is not forbidden. One pin per heat (lowest recorder id).
+ * Caps and opt-out never drop a pin.
+ */
+function applyPins(
+  prep: Prepared,
+  pins: EngineAssignment[],
+  keyOfHeat: Map<number, string>,
+  busy: Map<string, Set<number>>,
+  unavailable: Map<string, Set<number>>,
+): void {
+  const absent = new Set(prep.participants.filter((p) => p.absent).map((p) => p.userId));
+  const sorted = [...pins].sort((a, b) => a.heatId - b.heatId || a.recorderId - b.recorderId);
+  const pinnedHeat = new Set<number>();
+  for (let i = 0; i < sorted.length; i++) {
+    const { heatId, recorderId } = sorted[i];
+    if (i > 0 && sorted[i - 1].heatId === heatId && sorted[i - 1].recorderId === recorderId) continue;
+    const key = keyOfHeat.get(heatId);
+    const holds =
+      key !== undefined &&
+      !prep.fixedHeat.has(heatId) &&
+      !pinnedHeat.has(heatId) &&
+      prep.locOf.has(recorderId) &&
+      !absent.has(recorderId) &&
+      !busy.get(key)?.has(recorderId) &&
+      !unavailable.get(key)?.has(recorderId) &&
+      !prep.forbiddenOf.get(heatId)?.has(recorderId);
+    if (!holds) {
+      prep.pins.dropped.push({ heatId, recorderId });
+      continue;
+    }
+    pinnedHeat.add(heatId);
+    prep.pins.kept.push({ heatId, recorderId });
+  }
+  for (const { heatId, recorderId } of prep.pins.kept) {
+    prep.fixedHeat.add(heatId);
+    prep.fixedLoad.set(recorderId, (prep.fixedLoad.get(recorderId) ?? 0) + 1);
+  }
 }
 
 // ---- Phase 3: recorders (participants with room left) and their location classes -----
@@ -356,9 +528,10 @@ function collectRecorders(prep: Prepared): Recorders {
   const list: Recorder[] = [];
   for (const p of prep.participants) {
     const fixedLoad = prep.fixedLoad.get(p.userId) ?? 0;
-    if (fixedLoad >= prep.cap) continue;
+    const cap = prep.capOf.get(p.userId)!;
+    if (fixedLoad >= cap) continue;
     const l = prep.locOf.get(p.userId)!;
-    list.push({ userId: p.userId, ...l, optOut: p.optOut, fixedLoad, capLeft: prep.cap - fixedLoad, leaf: leafIndex.get(leafKey(l))! });
+    list.push({ userId: p.userId, ...l, optOut: p.optOut, balance: p.balance ?? 0, fixedLoad, capLeft: cap - fixedLoad, leaf: leafIndex.get(leafKey(l))! });
   }
   const indexOfUser = new Map<number, number>();
   list.forEach((r, i) => indexOfUser.set(r.userId, i));
@@ -368,9 +541,10 @@ function collectRecorders(prep: Prepared): Recorders {
 // ---- Phase 4: previous pairs that still hold -----------------------------------------
 
 /**
- * A previous pair holds when its heat is open (declared, not accepted), the recorder is a
- * participant with room left, free at that time (rules 1, 2) and has not rejected the heat.
- * One pair per heat: a second one (lowest recorder id wins) is invalid.
+ * A previous pair holds when its heat is open (declared, neither accepted nor pinned), the
+ * recorder is a participant with room left, free at that time (rules 1, 2), available then
+ * and has not rejected the heat. One pair per heat: a second one (lowest recorder id wins)
+ * is invalid.
  */
 function resolvePrevious(pairs: EngineAssignment[], prep: Prepared, times: Times, recorders: Recorders): Previous {
   const recorderOf = new Map<number, number>();
@@ -387,6 +561,7 @@ function resolvePrevious(pairs: EngineAssignment[], prep: Prepared, times: Times
       !prep.fixedHeat.has(heatId) &&
       !recorderOf.has(heatId) &&
       !times.busy.get(key)?.has(recorderId) &&
+      !times.unavailable.get(key)?.has(recorderId) &&
       !prep.forbiddenOf.get(heatId)?.has(recorderId);
     if (holds) recorderOf.set(heatId, ri);
     else invalid.push({ heatId, recorderId });
@@ -464,6 +639,8 @@ class MatchingNetwork {
   private readonly recorderNode: Int32Array;
   /** Change cost on hub edges; only when there are previous pairs to keep. */
   private readonly change: number;
+  /** Highest recorder balance: a unit's balance cost is maxBalance - balance (>= 0). */
+  private readonly maxBalance: number;
 
   constructor(
     private readonly prep: Prepared,
@@ -472,6 +649,7 @@ class MatchingNetwork {
   ) {
     this.recorderNode = new Int32Array(recorders.list.length).fill(-1);
     this.change = previous.recorderOf.size > 0 ? 1 : 0;
+    this.maxBalance = recorders.list.reduce((m, r) => Math.max(m, r.balance), -Infinity);
   }
 
   recorderUserId(ri: number): number {
@@ -479,8 +657,8 @@ class MatchingNetwork {
   }
 
   /** Adds the heats of one time key (nothing when nobody can record then). */
-  addTimeKey(k: KeyInfo, busyHere: Set<number> | undefined): void {
-    const kn = this.leavesAt(busyHere);
+  addTimeKey(k: KeyInfo, busyHere: Set<number> | undefined, unavailableHere: Set<number> | undefined): void {
+    const kn = this.leavesAt(busyHere, unavailableHere);
     if (kn.leaves.length === 0) return;
     const groups = new Map<string, HeatNode>();
     for (const h of k.heats) {
@@ -498,7 +676,8 @@ class MatchingNetwork {
       this.recorderNode[ri] = v;
       this.nodeRecorder[v] = ri;
       const r = this.recorders.list[ri];
-      for (let j = 1; j <= r.capLeft; j++) this.g.addEdge(v, this.T, 1, { opt: r.optOut ? 1 : 0, load: r.fixedLoad + j - 1 });
+      const bal = this.maxBalance - r.balance;
+      for (let j = 1; j <= r.capLeft; j++) this.g.addEdge(v, this.T, 1, { opt: r.optOut ? 1 : 0, load: r.fixedLoad + j - 1, bal });
     }
     return this.recorderNode[ri];
   }
@@ -507,13 +686,13 @@ class MatchingNetwork {
     return this.g.addEdge(u, this.recorderNodeOf(ri), INF_CAP, loc ? { loc } : undefined, 1);
   }
 
-  /** Eligible recorders at a time key (rules 1, 2, 4), grouped in leaves and chunks. */
-  private leavesAt(busyHere: Set<number> | undefined): KeyNet {
+  /** Eligible recorders at a time key (rules 1, 2, 4, availability), grouped in leaves and chunks. */
+  private leavesAt(busyHere: Set<number> | undefined, unavailableHere: Set<number> | undefined): KeyNet {
     const { list } = this.recorders;
     const eligible = new Uint8Array(list.length);
     const byLeaf = new Map<number, number[]>();
     for (let ri = 0; ri < list.length; ri++) {
-      if (busyHere?.has(list[ri].userId)) continue;
+      if (busyHere?.has(list[ri].userId) || unavailableHere?.has(list[ri].userId)) continue;
       eligible[ri] = 1;
       const members = byLeaf.get(list[ri].leaf);
       if (members) members.push(ri);
@@ -644,36 +823,66 @@ class MatchingNetwork {
 // ---- Phase 6: scalar weights for the lexicographic objective --------------------------
 
 /**
- * Cost of one unit = wOpt*optOut + wCountry*[class>=1] + wAny*[class==2] + wLoad*load
- * + change (1 when the pair was not suggested before; only when previous pairs exist).
- * The flow is lexicographically optimal iff its residual network has no lexicographically
- * negative cycle, and it suffices to look at simple cycles. In a simple cycle:
- *  - opt-out and load costs sit only on edges into t, and a simple cycle uses at most two
- *    arcs at t (one forward, one backward): |opt| <= 1, |load| <= cap-1;
+ * Cost of one unit = wOpt*optOut + wCountry*[class>=1] + wAny*[class==2]
+ * + wBal*(maxBalance - balance) + wLoad*load + change (1 when the pair was not suggested
+ * before; only when previous pairs exist). The flow is lexicographically optimal iff its
+ * residual network has no lexicographically negative cycle, and it suffices to look at
+ * simple cycles. In a simple cycle:
+ *  - opt-out, balance and load costs sit only on edges into t, and a simple cycle uses at
+ *    most two arcs at t (one forward, one backward): |opt| <= 1, |balance| <= balanceSpan
+ *    (highest minus lowest recorder balance), |load| <= cap-1;
  *  - location and change costs sit only on edges out of heat nodes, at most two arcs per
  *    heat node: |class counts|, |changes| <= B = 2 * (number of heat nodes).
  * Each weight is 1 + the largest total the lower tiers can reach in such a cycle, so a
  * cycle that is lexicographically negative is also negative in the scalar cost, and a
  * scalar-optimal flow (what the primal-dual algorithm produces) is lexicographically
  * optimal. Maximum coverage needs no weight: successive shortest paths end with a maximum
- * flow. Without previous pairs the weights are those of a four-tier objective.
+ * flow. The balance cost is offset by maxBalance so that every cost is >= 0; every unit of
+ * a maximum flow pays the offset once, so the offset changes no comparison. With every
+ * balance equal (balanceSpan 0) the balance cost is 0 and the weights are those of the
+ * objective without that tier; without previous pairs they are those of five tiers.
  */
-function scalarCosts(g: NetworkBuilder, heatNodeCount: number, cap: number, stability: boolean): Float64Array {
-  const B = 2 * heatNodeCount + 2;
-  const loadSpan = Math.max(cap - 1, 0);
-  const changeSpan = stability ? B : 0;
-  const wLoad = 1 + changeSpan;
-  const wAny = 1 + loadSpan * wLoad + changeSpan;
-  const wCountry = 1 + B * wAny + loadSpan * wLoad + changeSpan;
-  const wOpt = 1 + B * wCountry + B * wAny + loadSpan * wLoad + changeSpan;
-  if ((wOpt + wCountry + wAny + wLoad * (cap + 1) + 1) * 16 > Number.MAX_SAFE_INTEGER) throw new Error('matching network too large for exact weights');
+function scalarCosts(g: NetworkBuilder, heatNodeCount: number, cap: number, balanceSpan: number, stability: boolean): Float64Array {
+  // Exact weights for the full balance span when they fit; otherwise (very large networks
+  // with previous pairs and a wide spread of balances) the largest span that fits: balances
+  // more than `span` below the highest one then count as equal in the balance tier (every
+  // higher tier stays exact). See docs/fair-matching.md.
+  let span = balanceSpan;
+  let w = tierWeights(heatNodeCount, cap, span, stability);
+  if (!w.fits) {
+    let lo = 0;
+    let hi = balanceSpan;
+    if (!tierWeights(heatNodeCount, cap, 0, stability).fits) throw new Error('matching network too large for exact weights');
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (tierWeights(heatNodeCount, cap, mid, stability).fits) lo = mid;
+      else hi = mid - 1;
+    }
+    span = lo;
+    w = tierWeights(heatNodeCount, cap, span, stability);
+  }
   const m = g.edgeCount;
   const cost = new Float64Array(m);
   for (let e = 0; e < m; e++) {
     const l = g.loc.data[e];
-    cost[e] = g.opt.data[e] * wOpt + (l >= 1 ? wCountry : 0) + (l === 2 ? wAny : 0) + g.load.data[e] * wLoad + g.change.data[e];
+    const bal = g.bal.data[e] < span ? g.bal.data[e] : span;
+    cost[e] = g.opt.data[e] * w.wOpt + (l >= 1 ? w.wCountry : 0) + (l === 2 ? w.wAny : 0) + bal * w.wBal + g.load.data[e] * w.wLoad + g.change.data[e];
   }
   return cost;
+}
+
+function tierWeights(heatNodeCount: number, cap: number, balanceSpan: number, stability: boolean) {
+  const B = 2 * heatNodeCount + 2;
+  const loadSpan = Math.max(cap - 1, 0);
+  const changeSpan = stability ? B : 0;
+  const wLoad = 1 + changeSpan;
+  const wBal = 1 + loadSpan * wLoad + changeSpan;
+  const below = (tiersBelow: number) => tiersBelow + loadSpan * wLoad + changeSpan;
+  const wAny = 1 + below(balanceSpan * wBal);
+  const wCountry = 1 + B * wAny + below(balanceSpan * wBal);
+  const wOpt = 1 + B * wCountry + B * wAny + below(balanceSpan * wBal);
+  const fits = (wOpt + wCountry + wAny + wBal * balanceSpan + wLoad * (cap + 1) + 1) * 16 <= Number.MAX_SAFE_INTEGER;
+  return { wOpt, wCountry, wAny, wBal, wLoad, fits };
 }
 
 // ---- Phase 7: the flow as (heat, recorder) pairs, deterministically -------------------
@@ -728,10 +937,13 @@ function decomposeFlow(net: MatchingNetwork, mcf: MinCostFlow, times: Times): { 
 
 function computeStats(prep: Prepared, times: Times, assignments: EngineAssignment[], load: Map<number, number>): EngineResult['stats'] {
   const optOut = new Set(prep.participants.filter((p) => p.optOut).map((p) => p.userId));
+  const balanceOf = new Map(prep.participants.map((p) => [p.userId, p.balance ?? 0]));
   let optOutUses = 0;
   let sameCity = 0;
   let sameCountry = 0;
+  let balanceSum = 0;
   for (const a of assignments) {
+    balanceSum += balanceOf.get(a.recorderId) ?? 0;
     const r = prep.locOf.get(a.recorderId)!;
     const d = prep.locOf.get(prep.heatById.get(a.heatId)!.userId) ?? { city: null, country: null };
     const cls = locationClass(d.city, d.country, r.city, r.country);
@@ -741,7 +953,7 @@ function computeStats(prep: Prepared, times: Times, assignments: EngineAssignmen
   }
   let maxLoad = 0;
   for (const v of load.values()) if (v > maxLoad) maxLoad = v;
-  return { heats: times.openHeatCount, covered: assignments.length, optOutUses, sameCity, sameCountry, maxLoad };
+  return { heats: times.openHeatCount, covered: assignments.length, optOutUses, sameCity, sameCountry, balanceSum, maxLoad };
 }
 
 function summariseReuse(previous: Previous, recorders: Recorders, assignments: EngineAssignment[]): EngineReuse {

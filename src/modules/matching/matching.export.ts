@@ -3,7 +3,8 @@ import type { Prisma } from '../../generated/prisma/client.js';
 /**
  * The organiser's export of a plan: one CSV record per heat (src/lib/http.ts sendCsv writes
  * RFC 4180 with csv-stringify). Columns: heat label, dancer, recorder, status, locality of
- * the pair, whether the recorder opted out of recording.
+ * the pair, whether the recorder opted out of recording, whether an admin pinned the pair,
+ * and the recorder's balance written with the suggestion (`why`; empty on older rows).
  */
 export const EXPORT_COLUMNS = [
   { key: 'heat', header: 'Heat' },
@@ -12,6 +13,8 @@ export const EXPORT_COLUMNS = [
   { key: 'status', header: 'Status' },
   { key: 'locality', header: 'Locality' },
   { key: 'optOutUsed', header: 'Opt-out used' },
+  { key: 'pinned', header: 'Pinned' },
+  { key: 'recorderBalance', header: 'Recorder balance' },
 ] as const;
 
 export type ExportRecord = Record<(typeof EXPORT_COLUMNS)[number]['key'], string>;
@@ -25,6 +28,8 @@ export const exportSelect = (eventId: number) =>
   ({
     id: true,
     status: true,
+    pinned: true,
+    why: true,
     heat: {
       select: {
         heatNumber: true,
@@ -69,5 +74,7 @@ export function toExportRecord(row: ExportRow): ExportRecord {
     status: row.status,
     locality: r ? localityOf(row.dancer, r) : '',
     optOutUsed: r ? (r.participations[0]?.recorderOptOut ? 'yes' : 'no') : '',
+    pinned: r ? (row.pinned ? 'yes' : 'no') : '',
+    recorderBalance: r ? String((row.why as { recorderBalance?: number } | null)?.recorderBalance ?? '') : '',
   };
 }

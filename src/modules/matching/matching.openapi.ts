@@ -35,7 +35,7 @@ const run =
   'Run object `{ id (UUID), eventId, trigger: "manual" | "scheduled", status: "running" | "success" | "failed", startedAt, finishedAt, ' +
   'heatsTotal, heatsAssigned, heatsUnassigned, error, reuse, unfilledByReason }`. heatsTotal = heats that needed a recorder in this ' +
   'run (the event\'s heats minus those with an accepted suggestion) = heatsAssigned + heatsUnassigned. `unfilledByReason`: the number ' +
-  'of heats the run left without a recorder, per reason (all six reasons, zeros included). ' + reuse;
+  'of heats the run left without a recorder, per reason (all seven reasons, zeros included). ' + reuse;
 
 const unfilledHeats =
   '`unfilledHeats: [{ heatId, reason, heat | null, dancer: <user summary> | null }]` in heat id order (heat and dancer are null once ' +
@@ -63,7 +63,7 @@ const runNow = (summary: string, tags: string[]): OperationSpec => ({
     'and its `error` text and is also answered with 201 (the previous suggestions stay untouched). After a successful run each ' +
     'affected user gets `recording_suggestions_created` on `user_<id>`. Logged as `matching_run` / `matching_run_failed` (category admin). ' +
     '**Dry run**: body `{ "dryRun": true }` answers **200** with what a run would do now — `{ dryRun: true, heatsTotal, heatsAssigned, ' +
-    'heatsUnassigned, reuse, unfilledByReason, unfilledHeats }` — and writes nothing: no suggestion, no run row, no notification, ' +
+    'heatsUnassigned, reuse, pins: { kept, dropped }, unfilledByReason, unfilledHeats }` — and writes nothing: no suggestion, no run row, no notification, ' +
     '`matchingRunAt` unchanged. It takes no lock and is logged as `matching_dry_run`. `dryRun` other than true/false → 400. ' +
     run + ' ' + unfilledHeats,
   parameters: [slugParam],
@@ -109,12 +109,13 @@ export const matchingOpenApi: Record<string, unknown> = {
   '/events/{slug}/match-suggestions/{id}/status': {
     put: operation('put', {
       tags: ['matching'],
-      summary: 'Accept or reject a recording suggestion (the recorder only)',
+      summary: 'Accept (the recorder) or reject (the recorder or the dancer) a recording suggestion',
       access: 'user',
       description:
         'Body `{ status: "accepted" | "rejected" }` (else 400 "Validation failed" with details). Check order: body 400, accepting without a verified e-mail 403 "Email verification required" (as POST /matches; rejecting needs none), event 404, ' +
         'participant 403 "You must be a participant of this event", suggestion 404 "Suggestion not found" (unknown id, non-numeric id, or a suggestion of another event), 403 "Only the recorder ' +
-        'can accept or reject this suggestion" (dancer, anyone else, admins included). Transitions: `pending` → `accepted` | `rejected`; ' +
+        'can accept or reject this suggestion" (accepting: anyone but the recorder; rejecting: anyone but the recorder and the dancer; admins included), ' +
+        'accepting a suggestion between a blocked pair 403 USER_BLOCKED (it stays pending). A rejected (heat, recorder) pair is never proposed again, whoever rejected it. Transitions: `pending` → `accepted` | `rejected`; ' +
         'sending the current status again is a no-op answered 200; any other change → 409 "Only a pending suggestion can be accepted ' +
         'or rejected". Accepting creates (or reuses) the accepted match of dancer and recorder at the event with its private chat ' +
         'room: a new match has `source: "auto"`, is linked to the suggestion, the dancer is `user1`; an existing pending match of the ' +
@@ -126,7 +127,7 @@ export const matchingOpenApi: Record<string, unknown> = {
       ok: { '200': json(dataOf(ref('SuggestionDecision')), 'The suggestion and the accepted match (or null)') },
       errors: {
         400: ['VALIDATION_ERROR'],
-        403: ['EMAIL_NOT_VERIFIED', 'NOT_PARTICIPANT', 'NOT_RECORDER'],
+        403: ['EMAIL_NOT_VERIFIED', 'NOT_PARTICIPANT', 'NOT_RECORDER', 'USER_BLOCKED'],
         404: ['EVENT_NOT_FOUND', 'SUGGESTION_NOT_FOUND'],
         409: ['SUGGESTION_NOT_PENDING'],
       },
@@ -180,10 +181,10 @@ export const matchingOpenApi: Record<string, unknown> = {
       description:
         'Admin only. Streams the plan as it stands now — every heat with its `pending`, `accepted` or `not_found` suggestion (rejected ' +
         'pairs are history and left out), in heats/me order — as RFC 4180 CSV: UTF-8 with a byte order mark, CRLF line ends, a header ' +
-        'line `"Heat","Dancer","Recorder","Status","Locality","Opt-out used"`, every field quoted (quotes doubled); a control ' +
+        'line `"Heat","Dancer","Recorder","Status","Locality","Opt-out used","Pinned","Recorder balance"`, every field quoted (quotes doubled); a control ' +
         'character in a value (CR, LF, TAB …) is written as a space, and a cell starting with =, +, -, @, TAB or CR gets a leading `\'`. Heat = "<competition type> <division> heat <number> (<role>)"; Dancer/Recorder = "First Last (username)" or the ' +
         'username; Status = the suggestion status; Locality = `same city`, `same country` or `elsewhere` (trimmed, case-insensitive; ' +
-        'unknown never matches); Opt-out used = `yes` when the recorder opted out of recording, else `no`; the recorder cells are empty ' +
+        'unknown never matches); Opt-out used = `yes` when the recorder opted out of recording, else `no`; Pinned = `yes` for an admin pin, else `no`; Recorder balance = the recorder\'s balance written with the suggestion (`why.recorderBalance`, empty on older rows); the recorder cells are empty ' +
         'for a `not_found` heat. A cell starting with =, +, - or @ is prefixed with \' so spreadsheet programs never run it as a formula. ' +
         '`Content-Disposition: attachment; filename=matching-<slug>-<runId>.csv`. Only the latest successful run has a current plan: ' +
         'an older or failed run → **409**. Unknown, non-UUID or other-event run id → 404 "Matching run not found". ' +

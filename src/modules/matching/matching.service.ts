@@ -248,12 +248,13 @@ export class MatchingService {
   /** Load → engine → write, inside the run's transaction. */
   private async computeAndWrite(tx: Prisma.TransactionClient, event: Event, runId: string, timings: RunTimings | undefined) {
     const l0 = performance.now();
-    const { input, pending } = await loadEngineInput(tx, event);
+    const loaded = await loadEngineInput(tx, event, this.clock.now());
+    const { input } = loaded;
     const e0 = performance.now();
     const result = runMatchingEngine(input);
     const w0 = performance.now();
     const finishedAt = this.clock.now();
-    await writeRunResult(tx, { eventId: event.id, runId, heats: input.heats, pending, result, finishedAt });
+    await writeRunResult(tx, { eventId: event.id, runId, loaded, result, finishedAt });
     if (timings) Object.assign(timings, { loadMs: e0 - l0, engineMs: w0 - e0, writeMs: performance.now() - w0 });
     return { result, dancerOf: new Map(input.heats.map((h) => [h.id, h.userId])) };
   }
@@ -297,7 +298,7 @@ export class MatchingService {
     const event = await this.eventAccess.getBySlug(slug);
     const { pending, result } = await this.db.$transaction(
       async (tx) => {
-        const loaded = await loadEngineInput(tx, event);
+        const loaded = await loadEngineInput(tx, event, this.clock.now());
         return { pending: loaded.pending, result: runMatchingEngine(loaded.input) };
       },
       { isolationLevel: 'RepeatableRead', timeout: RUN_TRANSACTION_TIMEOUT_MS, maxWait: 10_000 },
@@ -308,6 +309,7 @@ export class MatchingService {
       heatsAssigned: result.assignments.length,
       heatsUnassigned: result.unassigned.length,
       reuse: reuseOf(pending, result),
+      pins: { kept: result.pins.kept.length, dropped: result.pins.dropped.length },
       unfilledByReason: countByReason(result.unfilled),
     };
     await this.audit.record(actor, { category: 'admin', action: 'matching_dry_run', resource: `event:${event.slug}`, metadata: preview });
@@ -436,9 +438,10 @@ export class MatchingService {
   // Accepting or rejecting
 
   /**
-   * The recorder answers a suggestion. Check order: accepting needs a verified e-mail 403 (the
+   * The recorder answers a suggestion (the dancer may reject it too). Check order: accepting needs a verified e-mail 403 (the
    * rule of POST /matches, checked first as there; rejecting does not), event 404, participant 403, suggestion
-   * of this event 404 (unknown id; null = a malformed one), recorder 403. Transitions: pending →
+   * of this event 404 (unknown id; null = a malformed one), recorder 403 (dancer: rejecting only), a blocked
+   * pair accepting 403 USER_BLOCKED (it stays pending). Transitions: pending →
    * accepted | rejected; repeating the current answer is a no-op (200); any other change →
    * 409. Accepting creates or reuses an accepted match between dancer and recorder with its
    * private room, in the same transaction; the dancer gets `match_accepted` after the commit
@@ -480,7 +483,13 @@ export class MatchingService {
       category: 'match',
       action: status === 'accepted' ? 'recording_suggestion_accept' : 'recording_suggestion_reject',
       resource: `event:${event.slug}`,
-      metadata: { suggestionId, heatId: view.heat.id, dancerId: view.dancer.id, ...(match ? { matchSlug: match.slug } : {}) },
+      metadata: {
+        suggestionId,
+        heatId: view.heat.id,
+        dancerId: view.dancer.id,
+        by: view.dancer.id === userId ? 'dancer' : 'recorder',
+        ...(match ? { matchSlug: match.slug } : {}),
+      },
     });
     if (outcome.match?.becameAccepted && view.recorder) {
       this.notifier.toUser(view.dancer.id, 'match_accepted', {
@@ -496,9 +505,12 @@ export class MatchingService {
     await this.lock.holdSharedInTransaction(tx, event.id);
     const suggestion = await tx.recordingSuggestion.findFirst({ where: { id: suggestionId, eventId: event.id } });
     if (!suggestion) throw new AppError('SUGGESTION_NOT_FOUND');
-    if (suggestion.recorderId !== userId) throw new AppError('NOT_RECORDER');
+    // Accepting is the recorder's; rejecting is open to the recorder and to the dancer.
+    const mayAnswer = suggestion.recorderId === userId || (status === 'rejected' && suggestion.dancerId === userId && suggestion.recorderId !== null);
+    if (!mayAnswer) throw new AppError('NOT_RECORDER');
     if (suggestion.status === status) return { changed: false, match: null };
     if (suggestion.status !== 'pending') throw new AppError('SUGGESTION_NOT_PENDING');
+    if (status === 'accepted' && (await isBlockedPair(tx, suggestion.dancerId, userId))) throw new AppError('USER_BLOCKED');
     const updated = await tx.recordingSuggestion.updateMany({
       where: { id: suggestion.id, status: 'pending' },
       data: { status, respondedAt: this.clock.now() },
@@ -521,6 +533,12 @@ export class MatchingService {
     });
     return m ? { id: m.id, slug: m.slug, status: m.status, roomId: m.chatRoom?.id ?? null } : null;
   }
+}
+
+/** A UserBlock row between the two, in either direction. */
+async function isBlockedPair(tx: Prisma.TransactionClient, a: number, b: number): Promise<boolean> {
+  const n = await tx.userBlock.count({ where: { OR: [{ blockerId: a, blockedId: b }, { blockerId: b, blockedId: a }] } });
+  return n > 0;
 }
 
 function isDue(e: { registrationDeadline: Date | null; matchingRunAt: Date | null }, now: Date): boolean {

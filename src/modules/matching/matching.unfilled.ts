@@ -2,24 +2,30 @@
  * Why a heat stays without a recorder (pure; computed by the engine after the optimum).
  *
  * "Others" are the event's participants except the heat's dancer. At the heat's time an
- * other is *busy* when he/she dances a heat of the same competition type and slot with the
- * same number or the number right before (rules 1 and 2), *directly busy* when that heat is
- * in the heat's own division, and *free* otherwise. The first reason that applies wins:
+ * other is *busy* when he/she dances a heat of the same competition type and slot whose
+ * number or buffers (bufferBefore, bufferAfter) cover this heat's number (rules 1 and 2),
+ * *directly busy* when that heat is in the heat's own division, and *free* otherwise. A free
+ * other is *unavailable* when an unavailable entry covers the heat, he/she is absent, has a
+ * personal cap of 0, or opted out while optOutMode is "exclude"; *available* otherwise.
+ * The first reason that applies wins:
  *
- *  1. NO_OTHER_PARTICIPANT     nobody else takes part in the event.
- *  2. ALL_CANDIDATES_DANCING   every other dances in this heat or the one before it, in the
- *                              same division (more participants or other heat numbers help).
- *  3. SLOT_CONFLICT            every other is busy, but some only because the schedule puts
- *                              another division in the same slot (splitting the slot helps).
- *  4. ALL_CANDIDATES_REJECTED  every free other has rejected recording this heat.
- *  5. ONLY_OPTED_OUT_AT_CAP    the free others who have not rejected it all opted out of
- *                              recording, and all already record the maximum.
- *  6. ALL_CANDIDATES_AT_CAP    the free others who have not rejected it all already record
- *                              the maximum (3 by default, accepted recordings included).
+ *  1. NO_OTHER_PARTICIPANT        nobody else takes part in the event.
+ *  2. ALL_CANDIDATES_DANCING      every other is busy, each because of a heat in the same
+ *                                 division (more participants or other heat numbers help).
+ *  3. SLOT_CONFLICT               every other is busy, but some only because the schedule
+ *                                 puts another division in the same slot (splitting it helps).
+ *  4. ALL_CANDIDATES_UNAVAILABLE  every free other is unavailable.
+ *  5. ALL_CANDIDATES_REJECTED     every available free other has rejected recording this heat
+ *                                 (or an admin removed the pair, or the two blocked each other).
+ *  6. ONLY_OPTED_OUT_AT_CAP       the available free others who may take it all opted out of
+ *                                 recording, and all already record their maximum.
+ *  7. ALL_CANDIDATES_AT_CAP       the available free others who may take it all already
+ *                                 record their maximum (min(personal, event); accepted and
+ *                                 pinned recordings included).
  *
- * 5 and 6 count the recordings of the final plan: the plan covers as many heats as
- * possible, so a free candidate with room left cannot exist next to an open heat (it would
- * be a way to cover one more); that is checked here and is a bug if it ever fails.
+ * 6 and 7 count the recordings of the final plan: the plan covers as many heats as
+ * possible, so a free available candidate with room left cannot exist next to an open heat
+ * (it would be a way to cover one more); that is checked here and is a bug if it ever fails.
  */
 import type { EngineHeat, EngineParticipant } from './matching.engine.js';
 
@@ -27,6 +33,7 @@ export const UNFILLED_REASONS = [
   'NO_OTHER_PARTICIPANT',
   'ALL_CANDIDATES_DANCING',
   'SLOT_CONFLICT',
+  'ALL_CANDIDATES_UNAVAILABLE',
   'ALL_CANDIDATES_REJECTED',
   'ONLY_OPTED_OUT_AT_CAP',
   'ALL_CANDIDATES_AT_CAP',
@@ -38,24 +45,30 @@ export interface UnfilledContext {
   participants: EngineParticipant[];
   /** Time key of a heat (competition type, slot, number). */
   timeKeyOf: (heat: EngineHeat) => string;
-  /** Time key -> users busy then (dancing at that key or the one right before). */
+  /** Time key -> users busy then (dancing at that key or within their buffers of it). */
   busy: Map<string, Set<number>>;
   /** Same as `busy` with each division on its own (no slot grouping). */
   busyInDivision: Map<string, Set<number>>;
+  /** Time key -> users with an unavailable entry covering it. */
+  unavailable: Map<string, Set<number>>;
   /** Division-level key of a heat (competition type, division, number). */
   divisionKeyOf: (heat: EngineHeat) => string;
   forbiddenOf: Map<number, Set<number>>;
-  /** Recordings per user in the final plan, accepted ones included. */
+  /** Recordings per user in the final plan, accepted and pinned ones included. */
   load: Map<number, number>;
-  cap: number;
+  /** A user's cap in this run: 0 when absent, excluded as opted out or personal 0. */
+  capOf: (userId: number) => number;
 }
 
-/** Free participants at one time key, summarised once for every heat at that key. */
+/** Free and available participants at one time key, summarised once for every heat at that key. */
 interface FreeAtKey {
+  /** Free participants (not busy), the dancer included when free (never: a dancer is busy at his/her heat). */
   count: number;
-  /** Free participants who did not opt out. */
+  /** Free participants who can take the heat (cap > 0, no unavailable entry covering it). */
+  available: EngineParticipant[];
+  /** Available participants who did not opt out. */
   willing: number;
-  /** Free participants below the cap (empty next to an open heat unless they rejected it). */
+  /** Available participants below their cap (empty next to an open heat unless they rejected it). */
   withRoom: EngineParticipant[];
 }
 
@@ -84,34 +97,36 @@ export function explainUnfilled(heats: EngineHeat[], ctx: UnfilledContext): { he
       return { heatId: h.id, reason: direct === others ? 'ALL_CANDIDATES_DANCING' : 'SLOT_CONFLICT' };
     }
     let free = freeAt.get(key);
-    if (!free) freeAt.set(key, (free = summariseFree(ctx, ctx.busy.get(key))));
-    return { heatId: h.id, reason: reasonAmongFree(h, free, byId, ctx) };
+    if (!free) freeAt.set(key, (free = summariseFree(ctx, ctx.busy.get(key), ctx.unavailable.get(key))));
+    if (free.available.length === 0) return { heatId: h.id, reason: 'ALL_CANDIDATES_UNAVAILABLE' };
+    return { heatId: h.id, reason: reasonAmongAvailable(h, free, ctx) };
   });
 }
 
-function summariseFree(ctx: UnfilledContext, busy: Set<number> | undefined): FreeAtKey {
-  const out: FreeAtKey = { count: 0, willing: 0, withRoom: [] };
+function summariseFree(ctx: UnfilledContext, busy: Set<number> | undefined, unavailable: Set<number> | undefined): FreeAtKey {
+  const out: FreeAtKey = { count: 0, available: [], willing: 0, withRoom: [] };
   for (const p of ctx.participants) {
     if (busy?.has(p.userId)) continue;
     out.count++;
+    const cap = ctx.capOf(p.userId);
+    if (cap === 0 || unavailable?.has(p.userId)) continue;
+    out.available.push(p);
     if (!p.optOut) out.willing++;
-    if ((ctx.load.get(p.userId) ?? 0) < ctx.cap) out.withRoom.push(p);
+    if ((ctx.load.get(p.userId) ?? 0) < cap) out.withRoom.push(p);
   }
   return out;
 }
 
-function reasonAmongFree(h: EngineHeat, free: FreeAtKey, byId: Map<number, EngineParticipant>, ctx: UnfilledContext): UnfilledReason {
+function reasonAmongAvailable(h: EngineHeat, free: FreeAtKey, ctx: UnfilledContext): UnfilledReason {
   const rejected = ctx.forbiddenOf.get(h.id) ?? new Set<number>();
-  const busy = ctx.busy.get(ctx.timeKeyOf(h));
-  let rejectedFree = 0;
+  let rejectedAvailable = 0;
   let rejectedWilling = 0;
-  for (const u of rejected) {
-    const p = byId.get(u);
-    if (!p || u === h.userId || busy?.has(u)) continue;
-    rejectedFree++;
+  for (const p of free.available) {
+    if (!rejected.has(p.userId)) continue;
+    rejectedAvailable++;
     if (!p.optOut) rejectedWilling++;
   }
-  if (rejectedFree === free.count) return 'ALL_CANDIDATES_REJECTED';
+  if (rejectedAvailable === free.available.length) return 'ALL_CANDIDATES_REJECTED';
   const withRoom = free.withRoom.find((p) => !rejected.has(p.userId));
   if (withRoom) throw new Error(`heat ${h.id} left open although recorder ${withRoom.userId} has room (coverage is not maximal)`);
   return free.willing === rejectedWilling ? 'ONLY_OPTED_OUT_AT_CAP' : 'ALL_CANDIDATES_AT_CAP';

@@ -53,6 +53,8 @@ export const suggestionSelect = {
   unfilledReason: true,
   originRunId: true,
   createdAt: true,
+  pinned: true,
+  why: true,
 } as const;
 
 export type SuggestionView = Prisma.RecordingSuggestionGetPayload<{ select: typeof suggestionSelect }>;
@@ -75,7 +77,8 @@ export const suggestionsJson = (who: '"dancerId"' | '"recorderId"', event: strin
                                 'heatNumber', h."heatNumber", 'role', h.role),
       'dancer', ${userSummaryJson('du')},
       'recorder', CASE WHEN ru.id IS NULL THEN NULL ELSE ${userSummaryJson('ru')} END,
-      'status', s.status, 'unfilledReason', s."unfilledReason", 'originRunId', s."originRunId", 'createdAt', s."createdAt"
+      'status', s.status, 'unfilledReason', s."unfilledReason", 'originRunId', s."originRunId", 'createdAt', s."createdAt",
+      'pinned', s.pinned, 'why', s.why
     ) ORDER BY h."competitionTypeId", h."divisionId", h."heatNumber", s.id), '[]'::json)
     FROM "RecordingSuggestion" s
     JOIN "Heat" h ON h.id = s."heatId"

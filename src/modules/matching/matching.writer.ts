@@ -1,6 +1,7 @@
 import type { Prisma } from '../../generated/prisma/client.js';
-import type { EngineHeat, EngineResult, EngineUnfilled } from './matching.engine.js';
-import type { PendingSuggestion } from './matching.loader.js';
+import type { EngineResult, EngineUnfilled } from './matching.engine.js';
+import type { LoadedEvent, PendingSuggestion } from './matching.loader.js';
+import { whyOf, type Why } from './matching.why.js';
 
 type Db = Prisma.TransactionClient;
 
@@ -31,23 +32,39 @@ export function reuseOf(pending: PendingSuggestion[], result: EngineResult): Run
 
 /**
  * Writes the outcome of a run, inside the caller's transaction. Stable re-runs: a pending
- * suggestion whose pair the engine kept stays untouched (its id, originRunId and createdAt
- * survive); the other pending suggestions and every `not_found` one are deleted; the new
- * pairs and the heats left open (with their reason) are inserted with originRunId = the run.
- * Accepted and rejected suggestions stay: they are the history the engine was fed with.
+ * suggestion whose pair the engine kept stays (its id, originRunId and createdAt survive;
+ * its `why` is refreshed), and so does a pin the engine kept; the other pending suggestions,
+ * the pins that no longer hold and every `not_found` one are deleted; accepted suggestions
+ * between a blocked pair become `cancelled`; the new pairs and the heats left open (with
+ * their reason) are inserted with originRunId = the run (a new pair that was `cancelled`
+ * before becomes that suggestion again, pending, same id). Accepted, rejected, removed and
+ * cancelled suggestions otherwise stay: they are the history the engine was fed with.
  * Then the run (totals, unfilled reasons, reuse) and Event.matchingRunAt are updated.
  */
 export async function writeRunResult(
   tx: Db,
-  args: { eventId: number; runId: string; heats: EngineHeat[]; pending: PendingSuggestion[]; result: EngineResult; finishedAt: Date },
+  args: { eventId: number; runId: string; loaded: LoadedEvent; result: EngineResult; finishedAt: Date },
 ): Promise<RunTotals> {
-  const { eventId, runId, result, finishedAt, pending } = args;
+  const { eventId, runId, result, finishedAt, loaded } = args;
+  const { pending, pins } = loaded;
   const chosen = new Map(result.assignments.map((a) => [a.heatId, a.recorderId]));
-  const kept = new Set(pending.filter((p) => chosen.get(p.heatId) === p.recorderId).map((p) => p.heatId));
-  const stale = pending.filter((p) => !kept.has(p.heatId)).map((p) => p.id);
+  const keptPins = new Set(result.pins.kept.map((p) => `${p.heatId}:${p.recorderId}`));
+  const kept = pending.filter((p) => chosen.get(p.heatId) === p.recorderId);
+  const keptHeats = new Set(kept.map((p) => p.heatId));
+  const stale = [
+    ...pending.filter((p) => !keptHeats.has(p.heatId)).map((p) => p.id),
+    ...pins.filter((p) => !keptPins.has(`${p.heatId}:${p.recorderId}`)).map((p) => p.id),
+  ];
   await tx.recordingSuggestion.deleteMany({ where: { eventId, status: 'not_found' } });
   if (stale.length) await tx.recordingSuggestion.deleteMany({ where: { eventId, status: 'pending', id: { in: stale } } });
-  const rows = newRows(args, kept);
+  if (loaded.blockedAccepted.length)
+    await tx.recordingSuggestion.updateMany({ where: { id: { in: loaded.blockedAccepted }, status: 'accepted' }, data: { status: 'cancelled' } });
+  const why = whyBuilder(loaded);
+  await refreshWhy(tx, [
+    ...kept.map((p) => ({ id: p.id, why: why(p.heatId, p.recorderId, false) })),
+    ...pins.filter((p) => keptPins.has(`${p.heatId}:${p.recorderId}`)).map((p) => ({ id: p.id, why: why(p.heatId, p.recorderId, true) })),
+  ]);
+  const rows = newRows(args, keptHeats, why);
   if (rows.length) await insertSuggestions(tx, rows);
   const totals: RunTotals = {
     heatsTotal: result.assignments.length + result.unassigned.length,
@@ -68,44 +85,93 @@ export async function writeRunResult(
   return totals;
 }
 
+/** `why` of a (heat, recorder) pair from the run's input (locations, opt-out, balances). */
+function whyBuilder(loaded: LoadedEvent): (heatId: number, recorderId: number, pinned: boolean) => Why {
+  const byUser = new Map(loaded.input.participants.map((p) => [p.userId, p]));
+  const dancerOf = new Map(loaded.input.heats.map((h) => [h.id, h.userId]));
+  const none = { city: null, country: null, optOut: false, balance: 0 };
+  return (heatId, recorderId, pinned) => {
+    const dancer = byUser.get(dancerOf.get(heatId)!) ?? none;
+    const r = byUser.get(recorderId) ?? none;
+    return whyOf(dancer, { city: r.city, country: r.country, optOut: r.optOut, balance: r.balance ?? 0 }, pinned);
+  };
+}
+
+async function refreshWhy(tx: Db, updates: { id: number; why: Why }[]): Promise<void> {
+  if (!updates.length) return;
+  await tx.$executeRaw`
+    UPDATE "RecordingSuggestion" s SET why = u.why
+    FROM unnest(${updates.map((u) => u.id)}::int[], ${updates.map((u) => JSON.stringify(u.why))}::jsonb[]) AS u(id, why)
+    WHERE s.id = u.id`;
+}
+
+interface NewRow {
+  eventId: number;
+  heatId: number;
+  dancerId: number;
+  recorderId: number | null;
+  status: 'pending' | 'not_found';
+  originRunId: string;
+  unfilledReason: string | null;
+  why: Why | null;
+}
+
 /** The rows to insert: the pairs that are not kept, and one `not_found` row per open heat. */
 function newRows(
-  args: { eventId: number; runId: string; heats: EngineHeat[]; result: EngineResult },
+  args: { eventId: number; runId: string; loaded: LoadedEvent; result: EngineResult },
   kept: Set<number>,
-): Prisma.RecordingSuggestionCreateManyInput[] {
+  why: (heatId: number, recorderId: number, pinned: boolean) => Why,
+): NewRow[] {
   const { eventId, runId, result } = args;
-  const dancerOf = new Map(args.heats.map((h) => [h.id, h.userId]));
+  const dancerOf = new Map(args.loaded.input.heats.map((h) => [h.id, h.userId]));
   return [
     ...result.assignments
       .filter((a) => !kept.has(a.heatId))
-      .map((a) => ({ eventId, heatId: a.heatId, dancerId: dancerOf.get(a.heatId)!, recorderId: a.recorderId, status: 'pending', originRunId: runId })),
+      .map((a) => ({
+        eventId,
+        heatId: a.heatId,
+        dancerId: dancerOf.get(a.heatId)!,
+        recorderId: a.recorderId,
+        status: 'pending' as const,
+        originRunId: runId,
+        unfilledReason: null,
+        why: why(a.heatId, a.recorderId, false),
+      })),
     ...result.unfilled.map((u) => ({
       eventId,
       heatId: u.heatId,
       dancerId: dancerOf.get(u.heatId)!,
       recorderId: null,
-      status: 'not_found',
+      status: 'not_found' as const,
       originRunId: runId,
       unfilledReason: u.reason,
+      why: null,
     })),
   ];
 }
 
 /**
  * Bulk insert of a run's suggestions. On PostgreSQL one INSERT ... SELECT FROM unnest() of
- * seven arrays: a few thousand rows take milliseconds, where createMany spends about a
- * second building its statement (scripts/bench-matching.ts).
+ * eight arrays: a few thousand rows take milliseconds, where createMany spends about a
+ * second building its statement (scripts/bench-matching.ts). A pair that exists as a
+ * `cancelled` suggestion (a no-show's duty, a pair of a block since lifted) becomes that
+ * suggestion again: pending, this run as its origin, not pinned.
  */
-async function insertSuggestions(tx: Db, rows: Prisma.RecordingSuggestionCreateManyInput[]): Promise<void> {
+async function insertSuggestions(tx: Db, rows: NewRow[]): Promise<void> {
   await tx.$executeRaw`
-    INSERT INTO "RecordingSuggestion" ("eventId", "heatId", "dancerId", "recorderId", "status", "originRunId", "unfilledReason")
+    INSERT INTO "RecordingSuggestion" ("eventId", "heatId", "dancerId", "recorderId", "status", "originRunId", "unfilledReason", "why")
     SELECT * FROM unnest(
       ${rows.map((r) => r.eventId)}::int[],
       ${rows.map((r) => r.heatId)}::int[],
       ${rows.map((r) => r.dancerId)}::int[],
-      ${rows.map((r) => r.recorderId ?? null)}::int[],
-      ${rows.map((r) => r.status!)}::varchar[],
+      ${rows.map((r) => r.recorderId)}::int[],
+      ${rows.map((r) => r.status)}::varchar[],
       ${rows.map((r) => r.originRunId)}::uuid[],
-      ${rows.map((r) => r.unfilledReason ?? null)}::varchar[]
-    )`;
+      ${rows.map((r) => r.unfilledReason)}::varchar[],
+      ${rows.map((r) => (r.why ? JSON.stringify(r.why) : null))}::jsonb[]
+    )
+    ON CONFLICT ("heatId", "recorderId") DO UPDATE
+      SET status = 'pending', "originRunId" = EXCLUDED."originRunId", why = EXCLUDED.why, pinned = false,
+          "respondedAt" = NULL, "updatedAt" = now()
+      WHERE "RecordingSuggestion".status = 'cancelled'`;
 }

@@ -28,6 +28,8 @@ export interface EdgeCost {
   opt?: number;
   /** Load-spreading cost on sink edges (the k-th recording of a person costs k-1). */
   load?: number;
+  /** Fairness cost on sink edges: highest recorder balance minus this recorder's (>= 0). */
+  bal?: number;
   /** 1: the unit is a pair that was not suggested before (stability tier). */
   change?: number;
 }
@@ -44,6 +46,7 @@ export class NetworkBuilder {
   readonly loc = new IntColumn();
   readonly opt = new IntColumn();
   readonly load = new IntColumn();
+  readonly bal = new IntColumn();
   readonly change = new IntColumn();
   /** 1: edge into a recorder node (see MinCostFlow, "lazy reverse arcs"). */
   readonly intoRecorder = new IntColumn();
@@ -59,6 +62,7 @@ export class NetworkBuilder {
     this.loc.push(cost?.loc ?? 0);
     this.opt.push(cost?.opt ?? 0);
     this.load.push(cost?.load ?? 0);
+    this.bal.push(cost?.bal ?? 0);
     this.change.push(cost?.change ?? 0);
     this.intoRecorder.push(intoRecorder);
     return this.from.length - 1;

@@ -45,6 +45,8 @@ const publicProfileSelect = {
 export interface UserStats {
   matches: { total: number; pending?: number; accepted: number; completed: number };
   ratings: { received: number; given: number; average: number | null };
+  /** accepted recording suggestions over all events: as recorder (done), for the user's heats (received) */
+  recordings: { done: number; received: number };
 }
 
 export const RATINGS_LIMIT = 50;
@@ -65,7 +67,7 @@ const withStats = (name: string, select: Record<string, true>, where: string): S
   sql(
     name,
     `SELECT ${Object.keys(select).map((column) => `u."${column}"`).join(', ')},
-       m.total, m.pending, m.accepted, m.completed, r.received, r.average, g.given
+       m.total, m.pending, m.accepted, m.completed, r.received, r.average, g.given, rd.done AS "recordingsDone", rr.received AS "recordingsReceived"
      FROM "User" u
      CROSS JOIN LATERAL (
        SELECT count(*)::int AS total,
@@ -75,6 +77,8 @@ const withStats = (name: string, select: Record<string, true>, where: string): S
        FROM "Match" WHERE "user1Id" = u.id OR "user2Id" = u.id) m
      CROSS JOIN LATERAL (SELECT count(*)::int AS received, avg(score)::float8 AS average FROM "Rating" WHERE "ratedId" = u.id) r
      CROSS JOIN LATERAL (SELECT count(*)::int AS given FROM "Rating" WHERE "raterId" = u.id) g
+     CROSS JOIN LATERAL (SELECT count(*)::int AS done FROM "RecordingSuggestion" WHERE "recorderId" = u.id AND status = 'accepted') rd
+     CROSS JOIN LATERAL (SELECT count(*)::int AS received FROM "RecordingSuggestion" WHERE "dancerId" = u.id AND status = 'accepted') rr
      WHERE ${where}`,
   );
 type UserObjectRow = Prisma.UserGetPayload<{ select: typeof userObjectSelect }>;
@@ -90,13 +94,16 @@ interface StatsColumns {
   received: number;
   average: number | null;
   given: number;
+  recordingsDone: number;
+  recordingsReceived: number;
 }
 
 /** Splits a row of `withStats` into the user's fields and `stats`. */
 function splitStats<T extends StatsColumns>(row: T, includePending: boolean) {
-  const { total, pending, accepted, completed, received, average, given, ...user } = row;
+  const { total, pending, accepted, completed, received, average, given, recordingsDone, recordingsReceived, ...user } = row;
   const matches: UserStats['matches'] = includePending ? { total, pending, accepted, completed } : { total, accepted, completed };
-  const stats: UserStats = { matches, ratings: { received, given, average: round2(average) } };
+  const recordings = { done: recordingsDone, received: recordingsReceived };
+  const stats: UserStats = { matches, ratings: { received, given, average: round2(average) }, recordings };
   return { ...user, stats };
 }
 

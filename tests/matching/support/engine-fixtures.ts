@@ -26,16 +26,43 @@ export function recorderOf(result: EngineResult, heatId: number): number | undef
 export function sameSlot(slots: ScheduleSlot[] | null, a: number, b: number): boolean {
   return a === b || (slots ?? []).some((s) => s.divisionIds.includes(a) && s.divisionIds.includes(b));
 }
-export function violates(inp: EngineInput, h: EngineHeat, recorderId: number): string | null {
+export function violates(inp: EngineInput, h: EngineHeat, recorderId: number, forPin = false): string | null {
   if (recorderId === h.userId) return 'records own heat';
-  if (!inp.participants.some((p) => p.userId === recorderId)) return 'recorder is not a participant';
+  const p = inp.participants.find((x) => x.userId === recorderId);
+  if (!p) return 'recorder is not a participant';
+  if (p.absent) return 'absent';
+  if (!forPin && p.optOut && inp.optOutMode === 'exclude') return 'opted out (exclude)';
   if (inp.forbidden.some((f) => f.heatId === h.id && f.recorderId === recorderId)) return 'rejected pair';
+  const before = inp.bufferBefore ?? 0;
+  const after = inp.bufferAfter ?? 1;
   for (const own of inp.heats.filter((x) => x.userId === recorderId)) {
     if (own.competitionTypeId !== h.competitionTypeId || !sameSlot(inp.slots, own.divisionId, h.divisionId)) continue;
     if (own.heatNumber === h.heatNumber) return 'collision';
-    if (own.heatNumber + 1 === h.heatNumber) return 'buffer';
+    if (h.heatNumber >= own.heatNumber - before && h.heatNumber <= own.heatNumber + after) return 'buffer';
   }
+  for (const e of p.unavailable ?? [])
+    if (e.competitionTypeId === h.competitionTypeId && e.heatNumber === h.heatNumber && (e.divisionId === null || sameSlot(inp.slots, e.divisionId, h.divisionId)))
+      return 'unavailable';
   return null;
+}
+/** A person's cap in a run: min(personal, event). */
+export function capOf(inp: EngineInput, userId: number): number {
+  const cap = inp.maxRecordingsPerPerson ?? 3;
+  const p = inp.participants.find((x) => x.userId === userId);
+  return Math.min(p?.maxRecordings ?? cap, cap);
+}
+/** The pins that hold (one per heat, lowest recorder id), by the test-only rules. */
+export function heldPins(inp: EngineInput): { heatId: number; recorderId: number }[] {
+  const accepted = new Set(inp.fixed.map((f) => f.heatId));
+  const taken = new Set<number>();
+  const out: { heatId: number; recorderId: number }[] = [];
+  for (const pin of [...(inp.pinned ?? [])].sort((a, b) => a.heatId - b.heatId || a.recorderId - b.recorderId)) {
+    const h = inp.heats.find((x) => x.id === pin.heatId);
+    if (!h || accepted.has(h.id) || taken.has(h.id) || violates(inp, h, pin.recorderId, true) !== null) continue;
+    taken.add(h.id);
+    out.push(pin);
+  }
+  return out;
 }
 export const norm = (s: string | null) => (s === null || s.trim() === '' ? null : s.trim().toLowerCase());
 /** 0 same city, 1 same country, 2 other. */
@@ -49,7 +76,7 @@ export function cls(inp: EngineInput, dancerId: number, recorderId: number): num
 export function fixedLoads(inp: EngineInput): Map<number, number> {
   const m = new Map<number, number>();
   const seen = new Set<string>();
-  for (const f of inp.fixed) {
+  for (const f of [...inp.fixed, ...heldPins(inp)]) {
     if (seen.has(`${f.heatId}/${f.recorderId}`)) continue;
     seen.add(`${f.heatId}/${f.recorderId}`);
     m.set(f.recorderId, (m.get(f.recorderId) ?? 0) + 1);
@@ -59,14 +86,16 @@ export function fixedLoads(inp: EngineInput): Map<number, number> {
 
 /**
  * Objective vector of a set of new assignments, in "smaller is better" form:
- * [-covered, opt-out uses, -same city, -same country, load cost], load cost = sum over new
- * recordings of (index of that recording for the person - 1), accepted ones counted first.
+ * [-covered, opt-out uses, -same city, -same country, -sum of recorder balances, load cost,
+ * changes], load cost = sum over new recordings of (index of that recording for the person
+ * - 1), accepted and pinned ones counted first.
  */
 export function objective(inp: EngineInput, pairs: { heatId: number; recorderId: number }[]): number[] {
   const load = fixedLoads(inp);
   let opt = 0;
   let city = 0;
   let country = 0;
+  let balance = 0;
   let loadCost = 0;
   const previous = new Set((inp.previous ?? []).map((x) => `${x.heatId}/${x.recorderId}`));
   let changes = 0;
@@ -75,25 +104,27 @@ export function objective(inp: EngineInput, pairs: { heatId: number; recorderId:
     const c = cls(inp, h.userId, p.recorderId);
     if (c === 0) city++;
     if (c === 1) country++;
-    if (inp.participants.find((x) => x.userId === p.recorderId)!.optOut) opt++;
+    const r = inp.participants.find((x) => x.userId === p.recorderId)!;
+    if (r.optOut) opt++;
+    balance += r.balance ?? 0;
     const l = load.get(p.recorderId) ?? 0;
     loadCost += l;
     if (!previous.has(`${p.heatId}/${p.recorderId}`)) changes++;
     load.set(p.recorderId, l + 1);
   }
-  return [-pairs.length, opt, -city, -country, loadCost, changes];
+  return [-pairs.length, opt, -city, -country, -balance, loadCost, changes].map((x) => x + 0); // no -0
 }
 
 /** Eligible recorders of an open heat, by the test-only rules, with room left. */
-export function candidates(inp: EngineInput, h: EngineHeat, cap: number): number[] {
+export function candidates(inp: EngineInput, h: EngineHeat): number[] {
   const load = fixedLoads(inp);
   return inp.participants
     .map((p) => p.userId)
-    .filter((r) => (load.get(r) ?? 0) < cap && violates(inp, h, r) === null)
+    .filter((r) => (load.get(r) ?? 0) < capOf(inp, r) && violates(inp, h, r) === null)
     .sort((a, b) => a - b);
 }
 export function openHeats(inp: EngineInput): EngineHeat[] {
-  const fixed = new Set(inp.fixed.map((f) => f.heatId));
+  const fixed = new Set([...inp.fixed, ...heldPins(inp)].map((f) => f.heatId));
   return inp.heats.filter((h) => !fixed.has(h.id)).sort((a, b) => a.id - b.id);
 }
 export const lexLess = (a: number[], b: number[]) => {
@@ -103,9 +134,8 @@ export const lexLess = (a: number[], b: number[]) => {
 
 /** Exhaustive search over every assignment (tiny instances only). */
 export function bruteForceBest(inp: EngineInput): number[] {
-  const cap = inp.maxRecordingsPerPerson ?? 3;
   const heats = openHeats(inp);
-  const options = heats.map((h) => candidates(inp, h, cap));
+  const options = heats.map((h) => candidates(inp, h));
   const load = fixedLoads(inp);
   let best: number[] | null = null;
   const chosen: { heatId: number; recorderId: number }[] = [];
@@ -117,7 +147,7 @@ export function bruteForceBest(inp: EngineInput): number[] {
     }
     rec(i + 1); // heat i stays uncovered
     for (const r of options[i]) {
-      if ((load.get(r) ?? 0) >= cap) continue;
+      if ((load.get(r) ?? 0) >= capOf(inp, r)) continue;
       load.set(r, (load.get(r) ?? 0) + 1);
       chosen.push({ heatId: heats[i].id, recorderId: r });
       rec(i + 1);
@@ -135,14 +165,13 @@ export function bruteForceBest(inp: EngineInput): number[] {
  * augmentation along a Bellman-Ford (queue-based) shortest path.
  */
 export function referenceBest(inp: EngineInput): number[] {
-  const cap = inp.maxRecordingsPerPerson ?? 3;
   const heats = openHeats(inp);
   const people = [...inp.participants].sort((a, b) => a.userId - b.userId);
   const load = fixedLoads(inp);
-  type Vec = [number, number, number, number, number];
-  const zero: Vec = [0, 0, 0, 0, 0];
-  const add = (a: Vec, b: Vec): Vec => [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4]];
-  const neg = (a: Vec): Vec => [-a[0], -a[1], -a[2], -a[3], -a[4]];
+  type Vec = [number, number, number, number, number, number];
+  const zero: Vec = [0, 0, 0, 0, 0, 0];
+  const add = (a: Vec, b: Vec): Vec => [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4], a[5] + b[5]];
+  const neg = (a: Vec): Vec => [-a[0], -a[1], -a[2], -a[3], -a[4], -a[5]];
   const previous = new Set((inp.previous ?? []).map((x) => `${x.heatId}/${x.recorderId}`));
   const less = (a: Vec, b: Vec) => lexLess(a, b);
   const to: number[] = [];
@@ -161,14 +190,15 @@ export function referenceBest(inp: EngineInput): number[] {
   const T = 1;
   heats.forEach((h, i) => {
     edge(S, 2 + i, 1, zero);
-    for (const r of candidates(inp, h, cap)) {
+    for (const r of candidates(inp, h)) {
       const c = cls(inp, h.userId, r);
-      edge(2 + i, 2 + heats.length + people.findIndex((p) => p.userId === r), 1, [0, c >= 1 ? 1 : 0, c === 2 ? 1 : 0, 0, previous.has(`${h.id}/${r}`) ? 0 : 1]);
+      const bal = people.find((p) => p.userId === r)!.balance ?? 0;
+      edge(2 + i, 2 + heats.length + people.findIndex((p) => p.userId === r), 1, [0, c >= 1 ? 1 : 0, c === 2 ? 1 : 0, -bal, 0, previous.has(`${h.id}/${r}`) ? 0 : 1]);
     }
   });
   people.forEach((p, i) => {
     const f = load.get(p.userId) ?? 0;
-    for (let k = f + 1; k <= cap; k++) edge(2 + heats.length + i, T, 1, [p.optOut ? 1 : 0, 0, 0, k - 1, 0]);
+    for (let k = f + 1; k <= capOf(inp, p.userId); k++) edge(2 + heats.length + i, T, 1, [p.optOut ? 1 : 0, 0, 0, 0, k - 1, 0]);
   });
   let flow = 0;
   let total: Vec = zero;
@@ -199,26 +229,27 @@ export function referenceBest(inp: EngineInput): number[] {
     flow++;
     total = add(total, dist[T]!);
   }
-  // Convert to the objective() form: -covered, opt, -sameCity, -sameCountry, load.
+  // Convert to the objective() form: -covered, opt, -sameCity, -sameCountry, -balance, load, changes.
   const notCity = total[1];
   const other = total[2];
-  return [-flow, total[0], -(flow - notCity), -(notCity - other), total[3], total[4]];
+  return [-flow, total[0], -(flow - notCity), -(notCity - other), total[3], total[4], total[5]].map((x) => x + 0); // no -0
 }
 
 /** Checks rules 1, 2, 4, rejected pairs, not-self, fixed heats untouched, partition. */
 export function expectValid(inp: EngineInput, result: EngineResult): void {
-  const cap = inp.maxRecordingsPerPerson ?? 3;
   const open = openHeats(inp);
+  expect(result.pins.kept).toEqual(heldPins(inp));
   const heatById = new Map(inp.heats.map((h) => [h.id, h]));
   const load = fixedLoads(inp);
   for (const a of result.assignments) {
     const h = heatById.get(a.heatId);
     expect(h).toBeDefined();
     expect(inp.fixed.some((f) => f.heatId === a.heatId)).toBe(false);
+    expect(result.pins.kept.some((f) => f.heatId === a.heatId)).toBe(false);
     expect(violates(inp, h!, a.recorderId)).toBeNull();
     load.set(a.recorderId, (load.get(a.recorderId) ?? 0) + 1);
   }
-  for (const a of result.assignments) expect(load.get(a.recorderId)!).toBeLessThanOrEqual(cap);
+  for (const a of result.assignments) expect(load.get(a.recorderId)!).toBeLessThanOrEqual(capOf(inp, a.recorderId));
   const ids = [...result.assignments.map((a) => a.heatId), ...result.unassigned].sort((a, b) => a - b);
   expect(ids).toEqual(open.map((h) => h.id));
   expect(result.assignments.map((a) => a.heatId)).toEqual([...result.assignments.map((a) => a.heatId)].sort((a, b) => a - b));
@@ -230,7 +261,8 @@ export function expectValid(inp: EngineInput, result: EngineResult): void {
 export function engineObjective(inp: EngineInput, result: EngineResult): number[] {
   const v = objective(inp, result.assignments);
   // The engine's own counters agree with the independent recount.
-  expect([-result.stats.covered, result.stats.optOutUses, -result.stats.sameCity, -result.stats.sameCountry]).toEqual(v.slice(0, 4));
+  const counters = [-result.stats.covered, result.stats.optOutUses, -result.stats.sameCity, -result.stats.sameCountry, -result.stats.balanceSum];
+  expect(counters.map((x) => x + 0)).toEqual(v.slice(0, 5));
   return v;
 }
 
@@ -328,3 +360,56 @@ export function eventArb(maxPeople: number, maxHeatsEach: number, withPrevious =
     });
 }
 
+
+/**
+ * eventArb plus everything "fair matching for people" adds, drawn at random: buffers
+ * (0-2 each), opt-out mode, per-person caps (null or 0-3), unavailable entries (with or
+ * without a division), absences, balances (-3..3) and pins (any validity).
+ */
+export function fairEventArb(maxPeople: number, maxHeatsEach: number, withPrevious = false): fc.Arbitrary<EngineInput> {
+  return fc
+    .tuple(
+      eventArb(maxPeople, maxHeatsEach, withPrevious),
+      fc.record({
+        bufferBefore: fc.integer({ min: 0, max: 2 }),
+        bufferAfter: fc.integer({ min: 0, max: 2 }),
+        exclude: fc.boolean(),
+        people: fc.array(
+          fc.record({
+            maxRecordings: fc.option(fc.integer({ min: 0, max: 3 }), { freq: 2 }),
+            absent: fc.integer({ min: 0, max: 6 }).map((x) => x === 0),
+            balance: fc.integer({ min: -3, max: 3 }),
+            unavailable: fc.array(
+              fc.record({ type: fc.integer({ min: 1, max: 2 }), num: fc.integer({ min: 1, max: 4 }), div: fc.option(fc.integer({ min: 1, max: 4 })) }),
+              { maxLength: 2 },
+            ),
+          }),
+          { minLength: maxPeople, maxLength: maxPeople },
+        ),
+        pinPicks: fc.array(fc.record({ heat: fc.nat(), recorder: fc.nat() }), { maxLength: 4 }),
+      }),
+    )
+    .map(([base, extra]) => {
+      const participants: EngineParticipant[] = base.participants.map((p, i) => {
+        const x = extra.people[i];
+        return {
+          ...p,
+          maxRecordings: x.maxRecordings,
+          absent: x.absent,
+          balance: x.balance,
+          unavailable: x.unavailable.map((u) => ({ competitionTypeId: u.type, heatNumber: u.num, divisionId: u.div })),
+        };
+      });
+      const pinned = base.heats.length
+        ? extra.pinPicks.map((f) => ({ heatId: base.heats[f.heat % base.heats.length].id, recorderId: participants[f.recorder % participants.length].userId }))
+        : [];
+      return {
+        ...base,
+        participants,
+        pinned,
+        bufferBefore: extra.bufferBefore,
+        bufferAfter: extra.bufferAfter,
+        optOutMode: extra.exclude ? ('exclude' as const) : ('last' as const),
+      };
+    });
+}

@@ -135,13 +135,36 @@ export interface CoverageOptions {
  */
 export function maxCoverage(input: EngineInput, options: CoverageOptions = {}): number {
   const cap = input.maxRecordingsPerPerson ?? 3;
+  const before = input.bufferBefore ?? 0;
+  const after = input.bufferAfter ?? 1;
   const label = slotLabels(input);
   const slotOfDiv = (d: number) => (label.has(d) ? `s${label.get(d)}` : `d${d}`);
+  const byUser = new Map(input.participants.map((p) => [p.userId, p]));
+  /** A participant's cap: min(personal, event); 0 when absent or an excluded opt-out. */
+  const capOf = (userId: number): number => {
+    const p = byUser.get(userId)!;
+    if (p.absent || (p.optOut && input.optOutMode === 'exclude')) return 0;
+    return Math.min(p.maxRecordings ?? cap, cap);
+  };
+  const unavailableFor = (userId: number, h: EngineHeat): boolean =>
+    (byUser.get(userId)?.unavailable ?? []).some(
+      (e) =>
+        e.competitionTypeId === h.competitionTypeId &&
+        e.heatNumber === h.heatNumber &&
+        (e.divisionId === null || slotOfDiv(e.divisionId) === slotOfDiv(h.divisionId)),
+    );
 
+  const heatsOf = new Map<number, EngineHeat[]>();
+  for (const h of input.heats) {
+    const list = heatsOf.get(h.userId) ?? [];
+    list.push(h);
+    heatsOf.set(h.userId, list);
+  }
   const accepted = new Map<number, number>();
   const fixedHeats = new Set<number>();
   const seen = new Set<string>();
-  for (const f of input.fixed) {
+  const fixedPairs = [...input.fixed, ...keptPins(input, (h, r) => dancesNear(h, r) || unavailableFor(r, h))];
+  for (const f of fixedPairs) {
     if (seen.has(`${f.heatId}/${f.recorderId}`)) continue;
     seen.add(`${f.heatId}/${f.recorderId}`);
     fixedHeats.add(f.heatId);
@@ -153,29 +176,27 @@ export function maxCoverage(input: EngineInput, options: CoverageOptions = {}): 
     if (!list.includes(f.recorderId)) list.push(f.recorderId);
     rejected.set(f.heatId, list);
   }
-  const heatsOf = new Map<number, EngineHeat[]>();
-  for (const h of input.heats) {
-    const list = heatsOf.get(h.userId) ?? [];
-    list.push(h);
-    heatsOf.set(h.userId, list);
+  function dancesNear(h: EngineHeat, recorderId: number): boolean {
+    for (const own of heatsOf.get(recorderId) ?? []) {
+      if (own.competitionTypeId !== h.competitionTypeId) continue;
+      if (slotOfDiv(own.divisionId) !== slotOfDiv(h.divisionId)) continue;
+      if (h.heatNumber >= own.heatNumber - before && h.heatNumber <= own.heatNumber + after) return true;
+    }
+    return false;
   }
 
   const filter = options.recorderFilter ?? (() => true);
   const recorders = input.participants
-    .map((p) => ({ userId: p.userId, room: cap - (accepted.get(p.userId) ?? 0) }))
+    .map((p) => ({ userId: p.userId, room: capOf(p.userId) - (accepted.get(p.userId) ?? 0) }))
     .filter((r) => r.room > 0 && filter(r.userId));
 
   /** Rules 1 and 2 and rejected pairs; `checkSelf` adds "not the dancer" explicitly. */
   const eligible = (h: EngineHeat, recorderId: number, checkSelf: boolean): boolean => {
     if (checkSelf && recorderId === h.userId) return false;
     if ((rejected.get(h.id) ?? []).includes(recorderId)) return false;
-    for (const own of heatsOf.get(recorderId) ?? []) {
-      if (own.competitionTypeId !== h.competitionTypeId) continue;
-      if (slotOfDiv(own.divisionId) !== slotOfDiv(h.divisionId)) continue;
-      if (own.heatNumber === h.heatNumber) return false; // dancing at that time
-      if (own.heatNumber === h.heatNumber - 1) return false; // buffer after own heat
-    }
-    return true;
+    if (unavailableFor(recorderId, h)) return false;
+    return !dancesNear(h, recorderId); // dancing at that time or within the buffers
+
   };
 
   const open = input.heats.filter((h) => !fixedHeats.has(h.id));
@@ -202,4 +223,25 @@ export function maxCoverage(input: EngineInput, options: CoverageOptions = {}): 
     });
   });
   return flow.maxFlow(s, t);
+}
+
+/**
+ * Pins that hold (test-side statement): heat declared and not accepted, recorder another
+ * participant, not absent, not dancing near it (`blocked`), not rejected; one per heat,
+ * lowest recorder id first. Opt-out and caps never drop a pin.
+ */
+export function keptPins(input: EngineInput, blocked: (h: EngineHeat, recorderId: number) => boolean): { heatId: number; recorderId: number }[] {
+  const accepted = new Set(input.fixed.map((f) => f.heatId));
+  const out: { heatId: number; recorderId: number }[] = [];
+  const taken = new Set<number>();
+  for (const pin of [...(input.pinned ?? [])].sort((a, b) => a.heatId - b.heatId || a.recorderId - b.recorderId)) {
+    const h = input.heats.find((x) => x.id === pin.heatId);
+    const p = input.participants.find((x) => x.userId === pin.recorderId);
+    if (!h || !p || p.absent || accepted.has(h.id) || taken.has(h.id) || h.userId === pin.recorderId) continue;
+    if (input.forbidden.some((f) => f.heatId === h.id && f.recorderId === pin.recorderId)) continue;
+    if (blocked(h, pin.recorderId)) continue;
+    taken.add(h.id);
+    out.push(pin);
+  }
+  return out;
 }
