@@ -14,6 +14,7 @@ import { createRateLimiters, type RateLimiters } from './middleware/rate-limit.j
 import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
 import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { CaptchaVerifier } from './modules/auth/captcha.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
@@ -72,7 +73,12 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const eventAccess = new EventAccess(prisma);
   const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const accountSettings = { frontendUrl: config.frontendUrl };
-  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, { ...accountSettings, lockout: config.lockout });
+  const captcha = new CaptchaVerifier(config.captcha, logger);
+  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, {
+    ...accountSettings,
+    lockout: config.lockout,
+    captcha,
+  });
   const users = new UsersService(prisma, database.sql, audit, tokens, passwordHasher, notifier, mailQueue, clock, accountSettings);
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());

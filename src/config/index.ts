@@ -179,6 +179,9 @@ const schema = z.object({
   TURN_URLS: iceUrls(['turn:', 'turns:']),
   TURN_SECRET: optionalString,
   TURN_TTL_SECONDS: int(3600, 60, 7 * 24 * 60 * 60),
+  // CAPTCHA on registration (moderation): unset secret = off.
+  CAPTCHA_SECRET: optionalString,
+  CAPTCHA_VERIFY_URL: url('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   // Operations (issue 17): GET /api/metrics exists only with a token.
   METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
 });
@@ -314,6 +317,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     matchRequests: { perMinute: 10, burst: 10 },
     // Operations (issue 17): bearer token of GET /api/metrics; unset → the route does not exist.
     metrics: { token: e.METRICS_TOKEN },
+    /**
+     * CAPTCHA on registration (docs/moderation.md): off without a secret; a Turnstile-compatible
+     * siteverify endpoint, asked with a 5 s deadline.
+     */
+    captcha: { secret: e.CAPTCHA_SECRET, verifyUrl: e.CAPTCHA_VERIFY_URL as string, timeoutMs: 5000 },
   };
 }
 

@@ -15,6 +15,7 @@ import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { LoginInput, RegisterInput } from './auth.schemas.js';
 import { FailureLogThrottle } from './failure-log-throttle.js';
+import type { CaptchaVerifier } from './captcha.js';
 import { clearedVerification, MAX_CODE_ATTEMPTS, newResetToken, newVerification } from './auth.tokens.js';
 
 export interface AuthSettings {
@@ -22,6 +23,13 @@ export interface AuthSettings {
   lockout: { maxAttempts: number; minutes: number };
   /** base of the links in verification and reset mails */
   frontendUrl: string;
+  /** CAPTCHA on registration (off when not configured) */
+  captcha?: Pick<CaptchaVerifier, 'verify'>;
+}
+
+/** Whether a user row is suspended at `now`: suspendedAt set and no end, or an end still ahead. */
+export function isSuspended(user: { suspendedAt: Date | null; suspendedUntil: Date | null }, now: Date): boolean {
+  return user.suspendedAt !== null && (user.suspendedUntil === null || user.suspendedUntil.getTime() > now.getTime());
 }
 
 /** Failed link verifications are logged once per IP address and this interval. */
@@ -90,9 +98,12 @@ export class AuthService {
    * Creates the account from whitelisted fields only (isAdmin / emailVerified in the body never
    * reach the database), mails a verification link and code, answers the user object and a JWT.
    * The unique constraints decide, also for two concurrent registrations: 409 EMAIL_TAKEN, then
-   * 409 USERNAME_TAKEN. The account and its verification mail commit together.
+   * 409 USERNAME_TAKEN. The account and its verification mail commit together. With the CAPTCHA
+   * on, `captchaToken` is verified first (after body validation, before anything is stored):
+   * 400 CAPTCHA_FAILED, 503 CAPTCHA_UNAVAILABLE.
    */
   async register(actor: Actor, input: RegisterInput) {
+    await this.settings.captcha?.verify(input.captchaToken, actor.ip);
     const verification = newVerification(this.clock.now());
     const passwordHash = await this.hasher.hash(input.password);
     let user;
@@ -129,7 +140,10 @@ export class AuthService {
    * attempt is counted BEFORE the password is compared (one conditional UPDATE, so parallel
    * attempts cannot all pass the lock check): at most LOCKOUT_MAX_ATTEMPTS comparisons per
    * lock window, and the attempt that reaches the maximum locks at once. Then a wrong password
-   * → 423 when this attempt locked the account, else 401; a right one clears counter and lock.
+   * → 423 when this attempt locked the account, else 401; a right one clears counter and lock,
+   * and then a suspended account → 403 ACCOUNT_SUSPENDED with `until` (no token). The suspension
+   * and the token version are read from the same row version as the token is signed with, so a
+   * suspension committed during the login either refuses it or revokes the token it issued.
    */
   async login(actor: Actor, { email, password }: LoginInput) {
     const attempt = await this.reserveLoginAttempt(email);
@@ -137,11 +151,15 @@ export class AuthService {
     const who = actingAs(actor, attempt);
     if (!(await this.hasher.compare(password, attempt.passwordHash))) throw await this.failedLogin(who, attempt);
 
-    const { tokenVersion, ...user } = await this.db.user.update({
+    const { tokenVersion, suspendedAt, suspendedUntil, ...user } = await this.db.user.update({
       where: { id: attempt.id },
       data: { failedLoginAttempts: 0, lockedUntil: null },
-      select: { ...userObjectSelect, tokenVersion: true },
+      select: { ...userObjectSelect, tokenVersion: true, suspendedAt: true, suspendedUntil: true },
     });
+    if (isSuspended({ suspendedAt, suspendedUntil }, this.clock.now())) {
+      await this.audit.record(who, { category: 'auth', action: 'login_suspended', success: false });
+      throw new AppError('ACCOUNT_SUSPENDED', { extra: { until: suspendedUntil?.toISOString() ?? null } });
+    }
     await this.audit.record(who, { category: 'auth', action: 'login' });
     return { token: this.tokens.sign({ ...user, tokenVersion }), user };
   }

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { AppError } from '../../lib/errors.js';
 import { toDate } from '../../lib/sql.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
@@ -10,6 +10,10 @@ import type { ChatMessagePayload } from '../../realtime/types.js';
 export const MESSAGE_MAX_LENGTH = 2000;
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+/** The duplicate filter's window: the same text again in the same room within it is refused. */
+export const DUPLICATE_WINDOW_SECONDS = 30;
+/** Namespace of the advisory lock of one user's messages in one room (the duplicate check). */
+const LOCK_AUTHOR_ROOM = 6004;
 
 const messageInclude = { user: { select: { username: true, avatar: true } } } as const;
 
@@ -89,12 +93,13 @@ export class ChatService {
   /**
    * A page of a room's history (tests/chat/event-messages-http.test.ts): with `before`, only ids
    * lower than it; the newest `limit` are selected (index Message(roomId, id)), then returned
-   * oldest first. `hasMore` is true when the number returned equals `limit`.
+   * oldest first. `hasMore` is true when the number returned equals `limit`. Messages removed by
+   * an admin are left out.
    */
   async listRoomMessages(roomId: number, page: MessagePage = {}): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }> {
     const limit = pageSize(page);
     const rows = await this.db.message.findMany({
-      where: { roomId, ...(page.before !== undefined ? { id: { lt: page.before } } : {}) },
+      where: { roomId, deletedAt: null, ...(page.before !== undefined ? { id: { lt: page.before } } : {}) },
       orderBy: { id: 'desc' },
       take: limit,
       include: messageInclude,
@@ -104,14 +109,36 @@ export class ChatService {
 
   /**
    * Stores a message of an author whose username and avatar are already known (the socket's
-   * user): the content rule (validateContent) first, then one INSERT, no read-back of the
-   * author (the hot path of the chats).
+   * user): the content rule (validateContent) first, then, in one transaction, the caller's
+   * `guard` (e.g. a block check under a lock), the duplicate filter and the INSERT, no read-back
+   * of the author (the hot path of the chats).
+   *
+   * Duplicate filter: content that, trimmed and compared case-insensitively, equals a message the
+   * same author stored in the same room less than DUPLICATE_WINDOW_SECONDS earlier → 409
+   * DUPLICATE_MESSAGE, nothing stored. Only stored messages open the window. Checked under an
+   * advisory lock of (author, room), so two copies sent at the same instant cannot both pass.
    */
-  async createMessage(roomId: number, author: MessageAuthor, content: unknown): Promise<ChatMessagePayload> {
+  async createMessage(
+    roomId: number,
+    author: MessageAuthor,
+    content: unknown,
+    guard?: (tx: Prisma.TransactionClient) => Promise<void>,
+  ): Promise<ChatMessagePayload> {
     const text = validateContent(content);
-    const row = await this.db.message.create({
-      data: { roomId, userId: author.id, content: text, type: 'text' },
-      select: { id: true, type: true, createdAt: true },
+    const normalized = text.trim().toLowerCase();
+    const row = await this.db.$transaction(async (tx) => {
+      if (guard) await guard(tx);
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_AUTHOR_ROOM}::int, hashtext(${`${author.id}:${roomId}`}))`;
+      // index Message(userId, roomId, createdAt); at most a few rows (the flood limit bounds them)
+      const recent = await tx.$queryRaw<{ content: string }[]>`
+        SELECT content FROM "Message"
+        WHERE "userId" = ${author.id} AND "roomId" = ${roomId}
+          AND "createdAt" > clock_timestamp() - make_interval(secs => ${DUPLICATE_WINDOW_SECONDS}::int)`;
+      if (recent.some((m) => m.content.trim().toLowerCase() === normalized)) throw new AppError('DUPLICATE_MESSAGE');
+      return tx.message.create({
+        data: { roomId, userId: author.id, content: text, type: 'text' },
+        select: { id: true, type: true, createdAt: true },
+      });
     });
     return {
       id: row.id,

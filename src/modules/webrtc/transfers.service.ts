@@ -54,7 +54,8 @@ export class TransfersService {
 
   /**
    * POST /matches/:slug/transfers: the caller offers a file to the other member. Check order:
-   * membership (404 "Match not found"), match accepted or completed (400). Both members get
+   * membership (404 "Match not found"), match accepted or completed (400), no block between the
+   * members (403 USER_BLOCKED). Both members get
    * `transfer_updated` after the insert.
    */
   async create(actor: Actor, slug: string, input: CreateTransferInput): Promise<TransferPayload> {

@@ -49,7 +49,8 @@ export class WebrtcService {
   /**
    * Relays a parsed signal (see parseSignal) to the other member's sockets as `webrtc_signal`
    * `{ matchSlug, from, kind, data }`. Check order: flood limit (429, before any database
-   * work), membership (404 "Match not found"), match accepted or completed (400).
+   * work), membership (404 "Match not found"), match accepted or completed (400), no block
+   * between the members (403 USER_BLOCKED, nothing relayed).
    * Nothing is stored; a partner without a connected socket simply receives nothing.
    */
   async relaySignal(actor: Actor, signal: WebrtcSignalInput): Promise<void> {
