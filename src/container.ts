@@ -32,6 +32,9 @@ import { ReferenceData } from './lib/reference-data.js';
 import { MatchingLock } from './modules/matching/matching.lock.js';
 import { MatchingService } from './modules/matching/matching.service.js';
 import { Notifier } from './realtime/notifier.js';
+import { BlocksService } from './modules/moderation/blocks.service.js';
+import { ModerationService } from './modules/moderation/moderation.service.js';
+import { ReportsService } from './modules/moderation/reports.service.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
 export interface ContainerOverrides {
@@ -111,6 +114,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     requireEmailVerification: config.requireEmailVerification,
     requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () => clock.now().getTime()),
   });
+  // safety and moderation (docs/moderation.md)
+  const blocks = new BlocksService({ db: prisma, matches });
+  const reports = new ReportsService({ db: prisma, audit, clock });
+  const moderation = new ModerationService({ db: prisma, audit, notifier, clock });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
   const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics, {
     requireEmailVerification: config.requireEmailVerification,
@@ -147,6 +154,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     eventSettings,
     matches,
     matching,
+    blocks,
+    reports,
+    moderation,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

@@ -14,6 +14,7 @@ import { createRegistryRouter } from './modules/registry/registry.router.js';
 import { createUsersRouter } from './modules/users/users.router.js';
 import { createWebrtcRouter } from './modules/webrtc/webrtc.router.js';
 import { createDocsRouter } from './docs/docs.router.js';
+import { createModerationRouter } from './modules/moderation/moderation.router.js';
 
 /** Where every feature router is mounted (the metrics' route templates start with it). */
 export const API_MOUNT_PATH = '/api';
@@ -34,4 +35,5 @@ export const createRouters = (c: Container): Router[] => [
   createActivityLogRouter(c),
   createDashboardRouter(c),
   createWebrtcRouter(c),
+  createModerationRouter(c),
 ];

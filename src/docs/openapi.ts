@@ -13,6 +13,7 @@ import { registryOpenApi } from '../modules/registry/registry.openapi.js';
 import { usersOpenApi } from '../modules/users/users.openapi.js';
 import { webrtcOpenApi } from '../modules/webrtc/webrtc.openapi.js';
 import { docsOpenApi } from './docs.openapi.js';
+import { moderationOpenApi } from '../modules/moderation/moderation.openapi.js';
 import { componentSchemas, errorResponse } from './openapi-helpers.js';
 import { socketEvents, socketSchemas } from './socket.openapi.js';
 
@@ -38,6 +39,7 @@ export function buildOpenApiDocument() {
     dashboardOpenApi,
     webrtcOpenApi,
     metricsOpenApi,
+    moderationOpenApi,
   ];
   const paths: Record<string, Record<string, unknown>> = {};
   for (const part of parts) {
@@ -76,6 +78,7 @@ export function buildOpenApiDocument() {
       { name: 'dashboard' },
       { name: 'video hand-off' },
       { name: 'operations' },
+      { name: 'moderation' },
     ],
     components: {
       securitySchemes: {

@@ -60,7 +60,7 @@ export const webrtcOpenApi: Record<string, unknown> = {
       description: [
         'The caller is the sender, the other member the receiver; members of an accepted or completed match only.',
         'Both members receive `transfer_updated`. Decision: no verified e-mail needed (the match already required one);',
-        '`sha256` is stored lower-case.',
+        '`sha256` is stored lower-case. A completed match of a blocked pair (docs/moderation.md) takes no new transfer: 403 USER_BLOCKED (existing records stay readable).',
       ].join(' '),
       access: 'user',
       parameters: [slugParam],
@@ -70,7 +70,7 @@ export const webrtcOpenApi: Record<string, unknown> = {
         sha256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
       }),
       ok: { '201': json(dataOf(ref('Transfer')), 'The record, status offered') },
-      errors: { 400: ['VALIDATION_ERROR', 'MATCH_NOT_ACCEPTED'], 404: ['MATCH_NOT_FOUND'] },
+      errors: { 400: ['VALIDATION_ERROR', 'MATCH_NOT_ACCEPTED'], 403: ['USER_BLOCKED'], 404: ['MATCH_NOT_FOUND'] },
     }),
     get: operation('get', {
       tags: ['video hand-off'],
