@@ -162,6 +162,17 @@ describe('blocks', () => {
       }
     });
 
+    it('refuses to create the match of an accepted recording suggestion between a blocked pair (USER_BLOCKED), creating nothing', async () => {
+      const { event, alice, bob } = await createTrio();
+      await block(bob, alice.user.username).expect(201);
+      await expect(
+        prisma.$transaction((tx) =>
+          server.container.matches.createOrReuseAcceptedMatch(tx, { eventId: event.id, userAId: alice.user.id, userBId: bob.user.id, suggestionId: 1 }),
+        ),
+      ).rejects.toMatchObject({ code: 'USER_BLOCKED', status: 403 });
+      expect(await prisma.match.count({ where: { eventId: event.id } })).toBe(0);
+    });
+
     it('unblocking allows requests again, but removed matches stay removed', async () => {
       const { event, alice, bob } = await createTrio();
       const pending = await insertMatch(event, alice.user, bob.user, 'pending');
