@@ -27,6 +27,15 @@ describe('duplicate filter', () => {
     expect(await prisma.message.count({ where: { roomId: room.id, userId: alice.user.id } })).toBe(1);
   });
 
+  it('trims as String.prototype.trim does (non-breaking and ideographic spaces too) but keeps inner differences', async () => {
+    const { event, alice } = await createTrio();
+    await ensureEventRoom(event);
+    const a = await inRoom(event, alice);
+    expect((await emitAck(a, 'send_event_message', { content: 'Zażółć gęślą' })).success).toBe(true);
+    expect(await emitAck(a, 'send_event_message', { content: '\u00a0ZAŻÓŁĆ GĘŚLĄ\u3000\ufeff' })).toEqual(duplicate);
+    expect((await emitAck(a, 'send_event_message', { content: 'Zażółć  gęślą' })).success).toBe(true);
+  });
+
   it('lets other users send the same text, and the same user send it in another room', async () => {
     const { event, alice, bob } = await createTrio();
     const other = await createEvent();
