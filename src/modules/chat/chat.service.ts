@@ -12,7 +12,7 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 /** The duplicate filter's window: the same text again in the same room within it is refused. */
 export const DUPLICATE_WINDOW_SECONDS = 30;
-/** Namespace of the advisory lock of one user's messages in one room (the duplicate check). */
+/** Namespace of the advisory lock of one user's copies of one text in one room (the duplicate check). */
 const LOCK_AUTHOR_ROOM = 6004;
 /** The characters String.prototype.trim removes (WhiteSpace and LineTerminator of ECMAScript). */
 const JS_WHITESPACE = '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
@@ -118,7 +118,7 @@ export class ChatService {
    * Duplicate filter: content that, trimmed and compared case-insensitively, equals a message the
    * same author stored in the same room less than DUPLICATE_WINDOW_SECONDS earlier → 409
    * DUPLICATE_MESSAGE, nothing stored. Only stored messages open the window. The transaction
-   * first takes an advisory lock of (author, room), so the conditional INSERT, whose snapshot is
+   * first takes an advisory lock of (author, room, normalised text), so the conditional INSERT, whose snapshot is
    * taken after the lock, sees any copy committed by a concurrent send: two copies sent at the
    * same instant cannot both be stored. Without a guard it is a batch (no interactive
    * transaction): BEGIN, the lock, the INSERT, COMMIT.
@@ -130,7 +130,8 @@ export class ChatService {
     guard?: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<ChatMessagePayload> {
     const text = validateContent(content);
-    const lockKey = `${author.id}:${roomId}`;
+    // only copies of the same text wait for each other: different messages of a user run side by side
+    const lockKey = `${author.id}:${roomId}:${text.trim().toLowerCase()}`;
     const lock = (db: Prisma.TransactionClient | PrismaClient) =>
       db.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_AUTHOR_ROOM}::int, hashtext(${lockKey}))`;
     // index Message(userId, roomId, createdAt); btrim with JavaScript's whitespace set, as String.prototype.trim
