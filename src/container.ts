@@ -16,6 +16,7 @@ import { RegistryService } from './modules/registry/registry.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { AccountMails } from './modules/auth/account-mails.js';
 import { CurrentPasswordCheck } from './modules/auth/current-password.js';
+import { CaptchaVerifier } from './modules/auth/captcha.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
@@ -42,6 +43,9 @@ import { IpRetentionService } from './modules/privacy/ip-retention.service.js';
 
 export type { InstanceState } from './lib/lifecycle.js';
 import type { InstanceState } from './lib/lifecycle.js';
+import { BlocksService } from './modules/moderation/blocks.service.js';
+import { ModerationService } from './modules/moderation/moderation.service.js';
+import { ReportsService } from './modules/moderation/reports.service.js';
 
 /** What a container may be given instead of building it (tests, benchmarks). */
 export interface ContainerOverrides {
@@ -94,7 +98,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const eventAccess = new EventAccess(prisma);
   const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const accountSettings = { frontendUrl: config.frontendUrl };
-  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, { ...accountSettings, publicUrl: config.publicUrl, lockout: config.lockout });
+  const captcha = new CaptchaVerifier(config.captcha, logger);
+  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, {
+    ...accountSettings,
+    publicUrl: config.publicUrl,
+    lockout: config.lockout,
+    captcha,
+  });
   // a wrong current password (password or e-mail change) counts toward the login lockout
   const currentPassword = new CurrentPasswordCheck({ db: prisma, hasher: passwordHasher, audit, lockout: config.lockout });
   const users = new UsersService(
@@ -140,6 +150,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     requireEmailVerification: config.requireEmailVerification,
     requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () => clock.now().getTime()),
   });
+  // safety and moderation (docs/moderation.md)
+  const blocks = new BlocksService({ db: prisma, matches });
+  const reports = new ReportsService({ db: prisma, audit, clock });
+  const moderation = new ModerationService({ db: prisma, audit, notifier, clock });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
   const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics, {
     requireEmailVerification: config.requireEmailVerification,
@@ -204,6 +218,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     ipRetention,
     ipPurgeSchedule,
     matchingPeople,
+    blocks,
+    reports,
+    moderation,
     // HTTP edge pieces built from the same configuration
     guards: createAuthGuards(tokens, config) as AuthGuards,
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,

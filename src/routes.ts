@@ -16,6 +16,7 @@ import { createUsersRouter } from './modules/users/users.router.js';
 import { createWebrtcRouter } from './modules/webrtc/webrtc.router.js';
 import { createDocsRouter } from './docs/docs.router.js';
 import { createPrivacyRouter } from './modules/privacy/privacy.router.js';
+import { createModerationRouter } from './modules/moderation/moderation.router.js';
 
 /** Where every feature router is mounted (the metrics' route templates start with it). */
 export const API_MOUNT_PATH = '/api';
@@ -38,4 +39,5 @@ export const createRouters = (c: Container): Router[] => [
   createDashboardRouter(c),
   createWebrtcRouter(c),
   createPrivacyRouter(c),
+  createModerationRouter(c),
 ];

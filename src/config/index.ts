@@ -213,6 +213,9 @@ const schema = z.object({
   // Privacy: the address clients reach the service at (avatar URLs); IP retention of the activity log.
   PUBLIC_URL: url().refine((v) => v === undefined || /^https?:\/\//.test(v), 'must be an http or https URL'),
   ACTIVITY_LOG_IP_RETENTION_DAYS: int(30, 1, 3650),
+  // CAPTCHA on registration (moderation): unset secret = off.
+  CAPTCHA_SECRET: optionalString,
+  CAPTCHA_VERIFY_URL: url('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   // Operations (issue 17): GET /api/metrics exists only with a token.
   // The source commit of this build (the image build sets it; see the Dockerfile), for wcs_build_info.
   BUILD_COMMIT: optionalString,
@@ -374,6 +377,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     privacy: { activityLogIpRetentionDays: e.ACTIVITY_LOG_IP_RETENTION_DAYS },
     /** What this build is (wcs_build_info): package.json's version and the source commit. */
     build: { version: packageVersion(), commit: e.BUILD_COMMIT ?? 'unknown' },
+    /**
+     * CAPTCHA on registration (docs/moderation.md): off without a secret; a Turnstile-compatible
+     * siteverify endpoint, asked with a 5 s deadline.
+     */
+    captcha: { secret: e.CAPTCHA_SECRET, verifyUrl: e.CAPTCHA_VERIFY_URL as string, timeoutMs: 5000 },
   };
 }
 

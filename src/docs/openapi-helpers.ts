@@ -374,6 +374,12 @@ export const componentSchemas: Record<string, Schema> = {
     code: { const: 'ACCOUNT_LOCKED' },
     retryAfter: { type: 'integer', minimum: 1, description: 'seconds; also sent as the Retry-After header' },
   }),
+  AccountSuspendedError: obj({
+    success: { const: false },
+    error: { const: 'Account suspended' },
+    code: { const: 'ACCOUNT_SUSPENDED' },
+    until: { ...nullDateTime, description: 'when the suspension ends by itself; null: until an admin lifts it' },
+  }),
   Reference: { ...reference, description: 'A division or a competition type' },
   UserSummary: obj({ id: int, username: str, avatar: str, firstName: nullStr, lastName: nullStr }),
   UserBrief: obj({ id: int, username: str, avatar: str }),

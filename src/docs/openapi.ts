@@ -16,6 +16,7 @@ import { webrtcOpenApi } from '../modules/webrtc/webrtc.openapi.js';
 import { avatarsOpenApi } from '../modules/avatars/avatars.openapi.js';
 import { privacyOpenApi } from '../modules/privacy/privacy.openapi.js';
 import { docsOpenApi } from './docs.openapi.js';
+import { moderationOpenApi } from '../modules/moderation/moderation.openapi.js';
 import { componentSchemas, errorResponse } from './openapi-helpers.js';
 import { applyOperationMeta } from './operation-meta.js';
 import { socketEvents, socketSchemas } from './socket.openapi.js';
@@ -46,6 +47,7 @@ export function buildOpenApiDocument() {
     metricsOpenApi,
     avatarsOpenApi,
     privacyOpenApi,
+    moderationOpenApi,
   ];
   const paths: Record<string, Record<string, unknown>> = {};
   for (const part of parts) {
@@ -89,6 +91,7 @@ export function buildOpenApiDocument() {
       { name: 'operations' },
       { name: 'avatars' },
       { name: 'privacy' },
+      { name: 'moderation' },
     ],
     components: {
       securitySchemes: {

@@ -35,6 +35,7 @@ export const socketSchemas: Record<string, Schema> = {
       ],
     },
   }),
+  SocketMessageDeleted: obj({ messageId: int }),
   SocketRecordingSuggestionsCreated: obj({ eventSlug: str, runId: { type: 'string', format: 'uuid' }, toBeRecorded: int, toRecord: int }),
 };
 
@@ -60,23 +61,26 @@ export const clientToServer: Record<string, ClientEvent> = {
   },
   leave_event_room: { description: 'Leaves the joined event room.', ack: ack() },
   send_event_message: {
-    description: 'Posts to the joined event room (1-2000 characters after trim; verified e-mail; 5 messages/s, bursts of 10). Broadcast as `event_message`.',
+    description:
+      'Posts to the joined event room (1-2000 characters after trim; verified e-mail; 5 messages/s, bursts of 10). Broadcast as `event_message`, except to users in a blocked pair with the sender. The same text (trimmed, case-insensitive) the same user stored in the same room less than 30 s earlier → ack `DUPLICATE_MESSAGE` "Duplicate message", nothing stored or broadcast.',
     payload: obj({ content: { type: 'string', minLength: 1, maxLength: 2000 } }),
     ack: ack(s('Message')),
   },
   join_private_room: {
-    description: 'Joins `match_<id>` of an accepted or completed match of the caller; the ack carries the last 20 messages. Throttled like join_event_room (429 ROOM_JOIN_THROTTLED).',
+    description:
+      'Joins `match_<id>` of an accepted or completed match of the caller; the ack carries the last 20 messages. Throttled like join_event_room (429 ROOM_JOIN_THROTTLED). A completed match of a blocked pair → ack `USER_BLOCKED` "You cannot interact with this user".',
     payload: obj({ matchId: { type: 'integer', minimum: 1 } }),
     ack: ack(obj({ matchId: int, roomId: int, messages: array(s('Message')) })),
   },
   send_private_message: {
-    description: 'Posts to the private room of the match (verified e-mail). Broadcast as `private_message`.',
+    description:
+      'Posts to the private room of the match (verified e-mail). Broadcast as `private_message`. A completed match of a blocked pair → ack `USER_BLOCKED`; the duplicate filter of send_event_message applies (ack `DUPLICATE_MESSAGE`).',
     payload: obj({ matchId: { type: 'integer', minimum: 1 }, content: { type: 'string', minLength: 1, maxLength: 2000 } }),
     ack: ack(s('PrivateMessage')),
   },
   webrtc_signal: {
     description:
-      'Video hand-off signaling, relayed to the other member of an accepted or completed match as `webrtc_signal` (offer/answer data `{ type, sdp }` with sdp ≤ 16 KB; ice-candidate data an RTCIceCandidateInit ≤ 2 KB; hangup data optional). Per user at most bursts of 100, 50 a second.',
+      'Video hand-off signaling, relayed to the other member of an accepted or completed match as `webrtc_signal` (offer/answer data `{ type, sdp }` with sdp ≤ 16 KB; ice-candidate data an RTCIceCandidateInit ≤ 2 KB; hangup data optional). Per user at most bursts of 100, 50 a second. A completed match of a blocked pair → ack `USER_BLOCKED`, nothing relayed.',
     payload: obj({ matchSlug: { type: 'string', minLength: 1, maxLength: 50 }, kind: { enum: ['offer', 'answer', 'ice-candidate', 'hangup'] }, data: {} }, ['data']),
     ack: ack(),
   },
@@ -113,6 +117,11 @@ export const serverToClient: Record<string, ServerEvent> = {
   webrtc_signal: { description: 'A signal of the other member of the match.', room: 'user_<id>', payload: s('SocketWebrtcSignalRelay') },
   transfer_updated: { description: 'A video hand-off record after its creation and every status change (both members).', room: 'user_<id>', payload: s('Transfer') },
   activity_log_entry: { description: 'A new activity log entry.', room: 'admin_activity_logs', payload: s('ActivityLogEntry') },
+  message_deleted: {
+    description: 'An admin removed a message of the room (DELETE /admin/messages/{id}): clients drop it from what they show.',
+    room: 'event_<id> / match_<id>',
+    payload: s('SocketMessageDeleted'),
+  },
 };
 
 export const socketEvents = {

@@ -42,6 +42,16 @@ export class Notifier {
     }
   }
 
+  /** As toRoom, except to the sockets in any of the `except` rooms (e.g. `user_<id>` of blocked users). */
+  toRoomExcept<E extends keyof ServerToClientEvents>(room: string, except: string[], event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
+    if (except.length === 0) return this.toRoom(room, event, ...args);
+    try {
+      this.io?.to(room).except(except).emit(event, ...args);
+    } catch (err) {
+      this.logger.warn({ err, room, event }, 'socket broadcast failed');
+    }
+  }
+
   toUser<E extends keyof ServerToClientEvents>(userId: number, event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
     this.toRoom(rooms.user(userId), event, ...args);
   }

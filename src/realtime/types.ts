@@ -126,6 +126,8 @@ export interface ServerToClientEvents {
   activity_log_entry: (entry: ActivityLogEntryPayload) => void;
   webrtc_signal: (payload: WebrtcSignalRelay) => void;
   transfer_updated: (payload: TransferPayload) => void;
+  /** an admin removed a message of the room (moderation): clients drop it */
+  message_deleted: (payload: { messageId: number }) => void;
 }
 
 export type InterServerEvents = Record<string, never>;

@@ -9,7 +9,7 @@ import { prisma } from '../helpers/db';
  * nullability, every @@unique/@unique a unique index and every @@index an index over the
  * same columns. Constraints Prisma cannot express are listed in SQL_ONLY_INDEXES.
  */
-const SQL_ONLY_INDEXES = new Set(['Match_eventId_pair_key', 'User_username_lower_key']);
+const SQL_ONLY_INDEXES = new Set(['Match_eventId_pair_key', 'User_username_lower_key', 'Report_open_reporter_target_key']);
 
 interface DmmfField {
   name: string;

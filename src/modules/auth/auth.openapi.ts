@@ -55,11 +55,17 @@ export const authOpenApi: Record<string, unknown> = {
           firstName: { type: ['string', 'null'], maxLength: 100, description: 'trimmed; a control character → 400 "firstName must not contain control characters"' },
           lastName: { type: ['string', 'null'], maxLength: 100, description: 'trimmed; a control character → 400 "lastName must not contain control characters"' },
           registryId: { type: ['string', 'null'], pattern: '^\\s*(\\d{1,10})?\\s*$', description: 'a string of 1-10 digits ("" or null: none); a number is refused (400)' },
+          captchaToken: {
+            type: 'string',
+            maxLength: 4096,
+            description:
+              'CAPTCHA response token (Cloudflare Turnstile or a compatible widget). Checked only when the service runs with CAPTCHA_SECRET: after body validation and before the duplicate checks, the service POSTs `secret`, `response` and `remoteip` (form-encoded) to CAPTCHA_VERIFY_URL. Missing, empty or refused → 400 CAPTCHA_FAILED; verifier unreachable, non-2xx, not JSON or slower than 5 s → 503 CAPTCHA_UNAVAILABLE; nothing is stored and no mail is sent in both cases. Ignored while the CAPTCHA is off.',
+          },
         },
-        ['firstName', 'lastName', 'registryId'],
+        ['firstName', 'lastName', 'registryId', 'captchaToken'],
       ),
       ok: { '201': json(dataOf(ref('AuthResult')), 'Registered: a JWT (HS256, 24 h) and the user') },
-      errors: { 400: ['VALIDATION_ERROR'], 409: ['EMAIL_TAKEN', 'USERNAME_TAKEN'] },
+      errors: { 400: ['VALIDATION_ERROR', 'CAPTCHA_FAILED'], 409: ['EMAIL_TAKEN', 'USERNAME_TAKEN'], 503: ['CAPTCHA_UNAVAILABLE'] },
     }),
   },
   '/auth/login': {
@@ -72,7 +78,18 @@ export const authOpenApi: Record<string, unknown> = {
       body: obj({ email, password: str }),
       ok: { '200': json(dataOf(ref('AuthResult'))) },
       errors: { 400: ['VALIDATION_ERROR'], 401: ['INVALID_CREDENTIALS'] },
-      extra: { '423': json(ref('AccountLockedError'), 'Account locked (ACCOUNT_LOCKED), with `retryAfter` and a `Retry-After` header') },
+      extra: {
+        '403': json(
+          {
+            oneOf: [
+              ref('AccountSuspendedError'),
+              { allOf: [ref('Error'), { properties: { code: { enum: ['CSRF_INVALID'] } } }] },
+            ],
+          },
+          'ACCOUNT_SUSPENDED: "Account suspended" with `until` (ISO, or null when indefinite), only after the right password (a wrong one answers 401 as usual; see docs/moderation.md); CSRF_INVALID: "Invalid CSRF token"',
+        ),
+        '423': json(ref('AccountLockedError'), 'Account locked (ACCOUNT_LOCKED), with `retryAfter` and a `Retry-After` header'),
+      },
     }),
   },
   '/auth/verify-email': {

@@ -31,6 +31,8 @@ export const registerBody: ValidationChain[] = [
   plainText('firstName', 'First name'),
   plainText('lastName', 'Last name'),
   registryIdField(),
+  // checked by the CAPTCHA verifier when CAPTCHA_SECRET is set (missing or empty → 400 CAPTCHA_FAILED), ignored otherwise
+  body('captchaToken').optional().isString().withMessage('captchaToken must be a string').bail().isLength({ max: 4096 }).withMessage('captchaToken must be at most 4096 characters'),
 ];
 
 export interface RegisterInput {
@@ -40,6 +42,7 @@ export interface RegisterInput {
   firstName?: string | null;
   lastName?: string | null;
   registryId?: string | null;
+  captchaToken?: string;
 }
 
 export const loginBody: ValidationChain[] = [

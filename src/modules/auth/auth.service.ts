@@ -16,6 +16,7 @@ import type { LoginInput, RegisterInput } from './auth.schemas.js';
 import { FailureLogThrottle } from './failure-log-throttle.js';
 import { accountMail } from './account-mails.js';
 import { clearedVerification, MAX_CODE_ATTEMPTS } from './auth.tokens.js';
+import type { CaptchaVerifier } from './captcha.js';
 
 export interface AuthSettings {
   /** failed logins in a row that lock the account, and for how long */
@@ -24,6 +25,13 @@ export interface AuthSettings {
   frontendUrl: string;
   /** PUBLIC_URL: base of the avatar URL stored at registration */
   publicUrl: string;
+  /** CAPTCHA on registration (off when not configured) */
+  captcha?: Pick<CaptchaVerifier, 'verify'>;
+}
+
+/** Whether a user row is suspended at `now`: suspendedAt set and no end, or an end still ahead. */
+export function isSuspended(user: { suspendedAt: Date | null; suspendedUntil: Date | null }, now: Date): boolean {
+  return user.suspendedAt !== null && (user.suspendedUntil === null || user.suspendedUntil.getTime() > now.getTime());
 }
 
 /** Failed link verifications are logged once per IP address and this interval. */
@@ -93,9 +101,12 @@ export class AuthService {
    * Creates the account from whitelisted fields only (isAdmin / emailVerified in the body never
    * reach the database), mails a verification link and code, answers the user object and a JWT.
    * The unique constraints decide, also for two concurrent registrations: 409 EMAIL_TAKEN, then
-   * 409 USERNAME_TAKEN. The account and its verification mail commit together.
+   * 409 USERNAME_TAKEN. The account and its verification mail commit together. With the CAPTCHA
+   * on, `captchaToken` is verified first (after body validation, before anything is stored):
+   * 400 CAPTCHA_FAILED, 503 CAPTCHA_UNAVAILABLE.
    */
   async register(actor: Actor, input: RegisterInput) {
+    await this.settings.captcha?.verify(input.captchaToken, actor.ip);
     const passwordHash = await this.hasher.hash(input.password);
     let user;
     try {
@@ -130,7 +141,10 @@ export class AuthService {
    * attempt is counted BEFORE the password is compared (one conditional UPDATE, so parallel
    * attempts cannot all pass the lock check): at most LOCKOUT_MAX_ATTEMPTS comparisons per
    * lock window, and the attempt that reaches the maximum locks at once. Then a wrong password
-   * → 423 when this attempt locked the account, else 401; a right one clears counter and lock.
+   * → 423 when this attempt locked the account, else 401; a right one clears counter and lock,
+   * and then a suspended account → 403 ACCOUNT_SUSPENDED with `until` (no token). The suspension
+   * and the token version are read from the same row version as the token is signed with, so a
+   * suspension committed during the login either refuses it or revokes the token it issued.
    */
   async login(actor: Actor, { email, password }: LoginInput) {
     const attempt = await this.reserveLoginAttempt(email);
@@ -138,11 +152,15 @@ export class AuthService {
     const who = actingAs(actor, attempt);
     if (!(await this.hasher.compare(password, attempt.passwordHash))) throw await this.failedLogin(who, attempt);
 
-    const { tokenVersion, ...user } = await this.db.user.update({
+    const { tokenVersion, suspendedAt, suspendedUntil, ...user } = await this.db.user.update({
       where: { id: attempt.id },
       data: { failedLoginAttempts: 0, lockedUntil: null },
-      select: { ...userObjectSelect, tokenVersion: true },
+      select: { ...userObjectSelect, tokenVersion: true, suspendedAt: true, suspendedUntil: true },
     });
+    if (isSuspended({ suspendedAt, suspendedUntil }, this.clock.now())) {
+      await this.audit.record(who, { category: 'auth', action: 'login_suspended', success: false });
+      throw new AppError('ACCOUNT_SUSPENDED', { extra: { until: suspendedUntil?.toISOString() ?? null } });
+    }
     await this.audit.record(who, { category: 'auth', action: 'login' });
     return { token: this.tokens.sign({ ...user, tokenVersion }), user };
   }

@@ -13,6 +13,12 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 /** The text of a message whose author deleted the account. */
 export const DELETED_MESSAGE_CONTENT = '[deleted]';
+/** The duplicate filter's window: the same text again in the same room within it is refused. */
+export const DUPLICATE_WINDOW_SECONDS = 30;
+/** Namespace of the advisory lock of one user's copies of one text in one room (the duplicate check). */
+const LOCK_AUTHOR_ROOM = 6004;
+/** The characters String.prototype.trim removes (WhiteSpace and LineTerminator of ECMAScript). */
+const JS_WHITESPACE = '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
 
 const messageInclude = { user: { select: { username: true, avatar: true } } } as const;
 
@@ -95,12 +101,13 @@ export class ChatService {
   /**
    * A page of a room's history (tests/chat/event-messages-http.test.ts): with `before`, only ids
    * lower than it; the newest `limit` are selected (index Message(roomId, id)), then returned
-   * oldest first. `hasMore` is true when the number returned equals `limit`.
+   * oldest first. `hasMore` is true when the number returned equals `limit`. Messages removed by
+   * an admin are left out.
    */
   async listRoomMessages(roomId: number, page: MessagePage = {}): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }> {
     const limit = pageSize(page);
     const rows = await this.db.message.findMany({
-      where: { roomId, ...(page.before !== undefined ? { id: { lt: page.before } } : {}) },
+      where: { roomId, deletedAt: null, ...(page.before !== undefined ? { id: { lt: page.before } } : {}) },
       orderBy: { id: 'desc' },
       take: limit,
       include: messageInclude,
@@ -110,15 +117,49 @@ export class ChatService {
 
   /**
    * Stores a message of an author whose username and avatar are already known (the socket's
-   * user): the content rule (validateContent) first, then one INSERT, no read-back of the
-   * author (the hot path of the chats).
+   * user): the content rule (validateContent) first, then, in one transaction, the caller's
+   * `guard` if any (e.g. a block check under a lock), and the INSERT unless it is a duplicate;
+   * no read-back of the author (the hot path of the chats).
+   *
+   * Duplicate filter: content that, trimmed and compared case-insensitively, equals a message the
+   * same author stored in the same room less than DUPLICATE_WINDOW_SECONDS earlier → 409
+   * DUPLICATE_MESSAGE, nothing stored. Only stored messages open the window. The transaction
+   * first takes an advisory lock of (author, room, normalised text), so the conditional INSERT, whose snapshot is
+   * taken after the lock, sees any copy committed by a concurrent send: two copies sent at the
+   * same instant cannot both be stored. Without a guard it is a batch (no interactive
+   * transaction): BEGIN, the lock, the INSERT, COMMIT.
    */
-  async createMessage(roomId: number, author: MessageAuthor, content: unknown): Promise<ChatMessagePayload> {
+  async createMessage(
+    roomId: number,
+    author: MessageAuthor,
+    content: unknown,
+    guard?: (tx: Prisma.TransactionClient) => Promise<void>,
+  ): Promise<ChatMessagePayload> {
     const text = validateContent(content);
-    const row = await this.db.message.create({
-      data: { roomId, userId: author.id, content: text, type: 'text' },
-      select: { id: true, type: true, createdAt: true },
-    });
+    // only copies of the same text wait for each other: different messages of a user run side by side
+    const lockKey = `${author.id}:${roomId}:${text.trim().toLowerCase()}`;
+    const lock = (db: Prisma.TransactionClient | PrismaClient) =>
+      db.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_AUTHOR_ROOM}::int, hashtext(${lockKey}))`;
+    // index Message(userId, roomId, createdAt); btrim with JavaScript's whitespace set, as String.prototype.trim
+    const insertUnlessDuplicate = (db: Prisma.TransactionClient | PrismaClient) =>
+      db.$queryRaw<{ id: number; type: string; createdAt: Date }[]>`
+        INSERT INTO "Message" ("roomId", "userId", content, type)
+        SELECT ${roomId}::int, ${author.id}::int, ${text}::text, 'text'
+        WHERE NOT EXISTS (
+          SELECT 1 FROM "Message"
+          WHERE "userId" = ${author.id}::int AND "roomId" = ${roomId}::int
+            AND "createdAt" > clock_timestamp() - make_interval(secs => ${DUPLICATE_WINDOW_SECONDS}::int)
+            AND lower(btrim(content, ${JS_WHITESPACE}::text)) = lower(btrim(${text}::text, ${JS_WHITESPACE}::text)))
+        RETURNING id, type, "createdAt"`;
+    const inserted = guard
+      ? await this.db.$transaction(async (tx) => {
+          await guard(tx);
+          await lock(tx);
+          return insertUnlessDuplicate(tx);
+        })
+      : (await this.db.$transaction([lock(this.db), insertUnlessDuplicate(this.db)]))[1];
+    const row = inserted[0];
+    if (!row) throw new AppError('DUPLICATE_MESSAGE');
     return {
       id: row.id,
       roomId,

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Metrics } from '../../lib/metrics.js';
@@ -20,6 +20,7 @@ import {
   type MessagePage,
 } from './chat.service.js';
 import type { FloodLimiter } from './flood-limit.js';
+import { blockedPeersSql, notBlockedSql } from '../moderation/block-pair.js';
 
 export const EVENT_ROOM_TYPE = 'event';
 /** A flood is logged once per user and minute, not once per refused message. */
@@ -44,6 +45,8 @@ interface SenderContext {
   emailVerified: boolean;
   participant: boolean;
   roomId: number | null;
+  /** users in a blocked pair with the sender: they do not receive the message */
+  blockedPeers: number[];
 }
 
 interface EventRoomPageRow {
@@ -59,6 +62,8 @@ interface EventRoomPageRow {
  * participant) a page of the room's messages with their authors, oldest first: one statement
  * for the history reads, which a weekend's phones poll. Indexes: Event(slug), the unique
  * EventParticipant(userId, eventId), ChatRoom(eventId, type), Message(roomId, id) read backwards.
+ * Messages removed by an admin and messages of users in a blocked pair with the caller are
+ * filtered before the limit (a page holds up to `limit` visible messages).
  * $1 slug, $2 caller, $3 page size, $4 `before` (only in the second form).
  */
 const roomPage = (name: string, before: string) =>
@@ -67,7 +72,9 @@ const roomPage = (name: string, before: string) =>
     `SELECT e.id AS "eventId", (me.id IS NOT NULL) AS "isParticipant", r.id AS "roomId",
             CASE WHEN me.id IS NOT NULL THEN (
               SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
-              FROM (SELECT * FROM "Message" WHERE "roomId" = r.id ${before} ORDER BY id DESC LIMIT $3) m
+              FROM (SELECT * FROM "Message" WHERE "roomId" = r.id AND "deletedAt" IS NULL
+                      AND ${notBlockedSql('"Message"."userId"', '$2::int')} ${before}
+                    ORDER BY id DESC LIMIT $3) m
               LEFT JOIN "User" u ON u.id = m."userId")
             END AS messages
      FROM "Event" e
@@ -132,13 +139,19 @@ export class EventChatService {
 
   /**
    * send_event_message: stores a message in the joined event's room; the caller broadcasts it
-   * to the event room.
+   * to the event room except to `hiddenFrom` (the users in a blocked pair with the sender).
    * Checks in order: a room joined (400 NOT_IN_ROOM) → content 1-2000 characters after trim
    * (400) → flood limit (429; logged once per user and minute) → the user still exists (401)
    * → verified e-mail from the database when required (403) → still a participant (403; the
-   * user's sockets leave the room) → the room exists (404).
+   * user's sockets leave the room) → the room exists (404) → not a duplicate (409
+   * DUPLICATE_MESSAGE, the chat core's rule).
    */
-  async postMessage(actor: Actor, userId: number, joined: JoinedEventRoom | undefined, content: unknown): Promise<{ eventId: number; message: ChatMessagePayload }> {
+  async postMessage(
+    actor: Actor,
+    userId: number,
+    joined: JoinedEventRoom | undefined,
+    content: unknown,
+  ): Promise<{ eventId: number; message: ChatMessagePayload; hiddenFrom: number[] }> {
     if (!joined) throw new AppError('NOT_IN_ROOM');
     const text = validateContent(content);
     if (!(await this.flood.take(userId))) {
@@ -156,7 +169,7 @@ export class EventChatService {
     const author = { id: userId, username: ctx.username, avatar: ctx.avatar };
     const message = await this.chat.createMessage(ctx.roomId, author, text);
     this.metrics.chatMessageStored('event');
-    return { eventId: joined.eventId, message };
+    return { eventId: joined.eventId, message, hiddenFrom: ctx.blockedPeers };
   }
 
   private findRoom(eventId: number) {
@@ -193,7 +206,8 @@ export class EventChatService {
    */
   private async senderContext(eventId: number, userId: number): Promise<SenderContext | undefined> {
     const rows = await this.db.$queryRaw<SenderContext[]>`
-      SELECT u.username, u.avatar, u."emailVerified", (p.id IS NOT NULL) AS participant, r.id AS "roomId"
+      SELECT u.username, u.avatar, u."emailVerified", (p.id IS NOT NULL) AS participant, r.id AS "roomId",
+        ${Prisma.raw(blockedPeersSql('u.id'))} AS "blockedPeers"
       FROM "User" u
       LEFT JOIN "EventParticipant" p ON p."userId" = u.id AND p."eventId" = ${eventId}
       LEFT JOIN "ChatRoom" r ON r."eventId" = ${eventId} AND r.type = ${EVENT_ROOM_TYPE}

@@ -28,7 +28,8 @@ export const matchesOpenApi: Record<string, unknown> = {
         'At most 20 pending outgoing requests per user, and at most 10 requests in a burst per requester, refilled at 10 a minute',
         '(429 MATCH_REQUESTS_RATE_LIMITED; a refused duplicate does not count). After the commit the target receives',
         '`match_request_received` `{ matchSlug, event: { slug, name }, from: <user summary> }` in `user_<id>`.',
-        'Check order: event 404 → requester participant 403 → self 400 → target participant 400 → pending cap 429 → request rate 429 → duplicate 409.',
+        'Check order: event 404 → requester participant 403 → self 400 → target participant 400 → blocked pair 403 USER_BLOCKED → pending cap 429 → request rate 429 → duplicate 409.',
+        'A blocked pair (either user blocked the other; docs/moderation.md) cannot request: 403 USER_BLOCKED whoever asks and whoever blocked.',
       ].join(' '),
       access: 'user',
       body: obj({
@@ -38,7 +39,7 @@ export const matchesOpenApi: Record<string, unknown> = {
       ok: { '201': json(dataOf(ref('Match')), 'The created match (status pending)') },
       errors: {
         400: ['VALIDATION_ERROR', 'MATCH_SELF', 'TARGET_NOT_PARTICIPANT'],
-        403: ['NOT_PARTICIPANT', 'EMAIL_NOT_VERIFIED'],
+        403: ['NOT_PARTICIPANT', 'EMAIL_NOT_VERIFIED', 'USER_BLOCKED'],
         404: ['EVENT_NOT_FOUND'],
         409: ['MATCH_EXISTS'],
         429: ['TOO_MANY_PENDING_MATCHES', 'MATCH_REQUESTS_RATE_LIMITED'],

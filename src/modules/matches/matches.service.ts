@@ -5,7 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { sql, toDate, type SqlReader } from '../../lib/sql.js';
 import { randomSlug } from '../../lib/ids.js';
-import { isUniqueViolation } from '../../lib/prisma-errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../lib/prisma-errors.js';
 import { DELETED_USER_SUMMARY, userSummarySelect, type UserSummaryRow } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type ChatMessagePayload, type MatchNotification } from '../../realtime/types.js';
@@ -15,6 +15,7 @@ import type { Metrics } from '../../lib/metrics.js';
 import type { EventAccess } from '../events/event-access.js';
 import type { MatchStatus } from './matches.schemas.js';
 import { completedTransfersInclude, videosReceivedBy } from '../webrtc/transfers.service.js';
+import { isBlockedPair, lockUserPair } from '../moderation/block-pair.js';
 
 type Tx = Prisma.TransactionClient;
 type Db = Tx | PrismaClient;
@@ -171,7 +172,8 @@ export interface AcceptedMatchInput {
 /** The chat core's content rule, message writer and history reader (src/modules/chat/chat.service.ts). */
 export interface MatchChat {
   validateContent(content: unknown): string;
-  createMessage(roomId: number, author: Author, content: string): Promise<ChatMessagePayload>;
+  /** `guard` runs first inside the message's transaction (here: the pair's block check under its lock) */
+  createMessage(roomId: number, author: Author, content: string, guard?: (tx: Tx) => Promise<void>): Promise<ChatMessagePayload>;
   listRoomMessages(roomId: number, paging?: { before?: number; limit?: number }): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }>;
 }
 
@@ -207,7 +209,9 @@ export class MatchesService {
 
   /**
    * A match request. Checks: event 404 → requester participates 403 → not oneself 400 →
-   * target participates 400 → at most 20 pending outgoing requests 429 (counted under a
+   * target participates 400 → no block between the two 403 USER_BLOCKED (checked under the pair's
+   * lock, which a block takes too: a request racing with a block is refused, or created and
+   * then removed by the block) → at most 20 pending outgoing requests 429 (counted under a
    * per-requester advisory lock, so parallel requests cannot overshoot) → the requester's
    * request rate 429 MATCH_REQUESTS_RATE_LIMITED (a token bucket per requester, taken under
    * the same lock and given back when nothing was created, so request+cancel cycles cannot
@@ -293,9 +297,38 @@ export class MatchesService {
       if (deleted.count === 0) throw new AppError('MATCH_NOT_FOUND');
       return found;
     }, TX_OPTIONS);
+    return this.announceDeletion(match, user.id, actor);
+  }
 
-    const rejected = match.status === 'pending' && match.user2Id === user.id;
-    const byUser1 = match.user1Id === user.id;
+  /**
+   * Inside the caller's transaction (a block, under the pair's lock): deletes every `pending` or
+   * `accepted` match of the two users, at any event, with their private rooms and messages
+   * (cascade). Completed matches stay. The caller announces each one after the commit
+   * (announceDeletion), exactly as DELETE /matches/:slug by `userA` would.
+   */
+  async deletePairMatchesInTx(tx: Tx, userA: number, userB: number): Promise<MatchWithRelations[]> {
+    const found = await tx.match.findMany({
+      where: {
+        status: { in: ['pending', 'accepted'] },
+        OR: [
+          { user1Id: userA, user2Id: userB },
+          { user1Id: userB, user2Id: userA },
+        ],
+      },
+      include: matchInclude,
+    });
+    if (found.length > 0) await tx.match.deleteMany({ where: { id: { in: found.map((m) => m.id) } } });
+    return found;
+  }
+
+  /**
+   * After a match was deleted by `byUserId`: the other member gets `match_cancelled`, both
+   * members' sockets leave the private room, and the deletion is audited as match/match_reject
+   * (a pending match deleted by its target) or match/match_cancel.
+   */
+  async announceDeletion(match: MatchWithRelations, byUserId: number, actor: Actor): Promise<{ action: 'rejected' | 'cancelled' }> {
+    const rejected = match.status === 'pending' && match.user2Id === byUserId;
+    const byUser1 = match.user1Id === byUserId;
     this.notifier.toUser(byUser1 ? match.user2Id : match.user1Id, 'match_cancelled', notification(match, byUser1 ? match.user1 : match.user2));
     // Sockets still in the private room stop receiving anything of a match that no longer exists.
     for (const member of [match.user1Id, match.user2Id]) this.notifier.removeUserFromRoom(member, rooms.match(match.id));
@@ -396,7 +429,8 @@ export class MatchesService {
 
   /**
    * Opens the private chat of a match for one of its sockets: members of an accepted or
-   * completed match only. Checks: member 404 (also for an unknown id) → accepted 400. `enter`
+   * completed match only. Checks: member 404 (also for an unknown id) → accepted 400 → no block
+   * between the members 403 USER_BLOCKED (a completed match of a blocked pair). `enter`
    * puts the socket into the match room before the history is read, so no message falls
    * between the history and the live stream. Answers the last 20 messages, oldest first.
    */
@@ -410,15 +444,29 @@ export class MatchesService {
   /**
    * Stores a private message of `author` in the match's room. Checks: content 400 (the chat
    * core's rule) → flood limit 429 (the limiter shared with the event chat: ~5 messages/s with
-   * bursts of 10 per user) → member 404 → accepted 400 → verified e-mail 403 (read from the
-   * database, not the token). The caller broadcasts the answer (`private_message` to the match room).
+   * bursts of 10 per user) → member 404 → accepted 400 → no block 403 USER_BLOCKED → verified
+   * e-mail 403 (read from the database, not the token) → not a duplicate 409 DUPLICATE_MESSAGE
+   * (the chat core's rule). The block is checked again under the pair's shared lock in the
+   * message's transaction, so a message racing with a block is either stored before it or
+   * refused. The caller broadcasts the answer (`private_message` to the match room).
    */
   async sendPrivateMessage(matchId: number, author: Author, content: unknown): Promise<ChatMessagePayload & { matchId: number }> {
     const text = this.chat.validateContent(content);
     if (!(await this.chatFlood.take(author.id))) throw new AppError('CHAT_FLOOD');
-    const { roomId, senderVerified } = await this.privateRoom(matchId, author.id);
+    const { roomId, senderVerified, partnerId } = await this.privateRoom(matchId, author.id);
     if (this.settings.requireEmailVerification && !senderVerified) throw new AppError('EMAIL_NOT_VERIFIED');
-    const message = await this.chat.createMessage(roomId, author, text);
+    const guard = async (tx: Tx) => {
+      await lockUserPair(tx, author.id, partnerId, 'shared');
+      if (await isBlockedPair(tx, author.id, partnerId)) throw new AppError('USER_BLOCKED');
+    };
+    let message: ChatMessagePayload;
+    try {
+      message = await this.chat.createMessage(roomId, author, text, guard);
+    } catch (err) {
+      // the match (and its room) was deleted meanwhile
+      if (isForeignKeyViolation(err)) throw new AppError('MATCH_NOT_FOUND');
+      throw err;
+    }
     this.metrics.chatMessageStored('private');
     return { ...message, matchId };
   }
@@ -442,8 +490,11 @@ export class MatchesService {
     return match;
   }
 
-  /** The private room of a match the user may chat in, with whether the user's e-mail is verified (one query). */
-  private async privateRoom(matchId: number, userId: number): Promise<{ roomId: number; senderVerified: boolean }> {
+  /**
+   * The private room of a match the user may chat in, with whether the user's e-mail is verified
+   * (one query): member 404 → accepted or completed 400 → no block between the members 403.
+   */
+  private async privateRoom(matchId: number, userId: number): Promise<{ roomId: number; senderVerified: boolean; partnerId: number }> {
     const match = await this.db.match.findUnique({
       where: { id: matchId },
       select: {
@@ -460,11 +511,16 @@ export class MatchesService {
       throw new AppError('MATCH_NOT_ACCEPTED', { message: 'Private chat is available only for accepted matches' });
     }
     const sender = match.user1Id === userId ? match.user1 : match.user2;
-    return { roomId: match.chatRoom.id, senderVerified: sender.emailVerified };
+    const partnerId = match.user1Id === userId ? match.user2Id : match.user1Id;
+    if (await isBlockedPair(this.db, userId, partnerId)) throw new AppError('USER_BLOCKED');
+    return { roomId: match.chatRoom.id, senderVerified: sender.emailVerified, partnerId };
   }
 
   private async insertRequest(tx: Tx, eventId: number, requesterId: number, targetUserId: number): Promise<MatchWithRelations> {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_REQUESTER}::int, ${requesterId}::int)`;
+    // the block's lock: a block of the pair commits either before this check or after this request
+    await lockUserPair(tx, requesterId, targetUserId);
+    if (await isBlockedPair(tx, requesterId, targetUserId)) throw new AppError('USER_BLOCKED');
     const pending = await tx.match.count({ where: { user1Id: requesterId, status: 'pending' } });
     if (pending >= MAX_PENDING_OUTGOING) {
       throw new AppError('TOO_MANY_PENDING_MATCHES', { message: `You can have at most ${MAX_PENDING_OUTGOING} pending match requests` });
@@ -516,6 +572,9 @@ async function acceptedMatchInTx(
   now: Date,
 ): Promise<MatchWithRelations & { becameAccepted: boolean }> {
   if (input.userAId === input.userBId) throw new AppError('MATCH_SELF', { message: 'A match needs two different users' });
+  // a blocked pair never gets a match (serialised with the block by the pair's lock)
+  await lockUserPair(tx, input.userAId, input.userBId);
+  if (await isBlockedPair(tx, input.userAId, input.userBId)) throw new AppError('USER_BLOCKED');
   await lockPair(tx, input.eventId, input.userAId, input.userBId);
   const existing = await tx.match.findFirst({
     where: {

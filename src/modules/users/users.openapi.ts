@@ -76,7 +76,7 @@ export const usersOpenApi: Record<string, unknown> = {
       access: 'user',
       parameters: [usernameParam],
       description:
-        'Stats as in /users/me but without `matches.pending`. Never e-mail, emailVerified, isAdmin or lock data.',
+        'Stats as in /users/me but without `matches.pending`. Never e-mail, emailVerified, isAdmin or lock data. A user who blocked the caller answers 404 USER_NOT_FOUND, as an unknown username does.',
       ok: { '200': json(dataOf(ref('PublicProfile'))) },
       errors: { 400: ['VALIDATION_ERROR'], 404: ['USER_NOT_FOUND'] },
     }),
@@ -87,7 +87,7 @@ export const usersOpenApi: Record<string, unknown> = {
       summary: 'Ratings received by a user',
       access: 'user',
       parameters: [usernameParam],
-      description: 'Newest first, at most 50 (average and total cover all ratings).',
+      description: 'Newest first, at most 50 (average and total cover all ratings). A user who blocked the caller answers 404 USER_NOT_FOUND, as an unknown username does.',
       ok: {
         '200': json(
           dataOf(

@@ -51,12 +51,12 @@ export function createUsersRouter({ guards, users, limiters }: UsersRouterDeps):
     sendConfirmation(res, 'Password changed', { token });
   });
 
-  router.get('/users/:username', guards.requireAuth, validate(...usernameParam), async (_req, res) => {
-    sendData(res, await users.getPublicProfile(input<UsernameParam>(res).username));
+  router.get('/users/:username', guards.requireAuth, validate(...usernameParam), async (req, res) => {
+    sendData(res, await users.getPublicProfile(input<UsernameParam>(res).username, currentUser(req).id));
   });
 
-  router.get('/users/:username/ratings', guards.requireAuth, validate(...usernameParam), async (_req, res) => {
-    sendData(res, await users.getUserRatings(input<UsernameParam>(res).username));
+  router.get('/users/:username/ratings', guards.requireAuth, validate(...usernameParam), async (req, res) => {
+    sendData(res, await users.getUserRatings(input<UsernameParam>(res).username, currentUser(req).id));
   });
   return router;
 }

@@ -84,7 +84,12 @@ const withStats = (name: string, select: Record<string, true>, where: string): S
 type UserObjectRow = Prisma.UserGetPayload<{ select: typeof userObjectSelect }>;
 type PublicProfileRow = Prisma.UserGetPayload<{ select: typeof publicProfileSelect }>;
 const meWithStats = withStats('users_me', userObjectSelect, 'u.id = $1');
-const profileWithStats = withStats('users_public_profile', publicProfileSelect, 'u.username = $1');
+// a user who blocked the viewer ($2) is not found by them (docs/moderation.md)
+const profileWithStats = withStats(
+  'users_public_profile',
+  publicProfileSelect,
+  'u.username = $1 AND NOT EXISTS (SELECT 1 FROM "UserBlock" b WHERE b."blockerId" = u.id AND b."blockedId" = $2::int)',
+);
 
 interface StatsColumns {
   total: number;
@@ -141,19 +146,22 @@ export class UsersService {
     return splitStats(row, true);
   }
 
-  /** The public profile of an exact (case-sensitive) username with statistics without pending matches; 404 USER_NOT_FOUND. */
-  async getPublicProfile(username: string) {
-    const [row] = await this.sql.rows<PublicProfileRow & StatsColumns>(profileWithStats, [username]);
+  /**
+   * The public profile of an exact (case-sensitive) username with statistics without pending
+   * matches; 404 USER_NOT_FOUND, also when that user blocked the viewer (the same answer).
+   */
+  async getPublicProfile(username: string, viewerId: number) {
+    const [row] = await this.sql.rows<PublicProfileRow & StatsColumns>(profileWithStats, [username, viewerId]);
     if (!row) throw new AppError('USER_NOT_FOUND');
     return splitStats(row, false);
   }
 
   /**
-   * Ratings a user received: 404 USER_NOT_FOUND for an unknown username; the newest
-   * RATINGS_LIMIT ratings, while the average and the total cover all of them.
+   * Ratings a user received: 404 USER_NOT_FOUND for an unknown username or a user who blocked
+   * the viewer; the newest RATINGS_LIMIT ratings, while the average and the total cover all of them.
    */
-  async getUserRatings(username: string) {
-    const user = await this.db.user.findUnique({ where: { username }, select: { id: true } });
+  async getUserRatings(username: string, viewerId: number) {
+    const user = await this.db.user.findFirst({ where: { username, blocksMade: { none: { blockedId: viewerId } } }, select: { id: true } });
     if (!user) throw new AppError('USER_NOT_FOUND');
     const [summary, ratings] = await Promise.all([
       this.db.rating.aggregate({ where: { ratedId: user.id }, _count: { _all: true }, _avg: { score: true } }),

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { userSummarySelect } from '../../lib/user-summary.js';
+import { isBlockedPair } from '../moderation/block-pair.js';
 import { webrtcErrors } from './webrtc.errors.js';
 
 /** Signals and transfers are open in these match states. */
@@ -30,9 +31,14 @@ export async function findMemberMatch(db: PrismaClient, slug: string, userId: nu
   };
 }
 
-/** As findMemberMatch, and 400 "Match is not accepted" unless the match is accepted or completed. */
+/**
+ * As findMemberMatch, and 400 "Match is not accepted" unless the match is accepted or completed,
+ * then 403 USER_BLOCKED while a block exists between the two members (the hand-off of a
+ * completed match of a blocked pair is closed; its records stay readable).
+ */
 export async function findHandoffMatch(db: PrismaClient, slug: string, userId: number) {
   const match = await findMemberMatch(db, slug, userId);
   if (!HANDOFF_STATUSES.includes(match.status)) throw webrtcErrors.matchNotAccepted();
+  if (await isBlockedPair(db, match.user1Id, match.user2Id)) throw webrtcErrors.userBlocked();
   return match;
 }

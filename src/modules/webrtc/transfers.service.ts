@@ -57,9 +57,10 @@ export class TransfersService {
 
   /**
    * POST /matches/:slug/transfers: the caller offers a file to the other member. Check order:
-   * membership (404 "Match not found"), match accepted or completed (400), at most
-   * MAX_OPEN_TRANSFERS offered ones in the match (429 TOO_MANY_OPEN_TRANSFERS, counted under the
-   * match row's lock, so parallel offers cannot pass together). Both members get
+   * membership (404 "Match not found"), match accepted or completed (400), no block between the
+   * members (403 USER_BLOCKED), at most MAX_OPEN_TRANSFERS offered ones in the match (429
+   * TOO_MANY_OPEN_TRANSFERS, counted under the match row's lock, so parallel offers cannot pass
+   * together). Both members get
    * `transfer_updated` after the insert.
    */
   async create(actor: Actor, slug: string, input: CreateTransferInput): Promise<TransferPayload> {

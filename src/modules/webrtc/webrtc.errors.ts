@@ -13,4 +13,5 @@ export const webrtcErrors = {
   transferNotFound: () => new AppError('TRANSFER_NOT_FOUND'),
   notTransferReceiver: () => new AppError('NOT_TRANSFER_RECEIVER'),
   transferNotOffered: () => new AppError('TRANSFER_NOT_OFFERED'),
+  userBlocked: () => new AppError('USER_BLOCKED'),
 } as const;

@@ -66,6 +66,7 @@ export const webrtcOpenApi: Record<string, unknown> = {
         'Both members receive `transfer_updated`. Decision: no verified e-mail needed (the match already required one);',
         '`sha256` is stored lower-case. At most 10 transfers with status `offered` per match (both directions together): one more →',
         '429 TOO_MANY_OPEN_TRANSFERS with `Retry-After: 60`; completing, failing or cancelling one frees a place.',
+        'A completed match of a blocked pair (docs/moderation.md) takes no new transfer: 403 USER_BLOCKED (existing records stay readable).',
       ].join(' '),
       access: 'user',
       parameters: [slugParam],
@@ -80,7 +81,7 @@ export const webrtcOpenApi: Record<string, unknown> = {
         sha256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
       }),
       ok: { '201': json(dataOf(ref('Transfer')), 'The record, status offered') },
-      errors: { 400: ['VALIDATION_ERROR', 'MATCH_NOT_ACCEPTED'], 404: ['MATCH_NOT_FOUND'], 429: ['RATE_LIMITED', 'TOO_MANY_OPEN_TRANSFERS'] },
+      errors: { 400: ['VALIDATION_ERROR', 'MATCH_NOT_ACCEPTED'], 403: ['USER_BLOCKED'], 404: ['MATCH_NOT_FOUND'], 429: ['RATE_LIMITED', 'TOO_MANY_OPEN_TRANSFERS'] },
     }),
     get: operation('get', {
       tags: ['video hand-off'],

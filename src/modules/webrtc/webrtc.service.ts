@@ -74,8 +74,9 @@ export class WebrtcService {
   /**
    * Relays a parsed signal (see parseSignal) to the other member's sockets as `webrtc_signal`
    * `{ matchSlug, from, kind, data }`. Check order: flood limit (429, before any database
-   * work), membership (404 "Match not found"), match accepted or completed (400), the match's
-   * byte budget (429 SIGNAL_RATE_LIMITED, SIGNAL_BYTES_PER_MATCH).
+   * work), membership (404 "Match not found"), match accepted or completed (400), no block
+   * between the members (403 USER_BLOCKED, nothing relayed), the match's byte budget (429
+   * SIGNAL_RATE_LIMITED, SIGNAL_BYTES_PER_MATCH).
    * Nothing is stored; a partner without a connected socket simply receives nothing.
    */
   async relaySignal(actor: Actor, signal: WebrtcSignalInput): Promise<void> {

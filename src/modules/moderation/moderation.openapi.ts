@@ -1,0 +1,233 @@
+import {
+  array,
+  dataOf,
+  dateTime,
+  int,
+  json,
+  listOf,
+  messageOnly,
+  nullDateTime,
+  nullStr,
+  obj,
+  operation,
+  pathParam,
+  queryParam,
+  ref,
+  str,
+  type Schema,
+} from '../../docs/openapi-helpers.js';
+import { REPORT_CLOSING_STATUSES, REPORT_REASONS, REPORT_STATUSES, REPORT_TARGET_TYPES, REPORT_TEXT_MAX, SUSPENSION_REASON_MAX } from './moderation.schemas.js';
+import { REPORTS_PAGE_SIZE } from './reports.service.js';
+
+/** OpenAPI paths of the moderation feature (merged by src/docs/openapi.ts); docs/moderation.md tells the rules at length. */
+
+/** The deleted-user placeholder (src/lib/user-summary.ts) where a report or suspension names an account that no longer exists. */
+const deletedSummary = obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' }, firstName: { type: 'null' }, lastName: { type: 'null' } });
+const summaryOrDeleted: Schema = { oneOf: [ref('UserSummary'), deletedSummary], description: 'a user summary, or the deleted-user placeholder' };
+const briefOrDeleted: Schema = {
+  oneOf: [ref('UserBrief'), obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' } })],
+};
+
+const usernameParam = pathParam('username', { type: 'string', minLength: 1, maxLength: 50 }, 'looked up regardless of case');
+const idParam = (what: string) => pathParam('id', { type: 'string', maxLength: 20, example: '1' }, `${what} id; a malformed one answers 404 like an unknown one`);
+
+const blockItem = obj({
+  id: int,
+  username: str,
+  avatar: str,
+  firstName: nullStr,
+  lastName: nullStr,
+  blockedAt: { ...dateTime, description: 'when the first block of this user was made' },
+});
+
+const reportTargetId: Schema = {
+  oneOf: [{ type: 'string', minLength: 1, maxLength: 50 }, { type: 'integer', minimum: 1, maximum: 2147483647 }],
+  description: 'a username (user), a message id (message, an integer), a match slug (match)',
+};
+const reportFields = {
+  id: int,
+  status: { enum: [...REPORT_STATUSES] },
+  targetType: { enum: [...REPORT_TARGET_TYPES] },
+  targetId: reportTargetId,
+  reason: { enum: [...REPORT_REASONS] },
+  details: { type: 'string', maxLength: REPORT_TEXT_MAX },
+  createdAt: dateTime,
+};
+const eventRef = obj({ slug: nullStr, name: nullStr });
+const reportTarget: Schema = {
+  oneOf: [
+    summaryOrDeleted,
+    obj({
+      id: int,
+      content: nullStr,
+      createdAt: nullDateTime,
+      deleted: { type: 'boolean', description: 'removed by an admin, or gone with its match' },
+      author: summaryOrDeleted,
+      room: obj({ id: { type: ['integer', 'null'] }, type: { enum: ['event', 'private', null] }, event: eventRef }),
+    }),
+    obj({
+      slug: nullStr,
+      status: { enum: ['pending', 'accepted', 'completed', 'deleted'] },
+      event: eventRef,
+      users: { ...array(summaryOrDeleted), minItems: 2, maxItems: 2, description: '[requester, target]' },
+    }),
+  ],
+  description:
+    'user: the user summary. message: the snapshot taken when the report was made (content, author, room) and whether the message is deleted now. match: slug, status now ("deleted" once it no longer exists), event and [requester, target].',
+};
+const reportItem = obj({
+  ...reportFields,
+  reporter: summaryOrDeleted,
+  target: reportTarget,
+  note: { ...nullStr, description: 'null until closed' },
+  resolvedAt: { ...nullDateTime, description: 'when it was resolved or dismissed; null while open' },
+  resolvedBy: { oneOf: [briefOrDeleted, { type: 'null' }], description: 'the admin who closed it; null while open' },
+});
+
+export const moderationOpenApi: Record<string, unknown> = {
+  '/users/me/blocks': {
+    get: operation('get', {
+      tags: ['moderation'],
+      summary: "The caller's blocks",
+      access: 'user',
+      description: 'Newest block first. Only the blocks the caller made, never who blocked the caller.',
+      ok: { '200': json(listOf(blockItem)) },
+    }),
+  },
+  '/users/{username}/block': {
+    post: operation('post', {
+      tags: ['moderation'],
+      summary: 'Block a user',
+      access: 'user',
+      parameters: [usernameParam],
+      description: [
+        'No body; no verified e-mail needed. While A blocks B or B blocks A (two independent blocks), neither can request a match',
+        'with the other (403 USER_BLOCKED), matching never pairs them, a completed match keeps its history but its private chat and',
+        'video hand-off are closed (USER_BLOCKED), neither sees the other\'s event-chat messages (live and in history), and the blocked',
+        'user gets 404 on the blocker\'s profile and ratings. At the block every pending or accepted match of the pair (any event) is',
+        'deleted exactly as DELETE /matches/{slug} by the blocker (the other member gets `match_cancelled`), in one transaction under',
+        'the pair\'s lock shared with match requests. Silent: the blocked user is not told; blocks are not in the activity log.',
+        'Answers 201 for a new block, 200 with the first `blockedAt` when it existed. Check order: unknown username 404 → oneself 400.',
+      ].join(' '),
+      ok: { '201': json(dataOf(blockItem), 'Blocked'), '200': json(dataOf(blockItem), 'Already blocked') },
+      errors: { 400: ['BLOCK_SELF'], 404: ['USER_NOT_FOUND'] },
+    }),
+    delete: operation('delete', {
+      tags: ['moderation'],
+      summary: 'Unblock a user',
+      access: 'user',
+      parameters: [usernameParam],
+      description: 'Removes the caller\'s block (also answers 200 when there was none). Restores history, live messages, profile, requests and matching from the next run; removed matches stay removed.',
+      ok: { '200': json(messageOnly('User unblocked')) },
+      errors: { 404: ['USER_NOT_FOUND'] },
+    }),
+  },
+  '/reports': {
+    post: operation('post', {
+      tags: ['moderation'],
+      summary: 'Report a user, a message or a match to the admins',
+      access: 'user',
+      description: [
+        'No verified e-mail needed. Targets: any user but oneself (regardless of case; blocks notwithstanding; 404 USER_NOT_FOUND);',
+        'a message the caller can read (event room of an event they participate in, or the private room of their match; unknown,',
+        'unreadable or deleted → 404 MESSAGE_NOT_FOUND; their own → 400 REPORT_SELF); a match they are a member of (404 MATCH_NOT_FOUND).',
+        'One open report per reporter and target (409 REPORT_EXISTS); again once the earlier one is closed. Check order: body 400 →',
+        'target 404 / 400 → duplicate 409. Admins see it at once in the activity-log stream (`report_create`).',
+      ].join(' '),
+      body: obj(
+        {
+          targetType: { enum: [...REPORT_TARGET_TYPES] },
+          targetId: reportTargetId,
+          reason: { enum: [...REPORT_REASONS] },
+          details: { type: 'string', maxLength: REPORT_TEXT_MAX, description: 'trimmed; absent → ""' },
+        },
+        ['details'],
+      ),
+      ok: { '201': json(dataOf(obj(reportFields)), 'The report, status open') },
+      errors: { 400: ['REPORT_SELF'], 404: ['USER_NOT_FOUND', 'MESSAGE_NOT_FOUND', 'MATCH_NOT_FOUND'], 409: ['REPORT_EXISTS'] },
+    }),
+  },
+  '/admin/reports': {
+    get: operation('get', {
+      tags: ['moderation', 'admin'],
+      summary: 'The report queue',
+      access: 'admin',
+      parameters: [
+        queryParam('status', { enum: [...REPORT_STATUSES] }, 'absent: all'),
+        queryParam('page', { type: 'integer', minimum: 1, maximum: 100000, default: 1 }),
+      ],
+      description: `Newest first (createdAt, then id), ${REPORTS_PAGE_SIZE} a page. An account that no longer exists shows as the deleted-user placeholder.`,
+      ok: { '200': json(listOf(reportItem, { pagination: ref('Pagination') })) },
+    }),
+  },
+  '/admin/reports/{id}': {
+    patch: operation('patch', {
+      tags: ['moderation', 'admin'],
+      summary: 'Resolve or dismiss a report',
+      access: 'admin',
+      parameters: [idParam('report')],
+      description: 'Only an open report can be closed (409 REPORT_NOT_OPEN); of two admins closing it at once one wins. The reporter is not told. Audited as `report_update`.',
+      body: obj({ status: { enum: [...REPORT_CLOSING_STATUSES] }, note: { type: 'string', maxLength: REPORT_TEXT_MAX, description: 'trimmed' } }, ['note']),
+      ok: { '200': json(dataOf(reportItem), 'The closed report, as in the queue') },
+      errors: { 404: ['REPORT_NOT_FOUND'], 409: ['REPORT_NOT_OPEN'] },
+    }),
+  },
+  '/admin/users/{username}/suspend': {
+    post: operation('post', {
+      tags: ['moderation', 'admin'],
+      summary: 'Suspend a user',
+      access: 'admin',
+      parameters: [usernameParam],
+      description: [
+        'Every token issued before is refused from now on (401 INVALID_TOKEN), also after the suspension ends; the user\'s sockets are',
+        'disconnected within 2 s. Login answers 403 ACCOUNT_SUSPENDED (with `until`) while it lasts; it ends by itself at `until`,',
+        'or when lifted. Matching leaves the user out. Suspending again replaces reason and until. Check order: non-admin 403 →',
+        'body 400 (reason missing, blank or too long; until not a timestamp or not in the future) → unknown username 404 → oneself 400',
+        'SUSPEND_SELF → another admin 403 ADMIN_NOT_SUSPENDABLE. Audited as `user_suspend`.',
+      ].join(' '),
+      body: obj(
+        {
+          reason: { type: 'string', minLength: 1, maxLength: SUSPENSION_REASON_MAX, description: 'trimmed' },
+          until: { ...nullDateTime, description: 'in the future; absent or null: until lifted' },
+        },
+        ['until'],
+      ),
+      ok: {
+        '200': json(
+          dataOf(
+            obj({
+              user: ref('UserSummary'),
+              suspended: { const: true },
+              reason: str,
+              until: nullDateTime,
+              suspendedAt: dateTime,
+              suspendedBy: briefOrDeleted,
+            }),
+          ),
+        ),
+      },
+      errors: { 400: ['SUSPEND_SELF'], 403: ['ADMIN_NOT_SUSPENDABLE'], 404: ['USER_NOT_FOUND'] },
+    }),
+    delete: operation('delete', {
+      tags: ['moderation', 'admin'],
+      summary: 'Lift a suspension',
+      access: 'admin',
+      parameters: [usernameParam],
+      description: 'Also answers 200 when the user is not suspended. Login works again at once (tokens of before the suspension stay refused). Audited as `user_unsuspend`.',
+      ok: { '200': json(dataOf(obj({ user: ref('UserSummary'), suspended: { const: false } }))) },
+      errors: { 404: ['USER_NOT_FOUND'] },
+    }),
+  },
+  '/admin/messages/{id}': {
+    delete: operation('delete', {
+      tags: ['moderation', 'admin'],
+      summary: 'Remove a chat message',
+      access: 'admin',
+      parameters: [idParam('message')],
+      description:
+        'An event or private message. It no longer appears in any history (GET /events/{slug}/messages, `message_history`, GET /matches/{slug}/messages, `join_private_room`); its room (`event_<id>` or `match_<id>`) gets `message_deleted` `{ messageId }`. Reports keep their snapshot (`target.deleted: true`). Audited as `message_delete`.',
+      ok: { '200': json(messageOnly('Message deleted')) },
+      errors: { 404: ['MESSAGE_NOT_FOUND'] },
+    }),
+  },
+};
