@@ -1,5 +1,7 @@
 import PgBoss from 'pg-boss';
+import { reasonOf, WarnOnce } from './connection-loss.js';
 import type { Logger } from './logger.js';
+import { isDatabaseUnavailable } from './prisma-errors.js';
 import type { Mail, Mailer } from './mailer.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
@@ -37,6 +39,12 @@ const SMTP_EXPIRE_SECONDS = 120;
 const CREATE_QUEUE_ATTEMPTS = 8;
 /** mails fetched and sent together by one worker */
 const MAILS_PER_FETCH = 10;
+/**
+ * How long the worker keeps trying to record the outcome of sent mails while the database is
+ * unreachable (issue 23): past it the jobs stay active and pg-boss retries them after they expire
+ * (SMTP_EXPIRE_SECONDS), so a mail may then arrive twice (at least once, see above).
+ */
+const RECORD_OUTCOME_FOR_MS = 60_000;
 
 interface MailJob {
   mail: Mail;
@@ -57,6 +65,9 @@ export class MailQueue {
   private ready: Promise<void> | undefined;
   private working = false;
   private workerId: string | undefined;
+  private stopping = false;
+  /** database trouble is logged once per outage, not per poll (issue 23) */
+  private readonly warnings: WarnOnce;
 
   constructor(
     connectionString: string,
@@ -65,7 +76,10 @@ export class MailQueue {
     private readonly logger: Logger,
   ) {
     this.boss = new PgBoss({ connectionString, max: 2, schedule: false, application_name: 'wcs-mail-queue' });
-    this.boss.on('error', (err: Error) => this.logger.warn({ reason: err.message }, 'mail queue: database error (pg-boss retries)'));
+    this.warnings = new WarnOnce(logger);
+    this.boss.on('error', (err: Error) =>
+      this.warnings.warn('pg-boss', { reason: reasonOf(err) }, isDatabaseUnavailable(err) ? 'mail queue: database unavailable (pg-boss retries)' : 'mail queue: database error (pg-boss retries)'),
+    );
   }
 
   /** Creates pg-boss's schema and the mail queue once (idempotent, safe with several instances). */
@@ -124,29 +138,58 @@ export class MailQueue {
   }
 
   /**
-   * Sends a fetched batch side by side. A refused mail is failed on its own (pg-boss schedules
-   * its retry); the rest are completed when this returns. A full batch means more may be
-   * waiting, so the worker fetches again at once instead of after its polling interval.
+   * Sends a fetched batch side by side, then records every outcome itself: a sent mail is
+   * completed, a refused one failed on its own (pg-boss schedules its retry). It never throws, so
+   * pg-boss's own completion that follows finds nothing left to change. When the database is gone
+   * meanwhile (issue 23) the outcome is recorded once it is back (see RECORD_OUTCOME_FOR_MS), so a
+   * mail sent during an outage is not sent again. A full batch means more may be waiting, so the
+   * worker fetches again at once instead of after its polling interval.
    */
   private async sendBatch(jobs: PgBoss.Job<MailJob>[]): Promise<void> {
     const outcomes = await Promise.allSettled(jobs.map((job) => this.mailer.send(job.data.mail)));
-    const failures: Promise<void>[] = [];
+    const sent: string[] = [];
+    const failures: Array<() => Promise<unknown>> = [];
     outcomes.forEach((outcome, i) => {
       const { id, data } = jobs[i];
       const about = { jobId: id, to: data.mail.to, subject: data.mail.subject };
-      if (outcome.status === 'fulfilled') return this.logger.info(about, 'mail sent');
+      if (outcome.status === 'fulfilled') {
+        sent.push(id);
+        return this.logger.info(about, 'mail sent');
+      }
       const reason = (outcome.reason as Error).message;
       this.logger.warn({ ...about, reason }, 'mail not sent; will retry');
-      failures.push(this.boss.fail(this.settings.name, id, { message: reason }));
+      failures.push(() => this.boss.fail(this.settings.name, id, { message: reason }));
     });
-    await Promise.all(failures);
+    const records = [...failures];
+    if (sent.length) records.push(() => this.boss.complete(this.settings.name, sent));
+    await Promise.all(records.map((record) => this.recordOutcome(record)));
     if (jobs.length === MAILS_PER_FETCH && this.workerId) this.boss.notifyWorker(this.workerId);
+  }
+
+  /** Runs `record` (a complete or fail), trying again while the database is unreachable. */
+  private async recordOutcome(record: () => Promise<unknown>): Promise<void> {
+    const started = Date.now();
+    for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
+      try {
+        await record();
+        return;
+      } catch (err) {
+        const transient = isDatabaseUnavailable(err);
+        if (!transient || this.stopping || Date.now() - started > RECORD_OUTCOME_FOR_MS) {
+          this.logger.warn({ reason: reasonOf(err) }, 'mail queue: could not record a mail outcome; the job is retried after it expires');
+          return;
+        }
+        this.warnings.warn('record', { reason: reasonOf(err) }, 'mail queue: database unavailable; recording the outcome of sent mail once it is back');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   /** Stops the worker (waiting up to `timeoutMs` for a mail being sent) and closes pg-boss's pool. */
   async stop(timeoutMs = 2000): Promise<void> {
     if (!this.ready) return;
     this.workerId = undefined;
+    this.stopping = true;
     await this.ready.catch(() => undefined);
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs }).catch((err: unknown) => {
       this.logger.warn({ reason: (err as Error).message }, 'mail queue did not stop cleanly');
