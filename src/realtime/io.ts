@@ -1,5 +1,4 @@
 import type { Server as HttpServer } from 'node:http';
-import { createAdapter } from '@socket.io/redis-adapter';
 import { Server, type Socket } from 'socket.io';
 import type { Container } from '../container.js';
 import type { Actor } from '../lib/actor.js';
@@ -17,6 +16,7 @@ import type {
   SocketData,
 } from './types.js';
 import { rooms } from './types.js';
+import { createResilientAdapter } from './redis-adapter.js';
 
 export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
 export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
@@ -88,7 +88,8 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     connectionStateRecovery: undefined,
   });
   // With REDIS_URL, broadcasts reach the sockets of every service instance.
-  if (redis.enabled) io.adapter(createAdapter(redis.command(), redis.subscriber(), { key: `${redis.keyPrefix}socket.io` }));
+  // Redis down or frozen: local sockets only, never a hang (src/realtime/redis-adapter.ts, issue 23).
+  if (redis.enabled) io.adapter(createResilientAdapter(redis, { key: `${redis.keyPrefix}socket.io` }));
 
   io.use(async (socket, next) => {
     const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
