@@ -113,7 +113,7 @@ export const serverToClient: Record<string, ServerEvent> = {
 
 export const socketEvents = {
   description:
-    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". At most 20 sockets per user on one service instance: more → `connect_error` "Too many connections for this user" (`data.code` TOO_MANY_CONNECTIONS). Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback.',
+    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". At most 20 sockets per user on one service instance: more → `connect_error` "Too many connections for this user" (`data.code` TOO_MANY_CONNECTIONS). Every handshake refusal carries `data.code`: AUTH_REQUIRED (no token), INVALID_TOKEN, TOO_MANY_CONNECTIONS, SERVICE_UNAVAILABLE (database unreachable: retry). Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback. An event the service does not know: with an acknowledgement → `{ success: false, error: "Unknown event", code: "UNKNOWN_EVENT" }` at once; without one → `error_message` `{ error: "Unknown event" }`.',
   clientToServer,
   serverToClient,
 };

@@ -86,8 +86,22 @@ export function isDatabaseUnavailable(err: unknown): boolean {
  */
 const INVALID_INPUT_SQLSTATES = new Set(['22021', '22003', '22008', '22007', '22P02', '22001']);
 
+/** The SQLSTATE of an input-caused data exception (see above), from Prisma or a plain pg error; else undefined. */
+export function invalidInputSqlState(err: unknown): string | undefined {
+  const plain = (err as { code?: unknown; severity?: unknown } | null)?.code;
+  // pg's DatabaseError of the plain SQL reads (src/lib/sql.ts): `code` is the SQLSTATE
+  if (typeof plain === 'string' && INVALID_INPUT_SQLSTATES.has(plain) && typeof (err as { severity?: unknown }).severity === 'string') return plain;
+  const e = knownError(err);
+  if (!e) return undefined;
+  const meta = (e.meta ?? {}) as AnyRecord;
+  const cause = (meta.driverAdapterError as AnyRecord | undefined)?.cause as AnyRecord | undefined;
+  const sqlState = cause?.originalCode ?? cause?.code ?? meta.code;
+  return typeof sqlState === 'string' && INVALID_INPUT_SQLSTATES.has(sqlState) ? sqlState : undefined;
+}
+
 /** True for a database error caused by a value the column cannot hold (see above) or Prisma's P2020. */
 export function isInvalidInputValue(err: unknown): boolean {
+  if (invalidInputSqlState(err)) return true;
   const e = knownError(err);
   if (!e) return false;
   if (e.code === 'P2020') return true;

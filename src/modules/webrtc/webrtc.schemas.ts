@@ -34,9 +34,33 @@ function parseCandidate(data: unknown) {
   return init;
 }
 
+/** Objects and arrays nested in hangup data (the data object itself is level 1). */
+export const MAX_HANGUP_DEPTH = 8;
+
+/**
+ * How `value` nests objects/arrays, walked without recursion and BEFORE anything serialises it (a
+ * deeply nested payload would overflow JSON.stringify's stack: issue 23): 'deep' past `max`
+ * levels; 'large' past 4096 objects (far more than 2 KB can hold); else 'ok'.
+ */
+function nesting(value: unknown, max: number): 'ok' | 'deep' | 'large' {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  for (let visited = 0; stack.length > 0; visited++) {
+    if (visited >= 4096) return 'large';
+    const { value: current, depth } = stack.pop()!;
+    if (depth > max) return 'deep';
+    for (const child of Object.values(current as object)) {
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: depth + 1 });
+    }
+  }
+  return 'ok';
+}
+
 function parseHangup(data: unknown) {
   if (data === undefined || data === null) return null;
   if (!isObject(data)) throw webrtcErrors.invalidSignal('hangup data must be an object when given');
+  const shape = nesting(data, MAX_HANGUP_DEPTH);
+  if (shape === 'deep') throw webrtcErrors.invalidSignal(`hangup data must not nest deeper than ${MAX_HANGUP_DEPTH} levels`);
+  if (shape === 'large') throw webrtcErrors.signalTooLarge('hangup data larger than 2 KB');
   if (Buffer.byteLength(JSON.stringify(data), 'utf8') > MAX_CANDIDATE_BYTES) throw webrtcErrors.signalTooLarge('hangup data larger than 2 KB');
   return data;
 }
