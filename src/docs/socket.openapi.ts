@@ -72,7 +72,7 @@ export const clientToServer: Record<string, ClientEvent> = {
   },
   webrtc_signal: {
     description:
-      'Video hand-off signaling, relayed to the other member of an accepted or completed match as `webrtc_signal` (offer/answer data `{ type, sdp }` with sdp ≤ 16 KB; ice-candidate data an RTCIceCandidateInit ≤ 2 KB; hangup data optional). Per user at most bursts of 100, 50 a second.',
+      'Video hand-off signaling, relayed to the other member of an accepted or completed match as `webrtc_signal` (offer/answer data `{ type, sdp }` with sdp ≤ 16 KB; ice-candidate data an RTCIceCandidateInit ≤ 2 KB; hangup data optional, an object nested at most 8 levels (deeper → INVALID_SIGNAL, checked before serialising) and ≤ 2 KB). Per user at most bursts of 100, 50 a second.',
     payload: obj({ matchSlug: { type: 'string', minLength: 1, maxLength: 50 }, kind: { enum: ['offer', 'answer', 'ice-candidate', 'hangup'] }, data: {} }, ['data']),
     ack: ack(),
   },

@@ -77,9 +77,11 @@ export class MailQueue {
   ) {
     this.boss = new PgBoss({ connectionString, max: 2, schedule: false, application_name: 'wcs-mail-queue' });
     this.warnings = new WarnOnce(logger);
-    this.boss.on('error', (err: Error) =>
-      this.warnings.warn('pg-boss', { reason: reasonOf(err) }, isDatabaseUnavailable(err) ? 'mail queue: database unavailable (pg-boss retries)' : 'mail queue: database error (pg-boss retries)'),
-    );
+    this.boss.on('error', (err: Error) => {
+      const reason = reasonOf(err);
+      if (isDatabaseUnavailable(err)) this.warnings.warn('unavailable', { reason }, 'mail queue: database unavailable (pg-boss retries)');
+      else this.warnings.warn(`error:${reason}`, { reason }, 'mail queue: database error (pg-boss retries)');
+    });
   }
 
   /** Creates pg-boss's schema and the mail queue once (idempotent, safe with several instances). */
