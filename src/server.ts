@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   const { closeRealtime } = await import('./realtime/io.js');
   const { startMatchingScheduler } = await import('./modules/matching/matching.scheduler.js');
   const { HttpDrain, StartupAborted, duringStartup, prepareDatabase } = await import('./lib/lifecycle.js');
+  const { unhandledRejectionPolicy } = await import('./lib/connection-loss.js');
 
   const config = loadConfig(process.env);
   if (startup.signal.aborted) process.exit(0);
@@ -109,10 +110,9 @@ async function main(): Promise<void> {
     })();
   };
   if (startup.signal.aborted) stop(String(startup.signal.reason));
-  process.on('unhandledRejection', (err: unknown) => {
-    logger.error({ err }, 'unhandled promise rejection: shutting down');
-    stop?.('unhandledRejection');
-  });
+  // issue 23: pg-boss and the Redis adapter leave some calls unawaited; a lost connection there is
+  // an outage (a warning, the process keeps running), anything else a bug (shut down).
+  process.on('unhandledRejection', unhandledRejectionPolicy(logger, () => stop?.('unhandledRejection')));
 }
 
 main().catch(async (err: unknown) => {

@@ -142,6 +142,12 @@ export function errorResponse(codes: ErrorCode[], status?: number) {
 export const error = errorResponse;
 export const bearer = [{ bearer: [] }];
 
+const RETRY_AFTER_HEADER = {
+  description:
+    'Whole seconds (≥ 1) until the request may succeed: the rate-limit window, the match-request bucket refilling (MATCH_REQUESTS_RATE_LIMITED), 60 for TOO_MANY_PENDING_MATCHES.',
+  schema: { type: 'integer', minimum: 1 },
+};
+
 /** Builds an operation object with the answers every operation of its kind can give. */
 export function operation(method: Method, spec: OperationSpec): Record<string, unknown> {
   const errors = new Map<number, Set<ErrorCode>>();
@@ -156,7 +162,8 @@ export function operation(method: Method, spec: OperationSpec): Record<string, u
   // Every request may carry a JSON body (parsed before any route), and hostile input
   // (src/middleware/input-guard.ts) is refused before any route: a control character in the path
   // or query, U+0000 in the JSON body, a body that is not a JSON object. A value the database
-  // cannot hold that validation let through is a 400 too, never a 500.
+  // cannot hold that validation let through is a 400 too, never a 500. A query parameter given
+  // twice or as an array/object (`limit=5&limit=6`, `limit[]=5`) is a 400 VALIDATION_ERROR naming it (issue 23).
   add(400, 'VALIDATION_ERROR', 'BAD_REQUEST', 'MALFORMED_JSON');
   add(413, 'PAYLOAD_TOO_LARGE');
   add(415, 'UNSUPPORTED_ENCODING');
@@ -171,6 +178,8 @@ export function operation(method: Method, spec: OperationSpec): Record<string, u
   for (const status of [...errors.keys()].sort((a, b) => a - b)) {
     responses[String(status)] = errorResponse([...errors.get(status)!], status);
   }
+  // issue 23: every 429 says when to come back
+  if (responses['429']) responses['429'] = { ...(responses['429'] as object), headers: { 'Retry-After': RETRY_AFTER_HEADER } };
   Object.assign(responses, spec.extra ?? {});
 
   const op: Record<string, unknown> = {

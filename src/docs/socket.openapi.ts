@@ -80,7 +80,7 @@ export const clientToServer: Record<string, ClientEvent> = {
   },
   webrtc_signal: {
     description:
-      'Video hand-off signaling, relayed to the other member of an accepted or completed match as `webrtc_signal` (offer/answer data `{ type, sdp }` with sdp ≤ 16 KB; ice-candidate data an RTCIceCandidateInit ≤ 2 KB; hangup data optional). Per user at most bursts of 100, 50 a second. A completed match of a blocked pair → ack `USER_BLOCKED`, nothing relayed.',
+      'Video hand-off signaling, relayed to the other member of an accepted or completed match as `webrtc_signal` (offer/answer data `{ type, sdp }` with sdp ≤ 16 KB; ice-candidate data an RTCIceCandidateInit ≤ 2 KB; hangup data optional, an object nested at most 8 levels (deeper → INVALID_SIGNAL, checked before serialising) and ≤ 2 KB). Per user at most bursts of 100, 50 a second. A completed match of a blocked pair → ack `USER_BLOCKED`, nothing relayed.',
     payload: obj({ matchSlug: { type: 'string', minLength: 1, maxLength: 50 }, kind: { enum: ['offer', 'answer', 'ice-candidate', 'hangup'] }, data: {} }, ['data']),
     ack: ack(),
   },
@@ -126,7 +126,7 @@ export const serverToClient: Record<string, ServerEvent> = {
 
 export const socketEvents = {
   description:
-    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". At most 20 sockets per user on one service instance: more → `connect_error` "Too many connections for this user" (`data.code` TOO_MANY_CONNECTIONS). Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback.',
+    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". At most 20 sockets per user on one service instance: more → `connect_error` "Too many connections for this user" (`data.code` TOO_MANY_CONNECTIONS). Every handshake refusal carries `data.code`: AUTH_REQUIRED (no token), INVALID_TOKEN, TOO_MANY_CONNECTIONS, SERVICE_UNAVAILABLE (database unreachable: retry). Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback. An event the service does not know: with an acknowledgement → `{ success: false, error: "Unknown event", code: "UNKNOWN_EVENT" }` at once; without one → `error_message` `{ error: "Unknown event" }`.',
   clientToServer,
   serverToClient,
 };

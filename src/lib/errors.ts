@@ -61,7 +61,7 @@ export const ErrorCatalogue = {
   MATCH_SELF: { status: 400, message: 'You cannot create a match with yourself' },
   TARGET_NOT_PARTICIPANT: { status: 400, message: 'Target user is not a participant of this event' },
   MATCH_EXISTS: { status: 409, message: 'Match already exists' },
-  TOO_MANY_PENDING_MATCHES: { status: 429, message: 'Too many pending match requests' },
+  TOO_MANY_PENDING_MATCHES: { status: 429, message: 'Too many pending match requests', retryAfterSeconds: 60 },
   MATCH_REQUESTS_RATE_LIMITED: { status: 429, message: 'You are sending match requests too fast' },
   NOT_MATCH_TARGET: { status: 403, message: 'Only the invited user can accept this match' },
   MATCH_NOT_PENDING: { status: 400, message: 'Match is not pending' },
@@ -113,6 +113,8 @@ export const ErrorCatalogue = {
   DUPLICATE_MESSAGE: { status: 409, message: 'Duplicate message' },
   CAPTCHA_FAILED: { status: 400, message: 'CAPTCHA verification failed' },
   CAPTCHA_UNAVAILABLE: { status: 503, message: 'CAPTCHA verification is unavailable, please try again later' },
+  // protocol gaps (issue 23, outages helper): a socket event the service does not know
+  UNKNOWN_EVENT: { status: 400, message: 'Unknown event' },
   // generic
   NOT_FOUND: { status: 404, message: 'Not found' },
   CONFLICT: { status: 409, message: 'Resource already exists' },

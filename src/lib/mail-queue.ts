@@ -1,5 +1,7 @@
 import PgBoss from 'pg-boss';
+import { reasonOf, WarnOnce } from './connection-loss.js';
 import type { Logger } from './logger.js';
+import { isDatabaseUnavailable } from './prisma-errors.js';
 import type { Mail, Mailer } from './mailer.js';
 import type { MailKind } from './metrics.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
@@ -55,6 +57,12 @@ const SMTP_EXPIRE_SECONDS = 120;
 const CREATE_QUEUE_ATTEMPTS = 8;
 /** mails fetched and sent together by one worker */
 const MAILS_PER_FETCH = 10;
+/**
+ * How long the worker keeps trying to record the outcome of sent mails while the database is
+ * unreachable (issue 23): past it the jobs stay active and pg-boss retries them after they expire
+ * (SMTP_EXPIRE_SECONDS), so a mail may then arrive twice (at least once, see above).
+ */
+const RECORD_OUTCOME_FOR_MS = 60_000;
 
 type MailJob = MailReference;
 
@@ -73,6 +81,9 @@ export class MailQueue {
   private ready: Promise<void> | undefined;
   private working = false;
   private workerId: string | undefined;
+  private stopping = false;
+  /** database trouble is logged once per outage, not per poll (issue 23) */
+  private readonly warnings: WarnOnce;
 
   constructor(
     connectionString: string,
@@ -82,7 +93,12 @@ export class MailQueue {
     private readonly render: MailRenderer,
   ) {
     this.boss = new PgBoss({ connectionString, max: 2, schedule: false, application_name: 'wcs-mail-queue' });
-    this.boss.on('error', (err: Error) => this.logger.warn({ reason: err.message }, 'mail queue: database error (pg-boss retries)'));
+    this.warnings = new WarnOnce(logger);
+    this.boss.on('error', (err: Error) => {
+      const reason = reasonOf(err);
+      if (isDatabaseUnavailable(err)) this.warnings.warn('unavailable', { reason }, 'mail queue: database unavailable (pg-boss retries)');
+      else this.warnings.warn(`error:${reason}`, { reason }, 'mail queue: database error (pg-boss retries)');
+    });
   }
 
   /** Creates pg-boss's schema and the mail queue once (idempotent, safe with several instances). */
@@ -155,15 +171,18 @@ export class MailQueue {
   }
 
   /**
-   * Sends a fetched batch side by side. A refused mail is failed on its own (pg-boss schedules
-   * its retry); a sent mail's job is deleted, as is the job of a reference that renders nothing;
-   * the rest are completed when this returns. A full batch means more may be waiting, so the
-   * worker fetches again at once instead of after its polling interval.
+   * Sends a fetched batch side by side (each reference rendered with fresh secrets first), then
+   * records every outcome itself: a sent mail's job is deleted, as is the job of a reference that
+   * renders nothing; a refused one is failed on its own (pg-boss schedules its retry). It never
+   * throws, so pg-boss's own completion that follows finds nothing left to change. When the
+   * database is gone meanwhile (docs/reliability.md) the outcome is recorded once it is back (see
+   * RECORD_OUTCOME_FOR_MS), so a mail sent during an outage is not sent again. A full batch means
+   * more may be waiting, so the worker fetches again at once instead of after its polling interval.
    */
   private async sendBatch(jobs: PgBoss.Job<MailJob>[]): Promise<void> {
     const outcomes = await Promise.allSettled(jobs.map((job) => this.renderAndSend(job)));
-    const failures: Promise<void>[] = [];
     const done: string[] = [];
+    const failures: Array<() => Promise<unknown>> = [];
     outcomes.forEach((outcome, i) => {
       const { id, data } = jobs[i];
       const about = { jobId: id, kind: data.kind, userId: data.userId };
@@ -173,11 +192,31 @@ export class MailQueue {
       }
       const reason = (outcome.reason as Error).message;
       this.logger.warn({ ...about, reason }, 'mail not sent; will retry');
-      failures.push(this.boss.fail(this.settings.name, id, { message: reason }));
+      failures.push(() => this.boss.fail(this.settings.name, id, { message: reason }));
     });
-    if (done.length > 0) failures.push(this.boss.deleteJob(this.settings.name, done));
-    await Promise.all(failures);
+    const records = [...failures];
+    if (done.length) records.push(() => this.boss.deleteJob(this.settings.name, done));
+    await Promise.all(records.map((record) => this.recordOutcome(record)));
     if (jobs.length === MAILS_PER_FETCH && this.workerId) this.boss.notifyWorker(this.workerId);
+  }
+
+  /** Runs `record` (a delete or fail), trying again while the database is unreachable. */
+  private async recordOutcome(record: () => Promise<unknown>): Promise<void> {
+    const started = Date.now();
+    for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
+      try {
+        await record();
+        return;
+      } catch (err) {
+        const transient = isDatabaseUnavailable(err);
+        if (!transient || this.stopping || Date.now() - started > RECORD_OUTCOME_FOR_MS) {
+          this.logger.warn({ reason: reasonOf(err) }, 'mail queue: could not record a mail outcome; the job is retried after it expires');
+          return;
+        }
+        this.warnings.warn('record', { reason: reasonOf(err) }, 'mail queue: database unavailable; recording the outcome of sent mail once it is back');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   /**
@@ -206,6 +245,7 @@ export class MailQueue {
   async stop(timeoutMs = 2000): Promise<void> {
     if (!this.ready) return;
     this.workerId = undefined;
+    this.stopping = true;
     await this.ready.catch(() => undefined);
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs }).catch((err: unknown) => {
       this.logger.warn({ reason: (err as Error).message }, 'mail queue did not stop cleanly');

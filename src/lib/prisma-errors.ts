@@ -46,17 +46,20 @@ export function isForeignKeyViolation(err: unknown): boolean {
 }
 
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
-const NET_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P03']);
+// SQLSTATEs: 57P01-57P03 the server terminated the session or is starting/stopping, 53300 too many
+// connections, class 08 connection exceptions (issue 23: a fail-over or a proxy dropping connections)
+const NET_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
 
 /**
  * Messages of "no connection to be had": the server is down or restarting, pg's pool waited
  * `connectionTimeoutMillis` for a free connection ("timeout exceeded when trying to connect":
  * pool exhaustion, issue 16) or its wait queue was full (src/lib/database-pool.ts), an interactive
  * transaction found no connection within its `maxWait` (P2028 "Unable to start a transaction in
- * the given time"), or the pool was ended during shutdown.
+ * the given time"), the pool was ended during shutdown, or the server cut the session or refuses
+ * new ones (a restart, a fail-over, `ALLOW_CONNECTIONS false`: issue 23).
  */
 const UNAVAILABLE_MESSAGE =
-  /Connection terminated|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|timeout exceeded when trying to connect|database pool queue is full|Unable to start a transaction in the given time|Cannot use a pool after calling end on the pool/i;
+  /Connection terminated|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|timeout exceeded when trying to connect|database pool queue is full|Unable to start a transaction in the given time|Cannot use a pool after calling end on the pool|is not currently accepting connections|terminating connection due to administrator command|the database system is (starting up|shutting down|in recovery mode)/i;
 
 /** True when the database cannot be reached (connection refused, pool timeout, shutdown). */
 export function isDatabaseUnavailable(err: unknown): boolean {
@@ -83,8 +86,22 @@ export function isDatabaseUnavailable(err: unknown): boolean {
  */
 const INVALID_INPUT_SQLSTATES = new Set(['22021', '22003', '22008', '22007', '22P02', '22001']);
 
+/** The SQLSTATE of an input-caused data exception (see above), from Prisma or a plain pg error; else undefined. */
+export function invalidInputSqlState(err: unknown): string | undefined {
+  const plain = (err as { code?: unknown; severity?: unknown } | null)?.code;
+  // pg's DatabaseError of the plain SQL reads (src/lib/sql.ts): `code` is the SQLSTATE
+  if (typeof plain === 'string' && INVALID_INPUT_SQLSTATES.has(plain) && typeof (err as { severity?: unknown }).severity === 'string') return plain;
+  const e = knownError(err);
+  if (!e) return undefined;
+  const meta = (e.meta ?? {}) as AnyRecord;
+  const cause = (meta.driverAdapterError as AnyRecord | undefined)?.cause as AnyRecord | undefined;
+  const sqlState = cause?.originalCode ?? cause?.code ?? meta.code;
+  return typeof sqlState === 'string' && INVALID_INPUT_SQLSTATES.has(sqlState) ? sqlState : undefined;
+}
+
 /** True for a database error caused by a value the column cannot hold (see above) or Prisma's P2020. */
 export function isInvalidInputValue(err: unknown): boolean {
+  if (invalidInputSqlState(err)) return true;
   const e = knownError(err);
   if (!e) return false;
   if (e.code === 'P2020') return true;

@@ -3,6 +3,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from './logger.js';
 import { applyMigrations, listLocalMigrations, type MigrationResult, type SqlExecutor } from './migrate.js';
 import { seedReferenceData } from './seed.js';
+import { reasonOf, WarnOnce } from './connection-loss.js';
 import { createPgAdapter, type PoolSettings } from './database-pool.js';
 import type { DatabasePoolStats } from './metrics.js';
 import { sql, type SqlReader } from './sql.js';
@@ -37,7 +38,11 @@ export class Database {
     private readonly logger: Logger,
     pool?: PoolSettings,
   ) {
-    const pg = createPgAdapter(url, pool, (err) => this.logger.warn({ err }, 'idle database connection closed by the server'));
+    // one line per outage, without the connection object pg attaches to the error (issue 23)
+    const idleErrors = new WarnOnce(logger);
+    const pg = createPgAdapter(url, pool, (err) =>
+      idleErrors.warn('idle', { reason: reasonOf(err) }, 'idle database connection closed by the server; the pool opens a new one when needed'),
+    );
     this.readPoolStats = pg.stats;
     this.endPool = pg.end;
     this.sql = pg.reader;

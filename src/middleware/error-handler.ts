@@ -1,8 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Prisma } from '../generated/prisma/client.js';
-import { AppError, type ErrorCode } from '../lib/errors.js';
+import { AppError, validationFailed, type ErrorCode } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import {
+  invalidInputSqlState,
   isDatabaseUnavailable,
   isForeignKeyViolation,
   isInvalidInputValue,
@@ -44,6 +45,8 @@ export function toAppError(err: unknown): AppError {
   if (isRecordNotFound(err)) return new AppError('NOT_FOUND');
   if (isForeignKeyViolation(err)) return new AppError('INVALID_REFERENCE');
   if (err instanceof Prisma.PrismaClientValidationError) return new AppError('BAD_REQUEST', { message: 'Invalid request' });
+  // text that is not of the column's type (22P02) in a raw query: input (issue 23, DECISIONS "Query parameters")
+  if (invalidInputSqlState(err) === '22P02') return validationFailed([{ field: 'request', message: 'a value is not of the expected type' }]);
   // a value the column cannot hold (NUL in text, an integer or date out of range) that slipped past validation
   if (isInvalidInputValue(err)) return new AppError('BAD_REQUEST', { message: 'Invalid request' });
   if (isDatabaseUnavailable(err)) return new AppError('SERVICE_UNAVAILABLE');

@@ -28,6 +28,14 @@ function decodedSegments(path: string): string[] | undefined {
 function queryProblems(query: Record<string, unknown>): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   for (const [key, value] of Object.entries(query)) {
+    // issue 23: `limit=5&limit=6` (an array with the simple parser) or `limit[]=5` / `limit[a]=5`
+    // (a key with brackets): no route takes a list or an object in its query
+    const bracket = key.indexOf('[');
+    if (Array.isArray(value) || bracket > 0 || (value !== null && typeof value === 'object')) {
+      const field = (bracket > 0 ? key.slice(0, bracket) : key).replace(/[\u0000-\u001f\u007f]/g, '?');
+      details.push({ field, message: 'must be given once, as a single value' });
+      continue;
+    }
     const values = Array.isArray(value) ? value : [value];
     if (CONTROL.test(key) || values.some((v) => typeof v === 'string' && CONTROL.test(v))) {
       details.push({ field: key.replace(/[\u0000-\u001f\u007f]/g, '?'), message: 'must not contain control characters' });

@@ -4,7 +4,7 @@ import { RedisStore } from 'rate-limit-redis';
 import type { Config } from '../config/index.js';
 import { AppError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
-import type { RedisConnections } from '../lib/redis.js';
+import { REDIS_DEADLINE_MS, RedisUnavailableError, type RedisConnections } from '../lib/redis.js';
 
 /**
  * Rate limiters in three tiers, per client IP (README "Configuration"):
@@ -49,30 +49,43 @@ function createLimiter(tier: Tier, config: Config, redis: RedisConnections, logg
     // 429 in the service's error envelope; the RateLimit-* and Retry-After headers are already set.
     handler: (_req, _res, next) => next(new AppError('RATE_LIMITED', { message })),
   };
-  if (!redis.enabled) return rateLimit(options);
+  // this instance's counters: without Redis, and with Redis while it is down (issue 23)
+  const local = rateLimit(options);
+  if (!redis.enabled) return local;
   const client = redis.command();
-  options.store = new RedisStore({
-    prefix: `${redis.keyPrefix}rl:${variant?.name ?? tier}:`,
-    sendCommand: (...args: string[]) => client.sendCommand(args),
+  const shared = rateLimit({
+    ...options,
+    store: new RedisStore({
+      prefix: `${redis.keyPrefix}rl:${variant?.name ?? tier}:`,
+      sendCommand: (...args: string[]) => client.sendCommand(args),
+    }),
+    // a store error reaches the wrapper below, which falls back to this instance's counters
+    passOnStoreError: false,
   });
-  // Redis trouble must not take the API down: a store error or a store that does not answer
-  // within REDIS_LIMITER_TIMEOUT_MS lets the request through (fail open) and is logged.
-  options.passOnStoreError = true;
-  return failOpenAfter(rateLimit(options), REDIS_LIMITER_TIMEOUT_MS, tier, logger);
+  return sharedOrLocal(shared, local, redis, tier, logger);
 }
 
-const REDIS_LIMITER_TIMEOUT_MS = 2000;
-
-function failOpenAfter(limiter: RequestHandler, ms: number, tier: Tier, logger: Logger): RequestHandler {
+/**
+ * Redis trouble must not take the API down nor hold a request (DECISIONS "Redis trouble"): while
+ * Redis is down the request is counted by this instance's limiter at once; a store error or a
+ * store that does not answer within REDIS_DEADLINE_MS marks Redis down (src/lib/redis.ts logs it
+ * once) and the request goes to this instance's limiter instead.
+ */
+function sharedOrLocal(shared: RequestHandler, local: RequestHandler, redis: RedisConnections, tier: Tier, logger: Logger): RequestHandler {
   return (req, res, next) => {
+    if (!redis.available) return void local(req, res, next);
     let settled = false;
-    const timer = setTimeout(() => {
+    const fallBack = (err: unknown) => {
       settled = true;
-      logger.warn({ tier }, 'rate-limit store did not answer in time; request let through');
-      next();
-    }, ms);
-    void limiter(req, res, (err?: unknown) => {
+      clearTimeout(timer);
+      redis.reportFailure(err, `rate limit (${tier})`);
+      logger.debug({ tier }, 'rate-limit store failed; counted by this instance');
+      void local(req, res, next);
+    };
+    const timer = setTimeout(() => fallBack(new RedisUnavailableError(`Redis did not answer within ${REDIS_DEADLINE_MS} ms`)), REDIS_DEADLINE_MS);
+    void shared(req, res, (err?: unknown) => {
       if (settled) return;
+      if (err !== undefined && !(err instanceof AppError)) return fallBack(err);
       settled = true;
       clearTimeout(timer);
       next(err);

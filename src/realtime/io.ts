@@ -1,5 +1,4 @@
 import type { Server as HttpServer } from 'node:http';
-import { createAdapter } from '@socket.io/redis-adapter';
 import { Server, type Socket } from 'socket.io';
 import type { Container } from '../container.js';
 import type { Actor } from '../lib/actor.js';
@@ -17,6 +16,7 @@ import type {
   SocketData,
 } from './types.js';
 import { rooms } from './types.js';
+import { createResilientAdapter } from './redis-adapter.js';
 
 export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
 export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
@@ -88,7 +88,8 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     connectionStateRecovery: undefined,
   });
   // With REDIS_URL, broadcasts reach the sockets of every service instance.
-  if (redis.enabled) io.adapter(createAdapter(redis.command(), redis.subscriber(), { key: `${redis.keyPrefix}socket.io` }));
+  // Redis down or frozen: local sockets only, never a hang (src/realtime/redis-adapter.ts, issue 23).
+  if (redis.enabled) io.adapter(createResilientAdapter(redis, { key: `${redis.keyPrefix}socket.io` }));
 
   io.use(async (socket, next) => {
     const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
@@ -96,7 +97,8 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     let token: string | undefined;
     if (typeof fromAuth === 'string' && fromAuth.length > 0) token = fromAuth.replace(/^Bearer\s+/i, '');
     else if (header) token = bearerToken(header) ?? 'malformed';
-    if (!token) return next(new Error('Authentication required'));
+    // issue 23: every handshake refusal carries data.code (AUTH_REQUIRED, INVALID_TOKEN, TOO_MANY_CONNECTIONS, SERVICE_UNAVAILABLE)
+    if (!token) return next(Object.assign(new Error('Authentication required'), { data: { code: 'AUTH_REQUIRED' } }));
     try {
       const { user, session } = await tokens.authenticateSession(token);
       socket.data.user = user;
@@ -125,6 +127,7 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     metrics.socketConnected();
     socket.on('disconnect', () => metrics.socketDisconnected());
     socket.use(socketInputGuard(socket)); // NUL in a payload: refused before any handler (issue 13)
+    socket.use(unknownEventGuard(socket)); // an event nobody handles gets an answer (issue 23)
     // an expired token: every event refused; a revoked session or a lost role: room joins refused
     socket.use((packet, next) => void checkSession(socket, packet, container).then(() => next(), () => undefined));
     disconnectAtExpiry(socket, container);
@@ -133,6 +136,22 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
 
   notifier.bind(io);
   return io;
+}
+
+/**
+ * A client→server event that no handler is registered for (a typo, an old or newer client):
+ * with an acknowledgement → `{ success: false, error: "Unknown event", code: "UNKNOWN_EVENT" }`
+ * at once; without one → `error_message` `{ error: "Unknown event" }` (DECISIONS "Reliability").
+ */
+function unknownEventGuard(socket: AppSocket) {
+  return (packet: unknown[], next: (err?: Error) => void): void => {
+    const event = packet[0];
+    if (typeof event === 'string' && socket.listenerCount(event as never) > 0) return next();
+    const { message: error, code } = new AppError('UNKNOWN_EVENT');
+    const ack = packet[packet.length - 1];
+    if (packet.length > 1 && typeof ack === 'function') (ack as Ack)({ success: false, error, code });
+    else socket.emit('error_message', { error });
+  };
 }
 
 /** Largest delay setTimeout accepts (about 24.8 days); a longer-lived token is re-armed. */

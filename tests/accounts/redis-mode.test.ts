@@ -3,18 +3,18 @@ import { createClient } from 'redis';
 import supertest from 'supertest';
 import { createAdmin, createEvent, createUser, joinEvent } from '../helpers/factories';
 import { childEnv, freePort, spawnTs } from '../helpers/process';
+import { usePrivateRedis } from '../helpers/redis-server';
 import { connectSocket, emitAck, nextEvent, receivesWithin } from '../helpers/socket';
 
 /**
- * REDIS_URL mode, against the real Redis on 127.0.0.1:6379 (logical database 15, whose
- * rate-limit keys are cleared first): two real service instances share the rate-limit
- * counters and Socket.IO broadcasts. Skipped when no Redis answers.
+ * REDIS_URL mode, against a private real redis-server of this file (tests/helpers/redis-server.ts):
+ * two real service instances share the rate-limit counters and Socket.IO broadcasts. Skipped
+ * with a warning when redis-server is not installed; with CI=true that fails instead.
  */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
 
-/** Clears the rate-limit keys of database 15; false when Redis does not answer. */
-async function clearRateLimitKeys(): Promise<boolean> {
-  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 1000, reconnectStrategy: false } });
+/** Clears the rate-limit keys; false when Redis does not answer. */
+async function clearRateLimitKeys(url: string): Promise<boolean> {
+  const client = createClient({ url, socket: { connectTimeout: 1000, reconnectStrategy: false } });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -33,7 +33,7 @@ interface Instance {
   child: ChildProcess;
 }
 
-async function startInstance(redisUrl = REDIS_URL): Promise<Instance> {
+async function startInstance(redisUrl: string): Promise<Instance> {
   const port = await freePort();
   const child = spawnTs('src/server.ts', [], childEnv({
     PORT: String(port),
@@ -73,14 +73,15 @@ async function stop(instance: Instance | undefined): Promise<void> {
 }
 
 describe('REDIS_URL: state shared by several instances', () => {
-  let available = false;
+  const privateRedis = usePrivateRedis();
+  let redisUrl: string | undefined;
   let a: Instance | undefined;
   let b: Instance | undefined;
 
   beforeAll(async () => {
-    available = await clearRateLimitKeys();
-    if (!available) return;
-    [a, b] = await Promise.all([startInstance(), startInstance()]);
+    redisUrl = privateRedis.get()?.url;
+    if (!redisUrl) return;
+    [a, b] = await Promise.all([startInstance(redisUrl), startInstance(redisUrl)]);
   }, 60_000);
 
   afterAll(async () => {
@@ -88,7 +89,7 @@ describe('REDIS_URL: state shared by several instances', () => {
   });
 
   it('delivers an activity log entry logged on instance B to an admin socket on instance A', async () => {
-    if (!available) return console.warn('Redis not reachable: skipped');
+    if (!redisUrl) return;
     const admin = await createAdmin();
     const user = await createUser();
     const socket = await connectSocket(a!.url, admin.token);
@@ -104,7 +105,7 @@ describe('REDIS_URL: state shared by several instances', () => {
   });
 
   it('presence spans instances: deltas only for a user\'s first socket joined and last socket gone, wherever they are', async () => {
-    if (!available) return console.warn('Redis not reachable: skipped');
+    if (!redisUrl) return;
     const event = await createEvent({ withChatRoom: true });
     const watcher = await createUser();
     const mover = await createUser();
@@ -137,8 +138,8 @@ describe('REDIS_URL: state shared by several instances', () => {
   });
 
   it('counts the auth rate limit across instances', async () => {
-    if (!available) return console.warn('Redis not reachable: skipped');
-    expect(await clearRateLimitKeys()).toBe(true);
+    if (!redisUrl) return;
+    expect(await clearRateLimitKeys(redisUrl)).toBe(true);
     const body = { email: 'nobody-redis@example.test', password: 'wrong' };
     const statuses = [
       (await supertest(a!.url).post('/api/auth/login').send(body)).status,

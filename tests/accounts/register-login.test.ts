@@ -290,6 +290,28 @@ describe('login', () => {
     expect(row.lockedUntil).not.toBeNull();
   });
 
+  it('never locks the account for ten logins with the right password at once (issue 23): all answer 200', async () => {
+    const { user, password } = await createUser();
+    const results = await Promise.all(Array.from({ length: 10 }, () => api().post('/api/auth/login').send({ email: user.email, password })));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
+    const row = await prisma.user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(row).toMatchObject({ failedLoginAttempts: 0, lockedUntil: null });
+    expect((await api().post('/api/auth/login').send({ email: user.email, password })).status).toBe(200);
+    const audited = await prisma.activityLog.count({ where: { userId: user.id, action: 'login', success: true } });
+    expect(audited).toBe(11);
+  });
+
+  it('still locks for ten wrong passwords at once (issue 23): 4 × 401, the rest 423, the account locked', async () => {
+    const { user, password } = await createUser();
+    const results = await Promise.all(Array.from({ length: 10 }, () => api().post('/api/auth/login').send({ email: user.email, password: 'wrong' })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 423)).toHaveLength(6);
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).lockedUntil).not.toBeNull();
+    expect((await api().post('/api/auth/login').send({ email: user.email, password })).status).toBe(423);
+    expect(await prisma.activityLog.count({ where: { userId: user.id, action: 'account_locked' } })).toBe(1);
+  });
+
   it('locks exactly at the maximum under concurrency: 5 parallel failures → 4 × 401 and 1 × 423', async () => {
     const { user } = await createUser();
     const results = await Promise.all(

@@ -22,6 +22,8 @@ export interface SmtpCapture {
   mailTo(to: string, timeoutMs?: number): Promise<CapturedMail>;
   /** while down, every mail is refused with 421 (a temporary failure); `refused` counts them */
   setDown(down: boolean): void;
+  /** each mail's acceptance is held back this long (a slow SMTP server: the mail stays in flight) */
+  setDelay(ms: number): void;
   refused: number;
   close(): Promise<void>;
 }
@@ -30,7 +32,7 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
   const mails: CapturedMail[] = [];
   const consumed = new Set<CapturedMail>();
   const waiters: Array<() => void> = [];
-  const state = { down: false, refused: 0 };
+  const state = { down: false, refused: 0, delayMs: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -43,7 +45,8 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
     },
     onData(stream, _session, callback) {
       simpleParser(stream)
-        .then((parsed) => {
+        .then(async (parsed) => {
+          if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
           const toField = Array.isArray(parsed.to) ? parsed.to : parsed.to ? [parsed.to] : [];
           mails.push({
             to: toField.flatMap((a) => a.value.map((v) => (v.address ?? '').toLowerCase())),
@@ -71,6 +74,7 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
     port,
     mails,
     setDown: (down) => void (state.down = down),
+    setDelay: (ms) => void (state.delayMs = ms),
     get refused() {
       return state.refused;
     },

@@ -51,7 +51,8 @@ export class ActivityLogService {
    * Records an activity and streams it to admins watching `admin_activity_logs`: only sockets
    * of users who are admins now receive it (the role is read from the database per entry, so
    * a user who lost admin rights stops receiving entries and leaves the room).
-   * Never throws and never fails the action that triggered it: errors are logged.
+   * Never throws and never fails the action that triggered it: errors are logged. The stream is
+   * sent after the entry is written, without waiting for it.
    */
   async record(actor: Actor, activity: ActivityRecord): Promise<ActivityLogEntry | undefined> {
     try {
@@ -69,7 +70,9 @@ export class ActivityLogService {
           metadata: activity.metadata,
         },
       });
-      await this.notifier.toRoomMembers(rooms.adminActivityLogs, (ids) => this.currentAdmins(ids), 'activity_log_entry', entry);
+      // not awaited: the action's answer never waits on the admin stream (Redis trouble, issue 23);
+      // toRoomMembers logs its own failures
+      void this.notifier.toRoomMembers(rooms.adminActivityLogs, (ids) => this.currentAdmins(ids), 'activity_log_entry', entry);
       return entry;
     } catch (err) {
       this.logger.warn({ err, category: activity.category, action: activity.action }, 'activity log write failed');

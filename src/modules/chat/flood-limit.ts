@@ -16,6 +16,8 @@ export interface FloodLimiter<K = number> {
 export interface RefundableLimiter<K = number> extends FloodLimiter<K> {
   take(key: K): boolean;
   refund(key: K): void;
+  /** whole seconds (≥ 1) until the key's bucket holds a token again: the `Retry-After` of a refusal */
+  retryAfterSeconds(key: K): number;
 }
 
 export class TokenBucketLimiter<K = number> implements RefundableLimiter<K> {
@@ -45,6 +47,13 @@ export class TokenBucketLimiter<K = number> implements RefundableLimiter<K> {
   refund(key: K): void {
     const bucket = this.buckets.get(key);
     if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
+  }
+
+  retryAfterSeconds(key: K): number {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return 1;
+    const tokens = Math.min(this.burst, bucket.tokens + ((this.now() - bucket.at) / 1000) * this.ratePerSecond);
+    return Math.max(1, Math.ceil((1 - tokens) / this.ratePerSecond));
   }
 
   /** Forgets buckets that are full again (idle users), so the map does not grow forever. */

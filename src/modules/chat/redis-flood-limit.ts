@@ -13,7 +13,8 @@ export const CHAT_FLOOD_LIMIT = { ratePerSecond: 5, burst: 10 } as const;
 export function createChatFloodLimiter(redis: RedisConnections, logger: Logger, now: () => number): FloodLimiter {
   const local = new TokenBucketLimiter(CHAT_FLOOD_LIMIT.ratePerSecond, CHAT_FLOOD_LIMIT.burst, now);
   if (!redis.enabled) return local;
-  return new RedisTokenBucketLimiter((args) => redis.command().sendCommand(args), local, logger, {
+  // through redis.call: at once a failure while Redis is known to be down, else within its deadline (issue 23)
+  return new RedisTokenBucketLimiter((args) => redis.call((client) => client.sendCommand(args)), local, logger, {
     ...CHAT_FLOOD_LIMIT,
     keyPrefix: `${redis.keyPrefix}chat-flood:`,
     now,
@@ -100,7 +101,7 @@ export class RedisTokenBucketLimiter implements FloodLimiter {
     } catch (err) {
       if (!this.degraded) {
         this.degraded = true;
-        this.logger.warn({ err }, 'chat flood limit: Redis failed or did not answer; limiting per instance until it answers again');
+        this.logger.warn({ reason: (err as Error)?.message }, 'chat flood limit: Redis failed or did not answer; limiting per instance until it answers again');
       }
       this.retryAt = now + this.retryAfterMs;
       return this.fallback.take(key);

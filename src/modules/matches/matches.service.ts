@@ -525,7 +525,11 @@ export class MatchesService {
     if (pending >= MAX_PENDING_OUTGOING) {
       throw new AppError('TOO_MANY_PENDING_MATCHES', { message: `You can have at most ${MAX_PENDING_OUTGOING} pending match requests` });
     }
-    if (!this.settings.requestLimit.take(requesterId)) throw new AppError('MATCH_REQUESTS_RATE_LIMITED');
+    if (!this.settings.requestLimit.take(requesterId)) {
+      // issue 23: every 429 says when to come back (the bucket holds a request again)
+      const retryAfter = String(this.settings.requestLimit.retryAfterSeconds(requesterId));
+      throw new AppError('MATCH_REQUESTS_RATE_LIMITED', { headers: { 'Retry-After': retryAfter } });
+    }
     try {
       await lockPair(tx, eventId, requesterId, targetUserId);
       return await tx.match.create({

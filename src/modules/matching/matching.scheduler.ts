@@ -1,4 +1,6 @@
 import type { Container } from '../../container.js';
+import { reasonOf } from '../../lib/connection-loss.js';
+import { isDatabaseUnavailable } from '../../lib/prisma-errors.js';
 import type { MatchingRunView } from './matching.service.js';
 
 type SchedulerDeps = Pick<Container, 'matching' | 'logger' | 'clock'> & { config: Pick<Container['config'], 'matchingScheduler'> };
@@ -25,7 +27,12 @@ export function startMatchingScheduler(deps: SchedulerDeps): () => Promise<void>
   const tick = () => {
     if (stopped || current) return; // never two ticks of one instance at once
     current = matchingSchedulerTick(deps)
-      .catch((err: unknown) => logger.error({ err }, 'matching scheduler tick failed'))
+      .catch((err: unknown) =>
+        // a database outage is a warning without a stack (issue 23); the next tick tries again
+        isDatabaseUnavailable(err)
+          ? logger.warn({ reason: reasonOf(err) }, 'matching scheduler tick skipped: database unavailable')
+          : logger.error({ err }, 'matching scheduler tick failed'),
+      )
       .finally(() => {
         current = undefined;
       });
