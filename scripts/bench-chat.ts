@@ -116,7 +116,7 @@ async function main() {
     const event = await prisma.event.create({
       data: { slug: randomSlug(), name: 'Bench', location: 'Here', startDate: new Date(now), endDate: new Date(now + 86_400_000) },
     });
-    const room = await prisma.chatRoom.create({ data: { eventId: event.id, type: 'event' } });
+    await prisma.chatRoom.create({ data: { eventId: event.id, type: 'event' } });
     const tag = randomSlug(6);
     await prisma.user.createMany({
       data: Array.from({ length: RECEIVERS + 1 }, (_, i) => ({

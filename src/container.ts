@@ -75,13 +75,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const database = overrides.database ?? new Database(databaseUrl, overrides.databaseKind ?? 'postgres', logger, config.databasePool);
   const prisma = database.prisma;
   // The mail queue is built below; the gauge reads it at scrape time.
-  let mailQueueRef: MailQueue | undefined;
+  const mailQueueRef: { current?: MailQueue } = {};
   const metrics =
     overrides.metrics ??
     new Metrics({
       databasePool: () => database.poolStats(),
       build: buildInfo(config),
-      mailQueue: async () => mailQueueRef?.stats(),
+      mailQueue: async () => mailQueueRef.current?.stats(),
     });
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
@@ -89,7 +89,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   // Jobs hold references; the account mails are rendered (secrets created) when sent (src/modules/auth/account-mails.ts).
   const accountMails = new AccountMails({ db: prisma, clock, settings: { frontendUrl: config.frontendUrl } });
   const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger, (ref) => accountMails.render(ref));
-  mailQueueRef = mailQueue;
+  mailQueueRef.current = mailQueue;
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
 

@@ -16,6 +16,7 @@ let database: ResolvedDatabase | undefined;
 async function main(): Promise<void> {
   // issue 16: a signal during start-up (even during these imports) stops the start with exit 0.
   const startup = new AbortController();
+  // eslint-disable-next-line prefer-const -- assigned once the service has started, read by the signal handler before
   let stop: ((signal: string) => void) | undefined;
   const onSignal = (signal: string) => (stop ? stop(signal) : startup.abort(signal));
   process.on('SIGTERM', () => onSignal('SIGTERM'));

@@ -4,7 +4,7 @@
  * with their reasons; the CSV of the latest successful run as a download.
  */
 import { ApiError, dispositionFileName, get, post, request, SessionEnded, slugPath } from './api.js';
-import { errorBox, fill, h, heatLabel, NONE, table, time } from './dom.js';
+import { fill, h, heatLabel, NONE, table, time } from './dom.js';
 
 const RUN_COLUMNS = ['Status', 'Trigger', 'Started', 'Finished', 'Heats', 'Assigned', 'Unassigned', 'Details'];
 const SUGGESTION_COLUMNS = ['Heat', 'Dancer', 'Recorder', 'Status'];

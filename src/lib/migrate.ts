@@ -99,7 +99,7 @@ export async function applyMigrations(db: SqlExecutor, dir = MIGRATIONS_DIR, onl
         await db.exec('COMMIT');
       } catch (err) {
         await db.exec('ROLLBACK').catch(() => undefined);
-        throw new Error(`Migration ${migration.name} failed: ${(err as Error).message}`);
+        throw new Error(`Migration ${migration.name} failed: ${(err as Error).message}`, { cause: err });
       }
       result.applied.push(migration.name);
     }

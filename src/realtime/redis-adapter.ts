@@ -40,6 +40,7 @@ function guardedPublisher(client: RedisClientType, redis: RedisConnections): Red
 
 type BroadcastOptions = Parameters<RedisAdapter['fetchSockets']>[0];
 /** socket.io-adapter's in-memory Adapter (RedisAdapter's parent): this instance's sockets and rooms */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- socket.io-adapter types fetchSockets' answer as any[]
 const LocalAdapter = Object.getPrototypeOf(RedisAdapter.prototype) as { fetchSockets(this: RedisAdapter, opts: BroadcastOptions): Promise<any[]> };
 
 class ResilientRedisAdapter extends RedisAdapter {
@@ -62,6 +63,7 @@ class ResilientRedisAdapter extends RedisAdapter {
     }
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the signature of the method it overrides
   override async fetchSockets(opts: BroadcastOptions): Promise<any[]> {
     const local = () => LocalAdapter.fetchSockets.call(this, opts);
     if (!this.redis.available || opts.flags?.local) return local();

@@ -1,6 +1,6 @@
 import { prisma } from '../helpers/db';
 import type { ChatMessagePayload } from '../../src/realtime/types';
-import { createEvent, createUser, ensureEventRoom, joinEvent, type TestUser } from '../helpers/factories';
+import { createEvent, createUser, joinEvent, type TestUser } from '../helpers/factories';
 import { useTestServer } from '../helpers/server';
 import { emitAck, nextEvent, receivesWithin, useSocketClients } from '../helpers/socket';
 

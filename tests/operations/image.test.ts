@@ -30,7 +30,7 @@ function parseDockerfile(text: string): Instruction[] {
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'))
     .map((l) => {
-      const [op, ...rest] = l.split(/\s+/);
+      const [op] = l.split(/\s+/);
       return { op: op.toUpperCase(), args: l.slice(op.length).trim() };
     });
 }

@@ -15,6 +15,7 @@ describe('prettyTransport', () => {
   });
 
   it('names a transport the service can load at run time (pino-pretty is a dependency)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json read as the service reads it
     const pkg = require('../../package.json') as { dependencies: Record<string, string> };
     expect(pkg.dependencies['pino-pretty']).toBeDefined();
     expect(() => require.resolve('pino-pretty')).not.toThrow();

@@ -331,11 +331,13 @@ describe('series names and build information', () => {
     const container = createTestContainer({ metrics: { token: TOKEN }, build: { version: '0.1.0', commit: 'abc1234' } });
     containers.push(container);
     const body = await scrape(supertest(buildApp(container)));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json read as the service reads it
     const pkg = require('../../package.json') as { version: string };
     expect(sample(body, 'wcs_build_info', { version: pkg.version, commit: 'abc1234', node: process.version })).toBe(1);
   });
 
   it('reads BUILD_COMMIT and package.json into the build labels, "unknown" without a commit', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json read as the service reads it
     const pkg = require('../../package.json') as { version: string };
     expect(loadConfig({ BUILD_COMMIT: 'deadbeef' }).build).toEqual({ version: pkg.version, commit: 'deadbeef' });
     expect(loadConfig({}).build.commit).toBe('unknown');

@@ -33,7 +33,7 @@ export default async function globalSetup(): Promise<void> {
   try {
     await admin.connect();
   } catch (err) {
-    throw new Error(`Tests cannot reach the PostgreSQL server at TEST_DATABASE_ADMIN_URL: ${(err as Error).message}`);
+    throw new Error(`Tests cannot reach the PostgreSQL server at TEST_DATABASE_ADMIN_URL: ${(err as Error).message}`, { cause: err });
   }
   const { rows } = await admin.query<{ server_version: string }>('SHOW server_version');
   await admin.query(`CREATE DATABASE "${name}"`);

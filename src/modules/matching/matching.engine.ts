@@ -182,7 +182,10 @@ export function buildSlotMap(slots: ScheduleSlot[] | null): Map<number, number> 
       const a = find(ids[0]);
       const b = find(ids[i]);
       // Union by smaller id: the root is always the smallest division of the component.
-      if (a !== b) (a < b ? parent.set(b, a) : parent.set(a, b));
+      if (a !== b) {
+        if (a < b) parent.set(b, a);
+        else parent.set(a, b);
+      }
     }
   }
   const slotOf = new Map<number, number>();

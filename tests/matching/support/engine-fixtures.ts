@@ -182,9 +182,13 @@ export function referenceBest(inp: EngineInput): number[] {
   for (let i = 0; i < n; i++) adj.push([]);
   const edge = (u: number, v: number, c: number, w: Vec) => {
     adj[u].push(to.length);
-    to.push(v), capa.push(c), cost.push(w);
+    to.push(v);
+    capa.push(c);
+    cost.push(w);
     adj[v].push(to.length);
-    to.push(u), capa.push(0), cost.push(neg(w));
+    to.push(u);
+    capa.push(0);
+    cost.push(neg(w));
   };
   const S = 0;
   const T = 1;
@@ -217,7 +221,10 @@ export function referenceBest(inp: EngineInput): number[] {
         if (dist[to[e]] === null || less(nd, dist[to[e]]!)) {
           dist[to[e]] = nd;
           via[to[e]] = e;
-          if (!inQueue[to[e]]) (inQueue[to[e]] = true), queue.push(to[e]);
+          if (!inQueue[to[e]]) {
+            inQueue[to[e]] = true;
+            queue.push(to[e]);
+          }
         }
       }
     }
