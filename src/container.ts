@@ -20,7 +20,7 @@ import { CaptchaVerifier } from './modules/auth/captcha.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
-import { TokenBucketLimiter, type FloodLimiter } from './modules/chat/flood-limit.js';
+import { TokenBucketLimiter, type FloodLimiter } from './lib/flood-limit.js';
 import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
 import { ChatService, validateContent } from './modules/chat/chat.service.js';
@@ -165,7 +165,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   // Privacy (docs/privacy.md): account deletion and export through the owning features' services.
   const accountDeletion = new AccountDeletionService({
     prisma,
-    hasher: passwordHasher,
+    currentPassword,
     audit,
     notifier,
     mailQueue,
@@ -173,7 +173,6 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     matches,
     chat,
     clock,
-    lockout: config.lockout,
   });
   const dataExport = new DataExportService({ prisma, audit, events, heats, chat, matches, transfers, clock });
   const ipRetention = new IpRetentionService({ prisma, clock, retentionDays: config.privacy.activityLogIpRetentionDays });

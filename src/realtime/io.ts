@@ -1,5 +1,5 @@
 import type { Server as HttpServer } from 'node:http';
-import { Server, type Socket } from 'socket.io';
+import { Server } from 'socket.io';
 import type { Container } from '../container.js';
 import type { Actor } from '../lib/actor.js';
 import { bearerToken } from '../lib/auth.js';
@@ -8,18 +8,13 @@ import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import { toAppError } from '../middleware/error-handler.js';
 import { socketInputGuard } from '../middleware/input-guard.js';
-import type {
-  Ack,
-  ClientToServerEvents,
-  InterServerEvents,
-  ServerToClientEvents,
-  SocketData,
-} from './types.js';
+import type { Ack, ClientToServerEvents } from './types.js';
 import { rooms } from './types.js';
 import { createResilientAdapter } from './redis-adapter.js';
 
-export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
-export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+import type { AppServer, AppSocket } from './types.js';
+
+export type { AppServer, AppSocket };
 
 /** A feature's socket handlers: called once per authenticated connection. */
 export type SocketRegistrar = (io: AppServer, socket: AppSocket, container: Container) => void;

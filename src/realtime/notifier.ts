@@ -1,5 +1,5 @@
 import type { Logger } from '../lib/logger.js';
-import type { AppServer } from './io.js';
+import type { AppServer } from './types.js';
 import type { ServerToClientEvents } from './types.js';
 import { rooms } from './types.js';
 

@@ -1,3 +1,4 @@
+import type { Server, Socket } from 'socket.io';
 import type { AuthUser, TokenSession } from '../lib/auth.js';
 
 /**
@@ -147,3 +148,7 @@ export const rooms = {
   match: (matchId: number) => `match_${matchId}`,
   adminActivityLogs: 'admin_activity_logs',
 } as const;
+
+/** The Socket.IO server and socket of this service, typed by the event maps above. */
+export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;

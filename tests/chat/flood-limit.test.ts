@@ -1,4 +1,4 @@
-import { TokenBucketLimiter } from '../../src/modules/chat/flood-limit';
+import { TokenBucketLimiter } from '../../src/lib/flood-limit';
 
 describe('TokenBucketLimiter', () => {
   it('allows a burst, refuses beyond it, refills at the rate, and keeps users apart', async () => {

@@ -19,8 +19,8 @@ import {
   type MessageJson,
   type MessagePage,
 } from './chat.service.js';
-import type { FloodLimiter } from './flood-limit.js';
-import { blockedPeersSql, notBlockedSql } from '../moderation/block-pair.js';
+import type { FloodLimiter } from '../../lib/flood-limit.js';
+import { blockedPeersSql, notBlockedSql } from '../moderation/blocks.views.js';
 
 export const EVENT_ROOM_TYPE = 'event';
 /** A flood is logged once per user and minute, not once per refused message. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/logger.js';
 import type { RedisConnections } from '../../lib/redis.js';
-import { TokenBucketLimiter, type FloodLimiter } from './flood-limit.js';
+import { TokenBucketLimiter, type FloodLimiter } from '../../lib/flood-limit.js';
 
 /** ~5 chat messages per second with bursts of 10, per user, event and private chats together */
 export const CHAT_FLOOD_LIMIT = { ratePerSecond: 5, burst: 10 } as const;

@@ -1,5 +1,5 @@
 import { sql, toDate, type SqlReader } from '../../lib/sql.js';
-import { MATCH_VIEW_JSON_FIELDS, type MatchView } from '../matches/matches.service.js';
+import { MATCH_VIEW_JSON_FIELDS, type MatchView } from '../matches/matches.views.js';
 
 export interface DashboardEvent {
   id: number;

@@ -7,15 +7,18 @@ import { sql, toDate, type SqlReader } from '../../lib/sql.js';
 import { randomSlug } from '../../lib/ids.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/prisma-errors.js';
 import { DELETED_USER_SUMMARY, userSummarySelect, type UserSummaryRow } from '../../lib/user-summary.js';
+import { MATCH_VIEW_JSON_FIELDS, type MatchView } from './matches.views.js';
+
+export { MATCH_VIEW_JSON_FIELDS, type MatchView };
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type ChatMessagePayload, type MatchNotification } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
-import type { FloodLimiter, RefundableLimiter } from '../chat/flood-limit.js';
+import type { FloodLimiter, RefundableLimiter } from '../../lib/flood-limit.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { EventAccess } from '../events/event-access.js';
 import type { MatchStatus } from './matches.schemas.js';
-import { completedTransfersInclude, videosReceivedBy } from '../webrtc/transfers.service.js';
-import { isBlockedPair, lockUserPair } from '../moderation/block-pair.js';
+import { completedTransfersInclude, videosReceivedBy } from '../webrtc/transfers.views.js';
+import { isBlockedPair, lockUserPair } from '../moderation/blocks.views.js';
 
 type Tx = Prisma.TransactionClient;
 type Db = Tx | PrismaClient;
@@ -44,32 +47,6 @@ export const matchInclude = {
 } as const;
 
 export type MatchWithRelations = Prisma.MatchGetPayload<{ include: typeof matchInclude }>;
-
-export interface MatchView {
-  id: number;
-  slug: string;
-  status: string;
-  source: string;
-  createdAt: Date;
-  respondedAt: Date | null;
-  event: { id: number; slug: string; name: string };
-  partner: UserSummaryRow;
-  isInitiator: boolean;
-  roomId: number | null;
-  /** completed video hand-offs in this match received by the viewer */
-  videosReceived: number;
-  hasRated?: boolean;
-}
-
-/**
- * A match object's own fields, its event and the partner's summary, as json_build_object
- * arguments over the aliases m (Match), e (Event) and u (the partner). Each statement adds
- * isInitiator, roomId and videosReceived; the dashboard's incoming requests use it too.
- */
-export const MATCH_VIEW_JSON_FIELDS = `'id', m.id, 'slug', m.slug, 'status', m.status, 'source', m.source,
-  'createdAt', m."createdAt", 'respondedAt', m."respondedAt",
-  'event', json_build_object('id', e.id, 'slug', e.slug, 'name', e.name),
-  'partner', json_build_object('id', u.id, 'username', u.username, 'avatar', u.avatar, 'firstName', u."firstName", 'lastName', u."lastName")`;
 
 /**
  * The caller's matches ($1) as json match objects, newest first, optionally of one event ($2,

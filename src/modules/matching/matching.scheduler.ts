@@ -1,16 +1,30 @@
-import type { Container } from '../../container.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/logger.js';
+import type { MatchingService } from './matching.service.js';
 import { reasonOf } from '../../lib/connection-loss.js';
 import { isDatabaseUnavailable } from '../../lib/prisma-errors.js';
 import type { MatchingRunView } from './matching.service.js';
 
-type SchedulerDeps = Pick<Container, 'matching' | 'logger' | 'clock'> & { config: Pick<Container['config'], 'matchingScheduler'> };
+/** MATCHING_SCHEDULER_ENABLED and MATCHING_SCHEDULER_INTERVAL_SECONDS (src/config). */
+interface MatchingSchedulerSettings {
+  enabled: boolean;
+  intervalMs: number;
+}
+
+/** What the scheduler uses (built by src/container.ts). */
+interface SchedulerDeps {
+  matching: MatchingService;
+  logger: Logger;
+  clock: Clock;
+  config: { matchingScheduler: MatchingSchedulerSettings };
+}
 
 /**
  * One pass of the scheduler: closes runs left `running` by a dead process
  * (MatchingService.closeInterruptedRuns), then runs every event that is due and that this
  * instance can lock (rules: MatchingService.runDueEvents). Returns the runs it made.
  */
-export async function matchingSchedulerTick({ matching }: Pick<Container, 'matching'>, now?: () => Date): Promise<MatchingRunView[]> {
+export async function matchingSchedulerTick({ matching }: Pick<SchedulerDeps, 'matching'>, now?: () => Date): Promise<MatchingRunView[]> {
   await matching.closeInterruptedRuns();
   return matching.runDueEvents(now);
 }

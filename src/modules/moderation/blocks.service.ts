@@ -2,7 +2,7 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import type { MatchesService, MatchWithRelations } from '../matches/matches.service.js';
-import { lockUserPair } from './block-pair.js';
+import { lockUserPair } from './blocks.views.js';
 import { toBlockView, userSummarySelect, type BlockView, type SummaryRow } from './moderation.views.js';
 
 /** Long enough for a block that waits behind match requests of the same pair. */
@@ -16,7 +16,7 @@ export interface BlocksDeps {
 
 /**
  * Blocks between users (table UserBlock, owned here; the effects are read through
- * block-pair.ts by matches, chat, users, webrtc and matching). A block is silent: nothing tells
+ * blocks.views.ts by matches, chat, users, webrtc and matching). A block is silent: nothing tells
  * the blocked user, and blocks are not written to the activity log (the deleted matches are,
  * as match_reject / match_cancel).
  */

@@ -3,11 +3,10 @@ import type { Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
-import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { DELETED_USER_SUMMARY } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
-import { lockedError } from '../auth/auth.service.js';
+import type { CurrentPasswordCheck } from '../auth/current-password.js';
 import type { ChatService } from '../chat/chat.service.js';
 import type { EventsService } from '../events/events.service.js';
 import type { MatchesService, RemovedMatch } from '../matches/matches.service.js';
@@ -34,7 +33,7 @@ const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 } as const;
 
 export interface AccountDeletionDeps {
   prisma: PrismaClient;
-  hasher: PasswordHasher;
+  currentPassword: Pick<CurrentPasswordCheck, 'verify'>;
   audit: ActivityLogService;
   notifier: Notifier;
   mailQueue: MailQueue;
@@ -43,7 +42,6 @@ export interface AccountDeletionDeps {
   chat: Pick<ChatService, 'anonymiseMessagesOf'>;
   clock: Clock;
   /** LOCKOUT_MAX_ATTEMPTS / LOCKOUT_MINUTES: a wrong current password counts as a failed login */
-  lockout: { maxAttempts: number; minutes: number };
 }
 
 interface DeletedAccount {
@@ -124,42 +122,12 @@ export class AccountDeletionService {
   }
 
   /**
-   * "Current-password guessing" (docs/privacy.md): while locked → 423 whatever the password;
-   * a wrong password is counted like a failed login in ONE atomic UPDATE (the attempt reaching
-   * the maximum locks the account and answers 423); a right one clears the counter.
+   * "Current-password guessing": the one rule of every route that asks for the current password
+   * (CurrentPasswordCheck): 423 while locked, a wrong one counted as a failed login (400
+   * WRONG_PASSWORD, 423 for the attempt that reaches the maximum), a right one clears the counter.
    */
   private async checkCurrentPassword(actor: Actor, userId: number, given: string): Promise<void> {
-    const { prisma, hasher, audit, clock } = this.deps;
-    const user = await prisma.user.findUnique({ where: { id: userId }, select: { passwordHash: true, lockedUntil: true, failedLoginAttempts: true } });
-    if (!user) throw new AppError('USER_NOT_FOUND');
-    const lockedForMs = (user.lockedUntil?.getTime() ?? 0) - clock.now().getTime();
-    if (lockedForMs > 0) throw lockedError(lockedForMs);
-    if (await hasher.compare(given, user.passwordHash)) {
-      if (user.failedLoginAttempts > 0) await prisma.user.update({ where: { id: userId }, data: { failedLoginAttempts: 0, lockedUntil: null } });
-      return;
-    }
-    const { maxAttempts, minutes } = this.deps.lockout;
-    const [counted] = await prisma.$queryRaw<{ attempts: number; remainingMs: number | null }[]>`
-      UPDATE "User" SET
-        "failedLoginAttempts" = CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END,
-        "lockedUntil" = CASE
-          WHEN (CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END) >= ${maxAttempts}
-            THEN now() + make_interval(mins => ${minutes}::int)
-          ELSE NULL END
-      WHERE id = ${userId} AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())
-      RETURNING "failedLoginAttempts" AS attempts,
-        CASE WHEN "lockedUntil" > now() THEN (EXTRACT(EPOCH FROM ("lockedUntil" - now())) * 1000)::float8 END AS "remainingMs"`;
-    const lockedNow = counted?.remainingMs != null && counted.remainingMs > 0;
-    await audit.record(actor, {
-      category: 'auth',
-      action: 'account_delete',
-      success: false,
-      metadata: { reason: 'wrong_current_password', attempts: counted?.attempts ?? null, locked: lockedNow },
-    });
-    // no row counted: a parallel attempt locked the account in between
-    if (!counted) throw lockedError(minutes * 60_000);
-    if (lockedNow) throw lockedError(counted.remainingMs as number);
-    throw new AppError('WRONG_PASSWORD');
+    await this.deps.currentPassword.verify(actor, userId, given, 'account_delete');
   }
 }
 

@@ -1,5 +1,8 @@
-import { Router } from 'express';
-import type { Container } from '../../container.js';
+import { Router, type RequestHandler } from 'express';
+import type { AuthGuards } from '../../middleware/auth.js';
+import type { AccountDeletionService } from './account-deletion.service.js';
+import type { DataExportService } from './data-export.service.js';
+import type { IpRetentionService } from './ip-retention.service.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
 import { currentUser } from '../../middleware/auth.js';
@@ -8,6 +11,15 @@ import { usernameParam, type UsernameParam } from '../users/users.schemas.js';
 import { exportFilename } from './data-export.service.js';
 import { deleteAccountBody, type DeleteAccountInput } from './privacy.schemas.js';
 
+/** What the router calls (built by src/container.ts). */
+export interface PrivacyRouterDeps {
+  guards: AuthGuards;
+  exportLimiter: RequestHandler;
+  dataExport: DataExportService;
+  accountDeletion: AccountDeletionService;
+  ipRetention: IpRetentionService;
+}
+
 /** Privacy and data rights (docs/privacy.md): export, account deletion, the retention settings. */
 export function createPrivacyRouter({
   guards,
@@ -15,7 +27,7 @@ export function createPrivacyRouter({
   dataExport,
   accountDeletion,
   ipRetention,
-}: Pick<Container, 'guards' | 'exportLimiter' | 'dataExport' | 'accountDeletion' | 'ipRetention'>): Router {
+}: PrivacyRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 

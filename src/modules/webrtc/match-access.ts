@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { userSummarySelect } from '../../lib/user-summary.js';
-import { isBlockedPair } from '../moderation/block-pair.js';
+import { isBlockedPair } from '../moderation/blocks.views.js';
 import { webrtcErrors } from './webrtc.errors.js';
 
 /** Signals and transfers are open in these match states. */

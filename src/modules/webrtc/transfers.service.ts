@@ -36,15 +36,6 @@ function toTransfer(row: TransferRow): TransferPayload {
   };
 }
 
-/**
- * Include for a match view: its completed hand-offs' receivers, so the view counts the videos
- * its viewer received (`videosReceived`) without another query.
- */
-export const completedTransfersInclude = { where: { status: 'completed' }, select: { receiverId: true } } as const;
-
-export const videosReceivedBy = (transfers: { receiverId: number }[], viewerId: number) =>
-  transfers.filter((t) => t.receiverId === viewerId).length;
-
 export interface TransfersServiceDeps {
   prisma: PrismaClient;
   clock: () => Date;

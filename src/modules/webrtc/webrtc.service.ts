@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { ServerToClientEvents, WebrtcSignalInput } from '../../realtime/types.js';
-import { TokenBucketLimiter } from '../chat/flood-limit.js';
+import { TokenBucketLimiter } from '../../lib/flood-limit.js';
 import { iceServersFor, type IceConfig, type IceServersView } from './ice-servers.js';
 import { findHandoffMatch, HANDOFF_STATUSES } from './match-access.js';
 import { webrtcErrors } from './webrtc.errors.js';

@@ -5,7 +5,7 @@
  */
 /**
  * What a flood limit needs: one token per action and key (a user id, a socket id); true when
- * the action may happen now. A shared limit (redis-flood-limit.ts) answers asynchronously, so
+ * the action may happen now. A shared limit (src/modules/chat/redis-flood-limit.ts) answers asynchronously, so
  * callers await the answer.
  */
 export interface FloodLimiter<K = number> {
