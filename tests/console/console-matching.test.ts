@@ -146,7 +146,8 @@ browserDescribe('admin console matching', () => {
       res.on('end', () => cb(null, body));
     });
     expect(saved).toBe(String(fromApi.body).replace(/^\uFEFF/, ''));
-    expect(saved.split('\r\n')[0]).toBe('Heat,Dancer,Recorder,Status,Locality,Opt-out used');
+    // every field quoted (docs/security-hardening.md); fair matching adds two columns
+    expect(saved.split('\r\n')[0]).toBe('"Heat","Dancer","Recorder","Status","Locality","Opt-out used","Pinned","Recorder balance"');
     expect(await prisma.activityLog.count({ where: { action: 'matching_run_export', resource: `event:${event.slug}` } })).toBe(2);
   });
 

@@ -155,16 +155,17 @@ describe('DELETE /users/me', () => {
 });
 
 describe('DELETE /users/me and queued mail', () => {
-  const queuedTo = async (address: string) =>
-    (await prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry') AND data -> 'mail' ->> 'to' = $1`, address))[0].n;
+  // mail jobs hold references ({ kind, userId, ... }), never the mail itself (docs/security-hardening.md)
+  const queuedFor = async (userId: number) =>
+    (await prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry') AND data ->> 'userId' = $1`, String(userId)))[0].n;
 
   it('drops the mails still queued to the address', async () => {
     const u = await createUser({ emailVerified: false });
     const resend = await api().post('/api/auth/resend-verification').send({ email: u.user.email });
     expect(resend.status).toBe(200);
-    expect(await queuedTo(u.user.email)).toBe(1);
+    expect(await queuedFor(u.user.id)).toBe(1);
     expect((await deleteMe(u)).status).toBe(200);
-    expect(await queuedTo(u.user.email)).toBe(0);
+    expect(await queuedFor(u.user.id)).toBe(0);
   });
 });
 
