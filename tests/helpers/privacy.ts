@@ -81,7 +81,7 @@ export async function createHistory(): Promise<History> {
     const row = await rowOf(heatId);
     await prisma.recordingSuggestion.update({
       where: { id: row.id },
-      data: { recorderId, status, pinned, unfilledReason: null, why: { locality: 'other', optOut: false, recorderBalance: 0, pinned } },
+      data: { recorderId, status, pinned, unfilledReason: null, why: { locality: 'anywhere', optOut: false, recorderBalance: 0, pinned } },
     });
     return row.id;
   };
