@@ -1,3 +1,4 @@
+import type { EventObjectField } from '../modules/events/events.views.js';
 import { UNFILLED_REASONS } from '../modules/matching/matching.unfilled.js';
 import { RECORDER_DELETED } from '../modules/matching/matching.privacy.js';
 import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
@@ -278,7 +279,7 @@ const publicProfileProperties = {
   tiktokUrl: nullStr,
 };
 
-const eventProperties = {
+const eventProperties: Record<EventObjectField, Schema> = {
   id: int,
   slug: str,
   name: str,

@@ -1,4 +1,5 @@
 import QRCode from 'qrcode';
+import { eventObjectSelect } from './events.views.js';
 import type { Event, Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { AuthUser } from '../../lib/auth.js';
@@ -160,7 +161,8 @@ export class EventsService {
   async getPublic(slug: string) {
     const event = await this.db.event.findUnique({
       where: { slug },
-      include: {
+      select: {
+        ...eventObjectSelect,
         chatRooms: { where: { type: EVENT_ROOM_TYPE }, select: { id: true, eventId: true, type: true, createdAt: true } },
         _count: { select: { matches: true } },
       },
