@@ -24,7 +24,7 @@
  * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000, each with
  * its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
- * BENCH_LOG_LEVEL (info), `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_SERVICE_NODE_ARGS, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -47,6 +47,8 @@ const CHAT_SECONDS = Number(process.env.BENCH_CHAT_SECONDS ?? 10);
 const CHAT_RATE = 5;
 const POLL_EVERY_SECONDS = 5;
 const HEAT_CHANGE_SHARE = 0.05;
+/** e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the service */
+const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
 
 const root = path.resolve(__dirname, '..');
@@ -133,6 +135,8 @@ interface LoopDelay {
 interface StepResult {
   dancers: number;
   load: Record<string, string>;
+  /** the service's CPU seconds per phase */
+  cpu: Record<string, number>;
   connect: { seconds: number; inRoom: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; rssPerSocketKiB: number; idleRssMiB: number; worker: LoopDelay };
   chat: { p50: number; p99: number; max: number; lost: number; acked: number; sent: number; refused: Record<string, number>; worker: LoopDelay };
   polling: { rate: number; rows: { name: string; count: number; p50: number; p99: number; errors: number }[]; generator: LoopDelay; service: LoopDelay; maxLateness: number };
@@ -177,7 +181,7 @@ async function runStep(dancers: number): Promise<StepResult> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = serviceEnv(database.url, port);
   const logName = (k: number) => `service-${dancers}-${k}`;
-  let service: ChildProcess = processes.start(logName(1), 'src/server.ts', env);
+  let service: ChildProcess = processes.start(logName(1), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
   let clients: ReturnType<typeof startClients> | undefined;
   const loads: Record<string, string> = {};
   try {
@@ -203,12 +207,23 @@ async function runStep(dancers: number): Promise<StepResult> {
     await sleep(2000);
     const idleRss = rssKiB(service.pid!);
 
+    // the service's CPU seconds per phase: on a shared machine a steadier figure than wall time
+    let cpuMark = cpuSeconds(service.pid!);
+    const cpuSince = () => {
+      const t = cpuSeconds(service.pid!);
+      const d = t - cpuMark;
+      cpuMark = t;
+      return d;
+    };
+    const cpu: Record<string, number> = {};
+
     // connect: every dancer at once
     loads.connect = load();
     clients = startClients(baseUrl, tokens, slug);
     const connected = await clients.ask<{
       startedAt: number; inRoom: number; lastJoinedAt: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; loopP99: number; loopMax: number;
     }>({ type: 'connect', timeoutMs: 300_000 });
+    cpu.connect = cpuSince();
     await sleep(1000);
     const connectedRss = rssKiB(service.pid!);
     const connect = {
@@ -231,6 +246,7 @@ async function runStep(dancers: number): Promise<StepResult> {
       seconds: CHAT_SECONDS,
       settleMs: 30_000,
     });
+    cpu.chat = cpuSince();
     const chat = {
       p50: chatted.p50,
       p99: chatted.p99,
@@ -251,6 +267,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     generatorLoop.enable();
     const fixed = await runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS);
     generatorLoop.disable();
+    cpu.polling = cpuSince();
     const serviceLoop = await serviceLoopDelay(baseUrl);
     const polling = {
       rate,
@@ -278,7 +295,9 @@ async function runStep(dancers: number): Promise<StepResult> {
         }),
       );
     }
+    cpuSince();
     const rerunSeconds = await run();
+    cpu.rerun = cpuSince();
     const matching = { firstSeconds, rerunSeconds, heatChanges: movers.length };
     console.log(`  matching: ${movers.length} dancers changed heats; re-run ${rerunSeconds.toFixed(2)} s end to end; load ${loads.matching}`);
 
@@ -287,7 +306,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     await clients.ask({ type: 'storm' });
     await processes.stop(service, 30_000);
     const restartAt = now();
-    service = processes.start(logName(2), 'src/server.ts', env);
+    service = processes.start(logName(2), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(2), 120_000, 25);
     const healthyAt = now();
     const cpuAtHealth = cpuSeconds(service.pid!);
@@ -315,7 +334,8 @@ async function runStep(dancers: number): Promise<StepResult> {
     const fiveHundreds = polling.rows.reduce((n, r) => n + r.errors, 0);
     const internalErrors = errorLines(processes.logFile(logName(1))) + errorLines(processes.logFile(logName(2))) + (chat.refused.INTERNAL_ERROR ?? 0) + (storm.joinErrors.INTERNAL_ERROR ?? 0) + (connect.joinErrors.INTERNAL_ERROR ?? 0);
     if (fiveHundreds > 0) console.log(`  polling errors (non-200): ${fiveHundreds}`);
-    return { dancers, load: loads, connect, chat, polling, matching, storm, internalErrors };
+    console.log(`  service CPU seconds: ${Object.entries({ ...cpu, storm: storm.cpuSeconds }).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+    return { dancers, load: loads, cpu, connect, chat, polling, matching, storm, internalErrors };
   } finally {
     await clients?.terminate();
     await processes.stop(service);
@@ -340,6 +360,7 @@ const figures = (results: StepResult[]): Figure[] => {
   return [
     { name: 'connect: all in the room', unit: 's', value: (r) => r.connect.seconds, growth: true },
     { name: 'connect: first-try refusals', unit: '', value: (r) => r.connect.firstTryRefused },
+    { name: 'connect: service CPU', unit: 's', value: (r) => r.cpu.connect, growth: true },
     { name: 'connect: RSS per socket', unit: 'KiB', value: (r) => r.connect.rssPerSocketKiB, target: 100, growth: true },
     { name: 'storm: all back after health', unit: 's', value: (r) => r.storm.seconds, target: 15, growth: true },
     { name: 'storm: median back after health', unit: 's', value: (r) => r.storm.medianSeconds, growth: true },
@@ -350,6 +371,8 @@ const figures = (results: StepResult[]): Figure[] => {
     { name: 'chat: delivery p50', unit: 'ms', value: (r) => r.chat.p50, growth: true },
     { name: 'chat: delivery p99', unit: 'ms', value: (r) => r.chat.p99, target: 250, growth: true },
     { name: 'chat: lost deliveries', unit: '', value: (r) => r.chat.lost, target: 0 },
+    { name: 'chat: service CPU', unit: 's', value: (r) => r.cpu.chat, growth: true },
+    { name: 'polling: service CPU per 1 000 requests', unit: 's', value: (r) => (r.cpu.polling * 1000) / (r.polling.rate * POLL_SECONDS), growth: true },
     ...endpoints.flatMap((name): Figure[] => {
       const row = (r: StepResult) => r.polling.rows.find((x) => x.name === name)!;
       const details = name.endsWith('/details');

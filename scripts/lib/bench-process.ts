@@ -22,10 +22,10 @@ export class BenchProcesses {
     return path.join(this.workDir, `${name}.log`);
   }
 
-  /** Starts `node --import tsx <script> …args` (output appended to `<name>.log`). */
-  start(name: string, script: string, env: NodeJS.ProcessEnv, args: string[] = []): ChildProcess {
+  /** Starts `node …nodeArgs --import tsx <script> …args` (output appended to `<name>.log`). */
+  start(name: string, script: string, env: NodeJS.ProcessEnv, args: string[] = [], nodeArgs: string[] = []): ChildProcess {
     const log = openSync(this.logFile(name), 'a');
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: this.root, env, stdio: ['ignore', log, log] });
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { cwd: this.root, env, stdio: ['ignore', log, log] });
     this.children.push(child);
     return child;
   }
