@@ -9,7 +9,8 @@
  * scripts/bench-http/seed.ts), and matching runs once through the API. Then, every dancer with
  * a socket (scripts/bench-event-day/clients.cjs, a worker thread):
  *   connect   every socket connected and joined to the event room at once; time, first-try
- *             refusals, service RSS per socket above the idle process;
+ *             refusals, service RSS per socket above the idle process (read after the chat,
+ *             once the joins' write buffers drained);
  *   chat      5 messages/s to the room from rotating dancers: delivery p50/p99 over every
  *             (message, socket), lost deliveries;
  *   polling   the fixed-rate mix of bench:http, one request per dancer every 5 s, with the
@@ -224,19 +225,17 @@ async function runStep(dancers: number): Promise<StepResult> {
       startedAt: number; inRoom: number; lastJoinedAt: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; loopP99: number; loopMax: number;
     }>({ type: 'connect', timeoutMs: 300_000 });
     cpu.connect = cpuSince();
-    await sleep(1000);
-    const connectedRss = rssKiB(service.pid!);
     const connect = {
       seconds: (connected.lastJoinedAt - connected.startedAt) / 1000,
       inRoom: connected.inRoom,
       firstTryRefused: connected.firstTryRefused,
       refusals: connected.refusals,
       joinErrors: connected.joinErrors,
-      rssPerSocketKiB: (connectedRss - idleRss) / dancers,
+      rssPerSocketKiB: NaN, // measured once the joins' write buffers have drained (after the chat)
       idleRssMiB: idleRss / 1024,
       worker: { p99: connected.loopP99, max: connected.loopMax },
     };
-    console.log(`  connect: ${connect.inRoom}/${dancers} in the room after ${connect.seconds.toFixed(1)} s; first try refused ${connect.firstTryRefused} ${JSON.stringify(connect.refusals)}; RSS ${(connectedRss / 1024).toFixed(0)} MiB (idle ${connect.idleRssMiB.toFixed(0)}), ${connect.rssPerSocketKiB.toFixed(1)} KiB/socket; load ${loads.connect}`);
+    console.log(`  connect: ${connect.inRoom}/${dancers} in the room after ${connect.seconds.toFixed(1)} s; first try refused ${connect.firstTryRefused} ${JSON.stringify(connect.refusals)}; load ${loads.connect}`);
 
     // chat: 5 messages/s to the room
     loads.chat = load();
@@ -257,6 +256,10 @@ async function runStep(dancers: number): Promise<StepResult> {
       refused: chatted.refused,
       worker: { p99: chatted.loopP99, max: chatted.loopMax },
     };
+    await sleep(3000);
+    const connectedRss = rssKiB(service.pid!);
+    connect.rssPerSocketKiB = (connectedRss - idleRss) / dancers;
+    console.log(`  RSS with every socket connected (after the chat): ${(connectedRss / 1024).toFixed(0)} MiB (idle ${connect.idleRssMiB.toFixed(0)}), ${connect.rssPerSocketKiB.toFixed(1)} KiB/socket`);
     console.log(`  chat: ${chat.acked}/${chat.sent} sent, delivery p50 ${chat.p50.toFixed(1)} ms p99 ${chat.p99.toFixed(1)} ms max ${chat.max.toFixed(1)} ms, lost ${chat.lost}; load ${loads.chat}`);
 
     // polling: one request per dancer every 5 s, sockets connected
