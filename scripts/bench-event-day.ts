@@ -112,11 +112,22 @@ async function api(baseUrl: string, method: string, pathname: string, token?: st
   return { status: res.status, body: json };
 }
 
-async function serviceLoopDelay(baseUrl: string): Promise<{ p99: number; max: number }> {
+/** Unlabelled series of the service's metrics. */
+async function serviceMetrics(baseUrl: string, names: string[]): Promise<number[]> {
   const res = await fetch(`${baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   const lines = (await res.text()).split('\n');
-  const read = (name: string) => 1000 * Number(lines.find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN);
-  return { p99: read('nodejs_eventloop_lag_p99_seconds'), max: read('nodejs_eventloop_lag_max_seconds') };
+  return names.map((name) => Number(lines.find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN));
+}
+
+async function serviceLoopDelay(baseUrl: string): Promise<{ p99: number; max: number }> {
+  const [p99, max] = await serviceMetrics(baseUrl, ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds']);
+  return { p99: p99 * 1000, max: max * 1000 };
+}
+
+/** The service's V8 heap in use and memory outside it (buffers), MiB: where the RSS goes. */
+async function serviceMemory(baseUrl: string): Promise<string> {
+  const [heap, external] = await serviceMetrics(baseUrl, ['nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes']);
+  return `heap used ${(heap / 1048576).toFixed(0)} MiB, external ${(external / 1048576).toFixed(0)} MiB`;
 }
 
 /** Error-level lines (pino level ≥ 50) in a service log. */
@@ -207,6 +218,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     console.log(`\n[${dancers} dancers] seeded and matched in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (first run ${firstSeconds.toFixed(2)} s); load ${load()}`);
     await sleep(2000);
     const idleRss = rssKiB(service.pid!);
+    const idleMemory = await serviceMemory(baseUrl);
 
     // the service's CPU seconds per phase: on a shared machine a steadier figure than wall time
     let cpuMark = cpuSeconds(service.pid!);
@@ -259,7 +271,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     await sleep(3000);
     const connectedRss = rssKiB(service.pid!);
     connect.rssPerSocketKiB = (connectedRss - idleRss) / dancers;
-    console.log(`  RSS with every socket connected (after the chat): ${(connectedRss / 1024).toFixed(0)} MiB (idle ${connect.idleRssMiB.toFixed(0)}), ${connect.rssPerSocketKiB.toFixed(1)} KiB/socket`);
+    console.log(`  RSS with every socket connected (after the chat): ${(connectedRss / 1024).toFixed(0)} MiB (idle ${connect.idleRssMiB.toFixed(0)}), ${connect.rssPerSocketKiB.toFixed(1)} KiB/socket; ${await serviceMemory(baseUrl)} (idle: ${idleMemory})`);
     console.log(`  chat: ${chat.acked}/${chat.sent} sent, delivery p50 ${chat.p50.toFixed(1)} ms p99 ${chat.p99.toFixed(1)} ms max ${chat.max.toFixed(1)} ms, lost ${chat.lost}; load ${loads.chat}`);
 
     // polling: one request per dancer every 5 s, sockets connected
