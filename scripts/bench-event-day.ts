@@ -10,7 +10,8 @@
  * a socket (scripts/bench-event-day/clients.cjs, a worker thread):
  *   connect   every socket connected and joined to the event room at once; time, first-try
  *             refusals, service RSS per socket above the idle process (read after the chat,
- *             once the joins' write buffers drained);
+ *             once the joins' write buffers drained, and after a full garbage collection
+ *             through the service's inspector, `--inspect=127.0.0.1:0`);
  *   chat      5 messages/s to the room from rotating dancers: delivery p50/p99 over every
  *             (message, socket), lost deliveries;
  *   polling   the fixed-rate mix of bench:http, one request per dancer every 5 s, with the
@@ -35,6 +36,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
+import WebSocket from 'ws';
 import { freePort } from '../src/lib/embedded-postgres.js';
 import { runFixedRate } from './bench-http/fixed-rate.js';
 import { hotReadMix, seedWeekend, WEEKEND, type WeekendShape } from './bench-http/seed.js';
@@ -48,8 +50,8 @@ const CHAT_SECONDS = Number(process.env.BENCH_CHAT_SECONDS ?? 10);
 const CHAT_RATE = 5;
 const POLL_EVERY_SECONDS = 5;
 const HEAT_CHANGE_SHARE = 0.05;
-/** e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the service */
-const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the service; the inspector lets the bench collect its garbage */
+const SERVICE_NODE_ARGS = ['--inspect=127.0.0.1:0', ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
 
 const root = path.resolve(__dirname, '..');
@@ -112,6 +114,36 @@ async function api(baseUrl: string, method: string, pathname: string, token?: st
   return { status: res.status, body: json };
 }
 
+/**
+ * A full garbage collection in the service, through its inspector (started with
+ * `--inspect=127.0.0.1:0`; the address is read from its log), so that its memory is read
+ * without the garbage of the last burst. Resolves false when no inspector answers.
+ */
+async function collectGarbage(logFile: string): Promise<boolean> {
+  const url = /Debugger listening on (ws:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+  if (!url) return false;
+  const socket = new WebSocket(url);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no answer to HeapProfiler.collectGarbage')), 30_000);
+      socket.on('message', (data) => {
+        if ((JSON.parse(String(data)) as { id?: number }).id === 1) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
+    });
+    return true;
+  } finally {
+    socket.close();
+  }
+}
+
 /** Unlabelled series of the service's metrics. */
 async function serviceMetrics(baseUrl: string, names: string[]): Promise<number[]> {
   const res = await fetch(`${baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
@@ -124,10 +156,10 @@ async function serviceLoopDelay(baseUrl: string): Promise<{ p99: number; max: nu
   return { p99: p99 * 1000, max: max * 1000 };
 }
 
-/** The service's V8 heap in use and memory outside it (buffers), MiB: where the RSS goes. */
-async function serviceMemory(baseUrl: string): Promise<string> {
-  const [heap, external] = await serviceMetrics(baseUrl, ['nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes']);
-  return `heap used ${(heap / 1048576).toFixed(0)} MiB, external ${(external / 1048576).toFixed(0)} MiB`;
+/** The service's V8 heap in use and memory outside it (buffers), KiB: where the RSS goes. */
+async function serviceMemory(baseUrl: string): Promise<{ heap: number; external: number; text: string }> {
+  const [heap, external] = (await serviceMetrics(baseUrl, ['nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes'])).map((b) => b / 1024);
+  return { heap, external, text: `heap used ${(heap / 1024).toFixed(0)} MiB, external ${(external / 1024).toFixed(0)} MiB` };
 }
 
 /** Error-level lines (pino level ≥ 50) in a service log. */
@@ -149,7 +181,7 @@ interface StepResult {
   load: Record<string, string>;
   /** the service's CPU seconds per phase */
   cpu: Record<string, number>;
-  connect: { seconds: number; inRoom: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; rssPerSocketKiB: number; idleRssMiB: number; worker: LoopDelay };
+  connect: { seconds: number; inRoom: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; rssPerSocketKiB: number; heapPerSocketKiB: number; idleRssMiB: number; worker: LoopDelay };
   chat: { p50: number; p99: number; max: number; lost: number; acked: number; sent: number; refused: Record<string, number>; worker: LoopDelay };
   polling: { rate: number; rows: { name: string; count: number; p50: number; p99: number; errors: number }[]; generator: LoopDelay; service: LoopDelay; maxLateness: number };
   matching: { firstSeconds: number; rerunSeconds: number; heatChanges: number };
@@ -217,6 +249,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     const firstSeconds = await run();
     console.log(`\n[${dancers} dancers] seeded and matched in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (first run ${firstSeconds.toFixed(2)} s); load ${load()}`);
     await sleep(2000);
+    await collectGarbage(processes.logFile(logName(1)));
     const idleRss = rssKiB(service.pid!);
     const idleMemory = await serviceMemory(baseUrl);
 
@@ -244,6 +277,7 @@ async function runStep(dancers: number): Promise<StepResult> {
       refusals: connected.refusals,
       joinErrors: connected.joinErrors,
       rssPerSocketKiB: NaN, // measured once the joins' write buffers have drained (after the chat)
+      heapPerSocketKiB: NaN,
       idleRssMiB: idleRss / 1024,
       worker: { p99: connected.loopP99, max: connected.loopMax },
     };
@@ -269,9 +303,15 @@ async function runStep(dancers: number): Promise<StepResult> {
       worker: { p99: chatted.loopP99, max: chatted.loopMax },
     };
     await sleep(3000);
+    const collected = await collectGarbage(processes.logFile(logName(1)));
     const connectedRss = rssKiB(service.pid!);
+    const connectedMemory = await serviceMemory(baseUrl);
     connect.rssPerSocketKiB = (connectedRss - idleRss) / dancers;
-    console.log(`  RSS with every socket connected (after the chat): ${(connectedRss / 1024).toFixed(0)} MiB (idle ${connect.idleRssMiB.toFixed(0)}), ${connect.rssPerSocketKiB.toFixed(1)} KiB/socket; ${await serviceMemory(baseUrl)} (idle: ${idleMemory})`);
+    connect.heapPerSocketKiB = (connectedMemory.heap + connectedMemory.external - idleMemory.heap - idleMemory.external) / dancers;
+    console.log(
+      `  RSS with every socket connected (after the chat${collected ? ' and a full GC' : ''}): ${(connectedRss / 1024).toFixed(0)} MiB (idle ${connect.idleRssMiB.toFixed(0)}), ` +
+        `${connect.rssPerSocketKiB.toFixed(1)} KiB/socket; ${connectedMemory.text} (idle: ${idleMemory.text}), ${connect.heapPerSocketKiB.toFixed(1)} KiB/socket`,
+    );
     console.log(`  chat: ${chat.acked}/${chat.sent} sent, delivery p50 ${chat.p50.toFixed(1)} ms p99 ${chat.p99.toFixed(1)} ms max ${chat.max.toFixed(1)} ms, lost ${chat.lost}; load ${loads.chat}`);
 
     // polling: one request per dancer every 5 s, sockets connected
@@ -377,6 +417,7 @@ const figures = (results: StepResult[]): Figure[] => {
     { name: 'connect: first-try refusals', unit: '', value: (r) => r.connect.firstTryRefused },
     { name: 'connect: service CPU', unit: 's', value: (r) => r.cpu.connect, growth: true },
     { name: 'connect: RSS per socket', unit: 'KiB', value: (r) => r.connect.rssPerSocketKiB, target: 100, growth: true },
+    { name: 'connect: heap + external per socket', unit: 'KiB', value: (r) => r.connect.heapPerSocketKiB, growth: true },
     { name: 'storm: all back after health', unit: 's', value: (r) => r.storm.seconds, target: 15, growth: true },
     { name: 'storm: median back after health', unit: 's', value: (r) => r.storm.medianSeconds, growth: true },
     { name: 'storm: first-try refusals', unit: '', value: (r) => r.storm.firstTryRefused },
