@@ -26,7 +26,7 @@
  * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000, each with
  * its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
- * BENCH_LOG_LEVEL (info), BENCH_SERVICE_NODE_ARGS, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -54,7 +54,8 @@ const HEAT_CHANGE_SHARE = 0.05;
 const SERVICE_NODE_ARGS = ['--inspect=127.0.0.1:0', ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
 
-const root = path.resolve(__dirname, '..');
+/** BENCH_SERVICE_ROOT: run the service from another checkout (with its node_modules), for before/after comparisons */
+const root = process.env.BENCH_SERVICE_ROOT ?? path.resolve(__dirname, '..');
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-event-day-'));
 const processes = new BenchProcesses(root, workDir);
 const JWT_SECRET = 'bench-event-day-secret-that-is-at-least-32-characters';
