@@ -107,7 +107,7 @@ export class TokenAuthenticator {
   async currentUser(session: Pick<TokenSession, 'userId' | 'tokenVersion'>): Promise<AuthUser> {
     const user = await this.users.load(session.userId);
     if (!user || user.tokenVersion !== session.tokenVersion) throw new AppError('INVALID_TOKEN');
-    return user;
+    return { ...user }; // callers of one batch never share an object
   }
 }
 

@@ -154,8 +154,8 @@ export class EventChatService {
    * join_event_room: the event, its room (created if missing) and the last 20 messages, oldest
    * first (the join throttle, 429 ROOM_JOIN_THROTTLED, runs before, in src/realtime/io.ts).
    * Checks: slug a string of 1-50 characters, else 404 → event
-   * 404 → participant 403. One statement, and a write only for an event whose room does not
-   * exist yet.
+   * 404 → participant 403. One statement for the callers joining together (readOpenings), and
+   * a write only for an event whose room does not exist yet.
    */
   async openRoom(slug: unknown, userId: number) {
     if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) throw new AppError('EVENT_NOT_FOUND');
@@ -176,7 +176,9 @@ export class EventChatService {
     const bySlug = new Map<string, number[]>();
     for (const key of keys) {
       const { slug, userId } = parseOpeningKey(key);
-      bySlug.set(slug, [...(bySlug.get(slug) ?? []), userId]);
+      const userIds = bySlug.get(slug);
+      if (userIds) userIds.push(userId);
+      else bySlug.set(slug, [userId]);
     }
     const result = new Map<string, RoomOpening>();
     await Promise.all(
