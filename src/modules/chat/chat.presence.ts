@@ -30,6 +30,8 @@ export class EventPresence {
   /** per room: the deltas and list requests not sent yet, and when the room's outbox was last sent */
   private readonly outboxes = new Map<string, Outbox>();
   private readonly lastSentAt = new Map<string, number>();
+  /** per room: the send in progress (a room's outboxes are sent one after the other) */
+  private readonly sending = new Map<string, Promise<void>>();
 
   constructor(private readonly io: AppServer) {}
 
@@ -117,8 +119,11 @@ export class EventPresence {
    * sendInterval(room) (longer for bigger rooms, at most MAX_SEND_INTERVAL_MS): the deltas in
    * order, then one list, built and encoded once for all of the waiting sockets. In a reconnect
    * storm a member thus gets the deltas of many joins in one write instead of one write each,
-   * and n joins cost a bounded number of list builds per second instead of n. `sent` resolves
-   * once it was sent (rejects when the list could not be built).
+   * and n joins cost a bounded number of list builds per second instead of n. The sockets
+   * waiting for the list get none of the outbox's deltas: the list, built after them, already
+   * says what they say. A room's outboxes are sent one after the other, and a big send yields
+   * to the event loop every YIELD_EVERY deliveries, so requests, acks and health checks go on
+   * during a storm. `sent` resolves once it was sent (rejects when the list could not be built).
    */
   private outbox(room: string): Outbox {
     const existing = this.outboxes.get(room);
@@ -129,7 +134,13 @@ export class EventPresence {
     const outbox: Outbox = { deltas: [], listeners: [], sent, settle };
     this.outboxes.set(room, outbox);
     const wait = Math.max(0, (this.lastSentAt.get(room) ?? -Infinity) + this.sendInterval(room) - Date.now());
-    const send = () => void this.send(room, outbox);
+    const send = () => {
+      const current = (this.sending.get(room) ?? Promise.resolve()).then(() => this.send(room, outbox));
+      this.sending.set(room, current);
+      void current.then(() => {
+        if (this.sending.get(room) === current) this.sending.delete(room);
+      });
+    };
     if (wait > 0) setTimeout(send, wait);
     else setImmediate(send);
     return outbox;
@@ -140,10 +151,17 @@ export class EventPresence {
     if (this.lastSentAt.size > 10_000) this.lastSentAt.clear();
     this.lastSentAt.set(room, Date.now());
     try {
+      const listening = outbox.listeners.map((s) => s.id);
+      let delivered = 0;
       for (const { event, payload, except } of outbox.deltas) {
-        const target = except === undefined ? this.io.to(room) : this.io.to(room).except(except);
+        const target = this.io.to(room).except(except === undefined ? listening : [...listening, except]);
         if (event === 'user_joined') target.emit(event, payload as PresenceUser);
         else target.emit(event, payload as { userId: number });
+        delivered += this.io.of('/').adapter.rooms.get(room)?.size ?? 0;
+        if (delivered >= YIELD_EVERY) {
+          delivered = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
       if (outbox.listeners.length > 0) {
         const list = await this.list(room);
@@ -188,6 +206,8 @@ export class EventPresence {
 
 /** The longest wait between two sends of a room's presence outbox (see EventPresence.outbox). */
 const MAX_SEND_INTERVAL_MS = 100;
+/** A send of many deltas to a big room lets the event loop run after about this many deliveries. */
+const YIELD_EVERY = 20_000;
 
 interface Outbox {
   deltas: { event: 'user_joined' | 'user_left'; payload: PresenceUser | { userId: number }; except?: string }[];
