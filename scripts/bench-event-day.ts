@@ -123,6 +123,10 @@ async function api(baseUrl: string, method: string, pathname: string, token?: st
 async function collectGarbage(logFile: string): Promise<boolean> {
   const url = /Debugger listening on (ws:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
   if (!url) return false;
+  return collectGarbageAt(url).catch(() => false);
+}
+
+async function collectGarbageAt(url: string): Promise<boolean> {
   const socket = new WebSocket(url);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -147,9 +151,15 @@ async function collectGarbage(logFile: string): Promise<boolean> {
 
 /** Unlabelled series of the service's metrics. */
 async function serviceMetrics(baseUrl: string, names: string[]): Promise<number[]> {
-  const res = await fetch(`${baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  const lines = (await res.text()).split('\n');
-  return names.map((name) => Number(lines.find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN));
+  try {
+    const res = await fetch(`${baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` }, signal: AbortSignal.timeout(60_000) });
+    const lines = (await res.text()).split('\n');
+    return names.map((name) => Number(lines.find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN));
+  } catch (err) {
+    // a service too busy to answer its metrics is a finding, not the end of the run
+    console.log(`  (metrics unanswered: ${(err as Error).message})`);
+    return names.map(() => NaN);
+  }
 }
 
 async function serviceLoopDelay(baseUrl: string): Promise<{ p99: number; max: number }> {
