@@ -10,14 +10,23 @@
  * (setImmediate) and while `maxInFlight` statements are already running, which is when waiting
  * costs nothing: under no load a call costs one statement, as before.
  */
+import { POOL_QUEUE_FULL } from './database-pool.js';
+
 export interface BatchedReadOptions {
   /** most keys per statement */
   maxBatch: number;
   /** most statements running at once; further keys wait for one to finish */
   maxInFlight: number;
+  /**
+   * longest wait of a key for its statement to be sent (as the pool's wait for a connection,
+   * DATABASE_POOL_TIMEOUT_MS): past it the call fails like a full pool (503), so statements
+   * stuck on a lock never hold later callers forever
+   */
+  maxWaitMs: number;
 }
 
 interface Waiter<V> {
+  since: number;
   resolve(value: V | undefined): void;
   reject(err: unknown): void;
 }
@@ -26,26 +35,48 @@ export class BatchedReads<K, V> {
   private pending = new Map<K, Waiter<V>[]>();
   private scheduled = false;
   private inFlight = 0;
+  private expiry: NodeJS.Timeout | undefined;
 
   /** `read(keys)`: the values of the keys that exist (a missing key resolves to undefined). */
   constructor(
     private readonly read: (keys: K[]) => Promise<Map<K, V>>,
-    private readonly options: BatchedReadOptions = { maxBatch: 500, maxInFlight: 2 },
+    private readonly options: BatchedReadOptions = { maxBatch: 500, maxInFlight: 2, maxWaitMs: 5000 },
   ) {}
 
   load(key: K): Promise<V | undefined> {
     return new Promise<V | undefined>((resolve, reject) => {
+      const waiter = { since: Date.now(), resolve, reject };
       const waiters = this.pending.get(key);
-      if (waiters) waiters.push({ resolve, reject });
-      else this.pending.set(key, [{ resolve, reject }]);
+      if (waiters) waiters.push(waiter);
+      else this.pending.set(key, [waiter]);
       this.schedule();
     });
   }
 
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= this.options.maxInFlight || this.pending.size === 0) return;
+    if (this.pending.size === 0) return;
+    if (this.inFlight >= this.options.maxInFlight) return this.watchExpiry();
+    if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
+  }
+
+  /** While keys wait for a running statement, fails those waiting longer than maxWaitMs. */
+  private watchExpiry(): void {
+    if (this.expiry) return;
+    this.expiry = setTimeout(() => {
+      this.expiry = undefined;
+      const oldest = Date.now() - this.options.maxWaitMs;
+      for (const [key, waiters] of this.pending) {
+        const expired = waiters.filter((w) => w.since <= oldest);
+        if (expired.length === 0) continue;
+        for (const w of expired) w.reject(new Error(POOL_QUEUE_FULL));
+        if (expired.length === waiters.length) this.pending.delete(key);
+        else this.pending.set(key, waiters.filter((w) => w.since > oldest));
+      }
+      if (this.pending.size > 0 && this.inFlight >= this.options.maxInFlight) this.watchExpiry();
+    }, Math.max(10, this.options.maxWaitMs / 4));
+    this.expiry.unref();
   }
 
   private flush(): void {
