@@ -19,8 +19,8 @@
  * BENCH_RATE (300), BENCH_RATE_SECONDS (30), BENCH_LOG_LEVEL of the service (info).
  * Notes and EXPLAIN output: scripts/bench-http/NOTES.md.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -29,9 +29,10 @@ import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
 import { io as connectSocket } from 'socket.io-client';
 import { freePort } from '../src/lib/embedded-postgres.js';
-import { runFixedRate, type RateTarget } from './bench-http/fixed-rate.js';
-import { hotReadPaths, seedWeekend, WEEKEND } from './bench-http/seed.js';
+import { runFixedRate } from './bench-http/fixed-rate.js';
+import { hotReadMix, hotReadPaths, seedWeekend, WEEKEND } from './bench-http/seed.js';
 import { benchDatabase } from './lib/bench-database.js';
+import { BenchProcesses } from './lib/bench-process.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -69,7 +70,6 @@ const serviceEnv: NodeJS.ProcessEnv = {
 
 // ------------------------------------------------------------------------------ helpers
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const median = (values: number[]) => {
@@ -78,60 +78,11 @@ const median = (values: number[]) => {
 };
 
 
-const children: ChildProcess[] = [];
-
-function start(name: string, script: string, env: NodeJS.ProcessEnv, args: string[] = []): ChildProcess {
-  const log = openSync(path.join(workDir, `${name}.log`), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, env, stdio: ['ignore', log, log] });
-  children.push(child);
-  return child;
-}
-
-async function waitForHttp(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: see ${workDir}/${name}.log`);
-    try {
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(200);
-  }
-  throw new Error(`${name} did not answer ${url} within ${timeoutMs} ms`);
-}
-
-async function runToEnd(name: string, script: string, env: NodeJS.ProcessEnv, args: string[], timeoutMs: number): Promise<void> {
-  const child = start(name, script, env, args);
-  const code = await new Promise<number | null>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (c) => {
-      clearTimeout(timer);
-      resolve(c);
-    });
-  });
-  if (code !== 0) throw new Error(`${name} failed (exit ${code}): ${readFileSync(path.join(workDir, `${name}.log`), 'utf8').slice(-2000)}`);
-}
-
-async function stopChildren(): Promise<void> {
-  await Promise.all(
-    children
-      .filter((c) => c.exitCode === null && c.signalCode === null)
-      .map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
-            c.once('exit', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            c.kill('SIGTERM');
-          }),
-      ),
-  );
-}
+const processes = new BenchProcesses(root, workDir);
+const start = (name: string, script: string, env: NodeJS.ProcessEnv, args: string[] = []) => processes.start(name, script, env, args);
+const waitForHttp = (url: string, child: ChildProcess, name: string) => processes.waitForHttp(url, child, name);
+const runToEnd = (name: string, script: string, env: NodeJS.ProcessEnv, args: string[], timeoutMs: number) =>
+  processes.runToEnd(name, script, env, args, timeoutMs);
 
 /** JSON with every object's keys sorted, for comparing two answers. */
 function canonical(value: unknown): string {
@@ -334,16 +285,7 @@ async function main(): Promise<void> {
     }
 
     // Fixed-rate mixed read load: the callers poll like the phones of a weekend.
-    const mix: RateTarget[] = [
-      { name: 'GET /api/events', path: '/api/events', weight: 5, auth: true },
-      { name: 'GET /api/events/:slug/messages', path: `/api/events/${slug}/messages`, weight: 4, auth: true },
-      { name: 'GET /api/dashboard', path: '/api/dashboard', weight: 3, auth: true },
-      { name: 'GET /api/matches', path: '/api/matches', weight: 2, auth: true },
-      { name: 'GET /api/events/:slug/match-suggestions', path: `/api/events/${slug}/match-suggestions`, weight: 2, auth: true },
-      { name: 'GET /api/users/me', path: '/api/users/me', weight: 2, auth: true },
-      { name: 'GET /api/events/:slug/details', path: `/api/events/${slug}/details`, weight: 1, auth: true },
-      { name: 'GET /api/health', path: '/api/health', weight: 1, auth: false },
-    ];
+    const mix = hotReadMix(slug);
     // Where stalls come from: the service's event-loop delay over the mix (prom-client resets its
     // histogram at every scrape) and the load generator's own.
     const loopNames = ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds'];
@@ -374,7 +316,7 @@ async function main(): Promise<void> {
     console.log(`GET /api/events = ${median(ratios).toFixed(2)} of reference`);
     failed = false;
   } finally {
-    await stopChildren();
+    await processes.stopAll();
     await database.drop().catch((err: unknown) => console.error('drop failed:', err));
     if (failed) console.error(`logs kept in ${workDir}`);
     else rmSync(workDir, { recursive: true, force: true });

@@ -5,8 +5,24 @@
  */
 import type { Client } from 'pg';
 import { mulberry32 } from '../lib/generate-event.js';
+import type { RateTarget } from './fixed-rate.js';
 
-export const WEEKEND = {
+/** The size of a seeded weekend (bench:event-day seeds the same weekend around bigger events). */
+export interface WeekendShape {
+  users: number;
+  events: number;
+  /** the big event: every one of users 1..bigEventParticipants participates */
+  bigEventParticipants: number;
+  /** users 1..callers joined the big event and 4 more (the bench callers) */
+  callers: number;
+  eventMessages: number;
+  matches: number;
+  /** matches are between users from here on (user 1 has 10 of them) */
+  matchBase: number;
+  matchMessages: number;
+}
+
+export const WEEKEND: WeekendShape = {
   users: 1_600,
   events: 30,
   /** the big event: every one of users 1..1 500 participates */
@@ -15,8 +31,9 @@ export const WEEKEND = {
   callers: 50,
   eventMessages: 18_000,
   matches: 300,
+  matchBase: 700,
   matchMessages: 2_000,
-} as const;
+};
 
 export const BIG_EVENT_SLUG = 'bench-weekend';
 
@@ -49,21 +66,40 @@ export function hotReadPaths(slug: string): string[] {
   ];
 }
 
+/**
+ * The fixed-rate mix of reads (weights: a phone's polling over a weekend), shared by bench:http
+ * and bench:event-day.
+ */
+export function hotReadMix(slug: string): RateTarget[] {
+  return [
+    { name: 'GET /api/events', path: '/api/events', weight: 5, auth: true },
+    { name: 'GET /api/events/:slug/messages', path: `/api/events/${slug}/messages`, weight: 4, auth: true },
+    { name: 'GET /api/dashboard', path: '/api/dashboard', weight: 3, auth: true },
+    { name: 'GET /api/matches', path: '/api/matches', weight: 2, auth: true },
+    { name: 'GET /api/events/:slug/match-suggestions', path: `/api/events/${slug}/match-suggestions`, weight: 2, auth: true },
+    { name: 'GET /api/users/me', path: '/api/users/me', weight: 2, auth: true },
+    { name: 'GET /api/events/:slug/details', path: `/api/events/${slug}/details`, weight: 1, auth: true },
+    { name: 'GET /api/health', path: '/api/health', weight: 1, auth: false },
+  ];
+}
+
 export interface SeededWeekend {
   bigEventId: number;
   bigEventSlug: string;
   /** user ids that joined 5 events, the big one included */
   callerIds: number[];
+  /** every participant of the big event */
+  participantIds: number[];
 }
 
-/** Seeds users, events, participations, heats, chat rooms and messages, matches with messages and ratings. */
-export async function seedWeekend(db: Client, now = new Date('2026-11-24T09:00:00Z')): Promise<SeededWeekend> {
+/** Seeds (to `shape`) users, events, participations, heats, chat rooms and messages, matches with messages and ratings. */
+export async function seedWeekend(db: Client, now = new Date('2026-11-24T09:00:00Z'), shape: WeekendShape = WEEKEND): Promise<SeededWeekend> {
   const rnd = mulberry32(14);
   const int = (n: number) => Math.floor(rnd() * n);
   const t = now.getTime();
   await db.query('BEGIN');
 
-  const users = Array.from({ length: WEEKEND.users }, (_, i) => {
+  const users = Array.from({ length: shape.users }, (_, i) => {
     const n = i + 1;
     const [city, country] = CITIES[int(CITIES.length)];
     const name = `dancer${String(n).padStart(4, '0')}`;
@@ -76,7 +112,7 @@ export async function seedWeekend(db: Client, now = new Date('2026-11-24T09:00:0
   }, users);
   const userIds = (await db.query<{ id: number }>('SELECT id FROM "User" ORDER BY id')).rows.map((r) => r.id);
 
-  const events = Array.from({ length: WEEKEND.events }, (_, i) => {
+  const events = Array.from({ length: shape.events }, (_, i) => {
     const start = t + (i === 0 ? 2 : i * 7 - 40) * DAY;
     return [i === 0 ? BIG_EVENT_SLUG : `bench-event-${i + 1}`, i === 0 ? 'Bench Weekend Swing Open' : `Swing Weekend ${i + 1}`,
       `${CITIES[i % CITIES.length][0]} Ballroom`, new Date(start), new Date(start + 2 * DAY), i % 3 === 0 ? null : `${1000 + i}`,
@@ -99,20 +135,20 @@ export async function seedWeekend(db: Client, now = new Date('2026-11-24T09:00:0
     joined.add(key);
     participations.push([userId, eventId, new Date(t - int(60 * DAY))]);
   };
-  for (let i = 0; i < WEEKEND.bigEventParticipants; i++) join(userIds[i], bigEventId);
-  const callerIds = userIds.slice(0, WEEKEND.callers);
+  for (let i = 0; i < shape.bigEventParticipants; i++) join(userIds[i], bigEventId);
+  const callerIds = userIds.slice(0, shape.callers);
   for (const id of callerIds) for (const e of eventIds.slice(1, 5)) join(id, e);
   for (const e of eventIds.slice(1)) {
     const n = 20 + int(41);
-    for (let k = 0; k < n; k++) join(userIds[WEEKEND.callers + int(WEEKEND.users - WEEKEND.callers)], e);
+    for (let k = 0; k < n; k++) join(userIds[shape.callers + int(shape.users - shape.callers)], e);
   }
   await insertRows(db, 'EventParticipant', { userId: 'int4', eventId: 'int4', joinedAt: 'timestamptz' }, participations);
   await db.query(`UPDATE "Event" e SET "participantsCount" = (SELECT count(*) FROM "EventParticipant" p WHERE p."eventId" = e.id)`);
 
   // Heats of the big event: 0-3 per participant, distinct divisions.
   const heats: unknown[][] = [];
-  for (let i = 0; i < WEEKEND.bigEventParticipants; i++) {
-    const count = i < WEEKEND.callers ? 1 + int(3) : int(4);
+  for (let i = 0; i < shape.bigEventParticipants; i++) {
+    const count = i < shape.callers ? 1 + int(3) : int(4);
     const first = int(6);
     for (let j = 0; j < count; j++) {
       heats.push([userIds[i], bigEventId, 1 + ((first + j) % 6), 1 + int(2), 1 + int(9), rnd() < 0.5 ? 'Leader' : 'Follower']);
@@ -126,22 +162,23 @@ export async function seedWeekend(db: Client, now = new Date('2026-11-24T09:00:0
   await db.query(`INSERT INTO "ChatRoom" ("eventId", type) SELECT id, 'event' FROM "Event"`);
   const rooms = new Map((await db.query<{ id: number; eventId: number }>(`SELECT id, "eventId" FROM "ChatRoom"`)).rows.map((r) => [r.eventId, r.id]));
   const messages: unknown[][] = [];
-  for (let k = 0; k < WEEKEND.eventMessages; k++) {
+  for (let k = 0; k < shape.eventMessages; k++) {
     const big = k % 6 !== 0;
     const eventId = big ? bigEventId : eventIds[1 + int(eventIds.length - 1)];
-    messages.push([rooms.get(eventId), userIds[int(WEEKEND.bigEventParticipants)], `Message ${k}: see you on the floor at the next heat!`,
-      new Date(t - (WEEKEND.eventMessages - k) * 20_000)]);
+    messages.push([rooms.get(eventId), userIds[int(shape.bigEventParticipants)], `Message ${k}: see you on the floor at the next heat!`,
+      new Date(t - (shape.eventMessages - k) * 20_000)]);
   }
 
   // 300 matches at the big event; user 1 (the main caller) requested 5 and received 5.
   const matches: unknown[][] = [];
   const pairs: [number, number][] = [];
-  for (let k = 0; k < 10; k++) pairs.push(k < 5 ? [userIds[0], userIds[700 + k]] : [userIds[700 + k], userIds[0]]);
-  for (let k = 0; pairs.length < WEEKEND.matches; k++) pairs.push([userIds[720 + 2 * k], userIds[721 + 2 * k]]);
+  const base = shape.matchBase;
+  for (let k = 0; k < 10; k++) pairs.push(k < 5 ? [userIds[0], userIds[base + k]] : [userIds[base + k], userIds[0]]);
+  for (let k = 0; pairs.length < shape.matches; k++) pairs.push([userIds[base + 20 + 2 * k], userIds[base + 21 + 2 * k]]);
   const statusOf = (k: number) => (k < 10 ? ['pending', 'accepted', 'completed', 'pending', 'accepted'][k % 5] : ['pending', 'accepted', 'completed'][k % 3]);
   pairs.forEach(([u1, u2], k) => {
     const status = statusOf(k);
-    const created = new Date(t - (WEEKEND.matches - k) * 60_000);
+    const created = new Date(t - (shape.matches - k) * 60_000);
     matches.push([`bench-match-${k + 1}`, bigEventId, u1, u2, status, created, status === 'pending' ? null : new Date(created.getTime() + 30_000)]);
   });
   await insertRows(db, 'Match', {
@@ -152,9 +189,9 @@ export async function seedWeekend(db: Client, now = new Date('2026-11-24T09:00:0
   )).rows;
   await db.query(`INSERT INTO "ChatRoom" ("matchId", type) SELECT id, 'private' FROM "Match" WHERE status <> 'pending'`);
   const matchRooms = new Map((await db.query<{ id: number; matchId: number }>(`SELECT id, "matchId" FROM "ChatRoom" WHERE "matchId" IS NOT NULL`)).rows.map((r) => [r.matchId, r.id]));
-  for (let k = 0; k < WEEKEND.matchMessages; k++) {
+  for (let k = 0; k < shape.matchMessages; k++) {
     const m = open[k % open.length];
-    messages.push([matchRooms.get(m.id), k % 2 ? m.user1Id : m.user2Id, `Private ${k}: your heat is after lunch`, new Date(t - (WEEKEND.matchMessages - k) * 30_000)]);
+    messages.push([matchRooms.get(m.id), k % 2 ? m.user1Id : m.user2Id, `Private ${k}: your heat is after lunch`, new Date(t - (shape.matchMessages - k) * 30_000)]);
   }
   messages.sort((a, b) => (a[3] as Date).getTime() - (b[3] as Date).getTime());
   await insertRows(db, 'Message', { roomId: 'int4', userId: 'int4', content: 'text', createdAt: 'timestamptz' }, messages);
@@ -169,5 +206,5 @@ export async function seedWeekend(db: Client, now = new Date('2026-11-24T09:00:0
   }, ratings);
   await db.query('COMMIT');
   await db.query('ANALYZE');
-  return { bigEventId, bigEventSlug: BIG_EVENT_SLUG, callerIds };
+  return { bigEventId, bigEventSlug: BIG_EVENT_SLUG, callerIds, participantIds: userIds.slice(0, shape.bigEventParticipants) };
 }

@@ -78,8 +78,12 @@ describe('SIGTERM under keep-alive load', () => {
       const { rows } = await observer.query(
         `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%"User"%'`,
       );
-      return rows[0].n >= 3;
+      // the session check reads the users of requests arriving together in one statement
+      // (src/lib/batched-reads.ts): the three may wait in one to three statements
+      return rows[0].n >= 1;
     });
+    // the requests sent together reach the service within a few event-loop turns
+    await new Promise((r) => setTimeout(r, 1000));
     await observer.end();
 
     server.child.kill('SIGTERM');

@@ -20,9 +20,18 @@ export interface PresenceUser {
  * `user_joined`/`user_left` (never a missing one): a join counts as first when no other socket
  * of the user was in the room before OR after it joined; a leave is decided after leaving.
  * Clients apply the deltas as set operations.
+ *
+ * Deltas and lists leave through the room's outbox (see `outbox`): in decision order, batched
+ * for a few milliseconds in big rooms, so a reconnect storm writes each member a handful of
+ * batches instead of one frame per joiner and builds the member list once per batch.
  */
 export class EventPresence {
   private readonly queues = new Map<number, Promise<unknown>>();
+  /** per room: the deltas and list requests not sent yet, and when the room's outbox was last sent */
+  private readonly outboxes = new Map<string, Outbox>();
+  private readonly lastSentAt = new Map<string, number>();
+  /** per room: the send in progress (a room's outboxes are sent one after the other) */
+  private readonly sending = new Map<string, Promise<void>>();
 
   constructor(private readonly io: AppServer) {}
 
@@ -41,11 +50,13 @@ export class EventPresence {
         const before = await this.hasOtherSocketIn(socket, room);
         await socket.join(room);
         const after = await this.hasOtherSocketIn(socket, room);
-        if (!before || !after) socket.to(room).emit('user_joined', presenceUser(socket));
+        if (!before || !after) this.outbox(room).deltas.push({ event: 'user_joined', payload: presenceUser(socket), except: socket.id });
       }
       // Joined first, listed second: a user arriving in between is either in the list or
       // announced to this socket by user_joined (possibly both; deltas are idempotent).
-      socket.emit('active_users', await this.list(room));
+      const outbox = this.outbox(room);
+      outbox.listeners.push(socket);
+      await outbox.sent;
     });
   }
 
@@ -63,7 +74,7 @@ export class EventPresence {
     const room = rooms.event(eventId);
     const userId = socket.data.user.id;
     void this.serialised(userId, async () => {
-      if (!(await this.hasOtherSocketIn(socket, room))) this.io.to(room).except(socket.id).emit('user_left', { userId });
+      if (!(await this.hasOtherSocketIn(socket, room))) this.outbox(room).deltas.push({ event: 'user_left', payload: { userId }, except: socket.id });
     }).catch(() => undefined);
   }
 
@@ -77,7 +88,9 @@ export class EventPresence {
       const sockets = await this.io.in(rooms.user(userId)).fetchSockets();
       if (!sockets.some((s) => s.rooms.has(room))) return;
       this.io.in(rooms.user(userId)).socketsLeave(room);
-      this.io.to(room).except(rooms.user(userId)).emit('user_left', { userId });
+      const outbox = this.outbox(room);
+      outbox.deltas.push({ event: 'user_left', payload: { userId }, except: rooms.user(userId) });
+      await outbox.sent;
     });
   }
 
@@ -87,13 +100,84 @@ export class EventPresence {
     socket.data.eventSlug = undefined;
     if (!socket.rooms.has(room)) return;
     await socket.leave(room);
-    if (!(await this.hasOtherSocketIn(socket, room))) this.io.to(room).emit('user_left', { userId: socket.data.user.id });
+    if (!(await this.hasOtherSocketIn(socket, room))) {
+      const outbox = this.outbox(room);
+      outbox.deltas.push({ event: 'user_left', payload: { userId: socket.data.user.id } });
+      await outbox.sent;
+    }
   }
 
   /** Whether another socket of this socket's user is in `room` (all instances). */
   private async hasOtherSocketIn(socket: AppSocket, room: string): Promise<boolean> {
     const mine = await this.io.in(rooms.user(socket.data.user.id)).fetchSockets();
     return mine.some((s) => s.id !== socket.id && s.rooms.has(room));
+  }
+
+  /**
+   * The room's outbox: presence deltas (in the order they were decided) and the sockets that
+   * joined and wait for the member list. It is sent in one go, at most once per
+   * sendInterval(room) (longer for bigger rooms, at most MAX_SEND_INTERVAL_MS): the deltas in
+   * order, then one list, built and encoded once for all of the waiting sockets. In a reconnect
+   * storm a member thus gets the deltas of many joins in one write instead of one write each,
+   * and n joins cost a bounded number of list builds per second instead of n. The sockets
+   * waiting for the list get none of the outbox's deltas: the list, built after them, already
+   * says what they say. A room's outboxes are sent one after the other, and a big send yields
+   * to the event loop every YIELD_EVERY deliveries, so requests, acks and health checks go on
+   * during a storm. `sent` resolves once it was sent (rejects when the list could not be built).
+   */
+  private outbox(room: string): Outbox {
+    const existing = this.outboxes.get(room);
+    if (existing) return existing;
+    let settle!: (err?: unknown) => void;
+    const sent = new Promise<void>((resolve, reject) => (settle = (err) => (err === undefined ? resolve() : reject(err))));
+    sent.catch(() => undefined); // a delta-only outbox has nobody awaiting it
+    const outbox: Outbox = { deltas: [], listeners: [], sent, settle };
+    this.outboxes.set(room, outbox);
+    const wait = Math.max(0, (this.lastSentAt.get(room) ?? -Infinity) + this.sendInterval(room) - Date.now());
+    const send = () => {
+      const current = (this.sending.get(room) ?? Promise.resolve()).then(() => this.send(room, outbox));
+      this.sending.set(room, current);
+      void current.then(() => {
+        if (this.sending.get(room) === current) this.sending.delete(room);
+      });
+    };
+    if (wait > 0) setTimeout(send, wait);
+    else setImmediate(send);
+    return outbox;
+  }
+
+  private async send(room: string, outbox: Outbox): Promise<void> {
+    this.outboxes.delete(room);
+    if (this.lastSentAt.size > 10_000) this.lastSentAt.clear();
+    this.lastSentAt.set(room, Date.now());
+    try {
+      const listening = outbox.listeners.map((s) => s.id);
+      let delivered = 0;
+      for (const { event, payload, except } of outbox.deltas) {
+        const target = this.io.to(room).except(except === undefined ? listening : [...listening, except]);
+        if (event === 'user_joined') target.emit(event, payload as PresenceUser);
+        else target.emit(event, payload as { userId: number });
+        delivered += this.io.of('/').adapter.rooms.get(room)?.size ?? 0;
+        if (delivered >= YIELD_EVERY) {
+          delivered = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
+      if (outbox.listeners.length > 0) {
+        const list = await this.list(room);
+        const ids = outbox.listeners.filter((s) => s.connected).map((s) => s.id);
+        // one encoding for every waiting socket; socket ids are rooms of this instance
+        if (ids.length > 0) this.io.local.to(ids).emit('active_users', list);
+      }
+      outbox.settle();
+    } catch (err) {
+      outbox.settle(err ?? new Error('presence update failed'));
+    }
+  }
+
+  /** 1 ms per 20 sockets of the room on this instance, at most MAX_SEND_INTERVAL_MS. */
+  private sendInterval(room: string): number {
+    return Math.min(MAX_SEND_INTERVAL_MS, (this.io.of('/').adapter.rooms.get(room)?.size ?? 0) / 20);
   }
 
   /** Everyone in the room, one entry per user (all instances). */
@@ -118,6 +202,19 @@ export class EventPresence {
     });
     return next;
   }
+}
+
+/** The longest wait between two sends of a room's presence outbox (see EventPresence.outbox). */
+const MAX_SEND_INTERVAL_MS = 100;
+/** A send of many deltas to a big room lets the event loop run after about this many deliveries. */
+const YIELD_EVERY = 20_000;
+
+interface Outbox {
+  deltas: { event: 'user_joined' | 'user_left'; payload: PresenceUser | { userId: number }; except?: string }[];
+  /** sockets that joined and wait for `active_users` */
+  listeners: AppSocket[];
+  sent: Promise<void>;
+  settle(err?: unknown): void;
 }
 
 function presenceUser(socket: AppSocket): PresenceUser {

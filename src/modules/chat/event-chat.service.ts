@@ -2,6 +2,7 @@ import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Metrics } from '../../lib/metrics.js';
+import { BatchedReads } from '../../lib/batched-reads.js';
 import { AppError } from '../../lib/errors.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
@@ -23,6 +24,13 @@ import type { FloodLimiter } from '../../lib/flood-limit.js';
 import { blockedPeersSql, notBlockedSql } from '../moderation/blocks.views.js';
 
 export const EVENT_ROOM_TYPE = 'event';
+
+/** Key of one caller's room opening: user id and slug (a slug holds no NUL). */
+const openingKey = (slug: string, userId: number) => `${userId}\u0000${slug}`;
+const parseOpeningKey = (key: string) => {
+  const at = key.indexOf('\u0000');
+  return { userId: Number(key.slice(0, at)), slug: key.slice(at + 1) };
+};
 /** A flood is logged once per user and minute, not once per refused message. */
 const FLOOD_LOG_INTERVAL_MS = 60_000;
 
@@ -86,11 +94,45 @@ const latestPage = roomPage('event_chat_page', '');
 const pageBefore = roomPage('event_chat_page_before', 'AND id < $4');
 
 /**
+ * join_event_room for many callers at once (a reconnect storm): the event of a slug, which of
+ * the callers participate, its group room and the room's latest page (the same for every
+ * participant). $1 slug, $2 callers (int[]), $3 page size.
+ */
+const roomOpening = sql(
+  'event_chat_opening',
+  `SELECT e.id AS "eventId", r.id AS "roomId",
+          ARRAY(SELECT p."userId" FROM "EventParticipant" p WHERE p."eventId" = e.id AND p."userId" = ANY($2::int[])) AS participants,
+          (SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
+           FROM (SELECT * FROM "Message" WHERE "roomId" = r.id ORDER BY id DESC LIMIT $3) m
+           JOIN "User" u ON u.id = m."userId") AS messages
+   FROM "Event" e
+   LEFT JOIN "ChatRoom" r ON r."eventId" = e.id AND r.type = '${EVENT_ROOM_TYPE}'
+   WHERE e.slug = $1`,
+);
+
+interface RoomOpeningRow {
+  eventId: number;
+  roomId: number | null;
+  participants: number[];
+  messages: MessageJson[];
+}
+
+/** What one caller learns from a batched room opening. */
+interface RoomOpening {
+  eventId: number;
+  roomId: number | null;
+  isParticipant: boolean;
+  messages: ChatMessagePayload[];
+}
+
+/**
  * The event group chat (participants only). Order of checks, HTTP and socket alike
  * (tests/chat/event-messages-http.test.ts): event 404 → participant 403 → room 404.
  */
 export class EventChatService {
   private readonly floodLoggedAt = new Map<number, number>();
+  /** join_event_room reads of callers arriving together, one statement per slug (see openRoom) */
+  private readonly openings: BatchedReads<string, RoomOpening>;
 
   constructor(
     private readonly db: PrismaClient,
@@ -103,7 +145,9 @@ export class EventChatService {
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     private readonly settings: EventChatSettings,
-  ) {}
+  ) {
+    this.openings = new BatchedReads((keys) => this.readOpenings(keys));
+  }
 
   /** GET /events/:slug/messages: a page of the event room's history; event 404 → participant 403 → room 404. One statement. */
   async listMessages(slug: string, userId: number, page: MessagePage) {
@@ -117,14 +161,50 @@ export class EventChatService {
    * join_event_room: the event, its room (created if missing) and the last 20 messages, oldest
    * first (the join throttle, 429 ROOM_JOIN_THROTTLED, runs before, in src/realtime/io.ts).
    * Checks: slug a string of 1-50 characters, else 404 → event
-   * 404 → participant 403. One statement, and a write only for an event whose room does not
-   * exist yet.
+   * 404 → participant 403. One statement for the callers joining together (readOpenings), and
+   * a write only for an event whose room does not exist yet.
    */
   async openRoom(slug: unknown, userId: number) {
     if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) throw new AppError('EVENT_NOT_FOUND');
-    const { eventId, roomId, messages } = await this.readRoomPage(slug, userId, DEFAULT_PAGE_SIZE);
+    const opening = await this.openings.load(openingKey(slug, userId));
+    if (!opening) throw new AppError('EVENT_NOT_FOUND');
+    if (!opening.isParticipant) throw new AppError('NOT_PARTICIPANT');
+    const { eventId, roomId, messages } = opening;
     const room = roomId === null ? await this.ensureRoom(eventId) : { id: roomId };
     return { event: { id: eventId, slug }, room: { id: room.id }, history: messages };
+  }
+
+  /**
+   * The room openings of callers that joined together: one statement per slug (each caller is
+   * read by a statement sent after it asked, so a participation that just ended is seen). The
+   * history is shared by the callers of a slug; each gets its own copy of the payload objects.
+   */
+  private async readOpenings(keys: string[]): Promise<Map<string, RoomOpening>> {
+    const bySlug = new Map<string, number[]>();
+    for (const key of keys) {
+      const { slug, userId } = parseOpeningKey(key);
+      const userIds = bySlug.get(slug);
+      if (userIds) userIds.push(userId);
+      else bySlug.set(slug, [userId]);
+    }
+    const result = new Map<string, RoomOpening>();
+    await Promise.all(
+      [...bySlug].map(async ([slug, userIds]) => {
+        const [row] = await this.sql.rows<RoomOpeningRow>(roomOpening, [slug, userIds, DEFAULT_PAGE_SIZE]);
+        if (!row) return;
+        const participants = new Set(row.participants);
+        for (const userId of userIds) {
+          const isParticipant = participants.has(userId);
+          result.set(openingKey(slug, userId), {
+            eventId: row.eventId,
+            roomId: row.roomId,
+            isParticipant,
+            messages: isParticipant ? messagesFromJson(row.messages) : [],
+          });
+        }
+      }),
+    );
+    return result;
   }
 
   /** The room page of an event for a participant: event 404 → participant 403. */

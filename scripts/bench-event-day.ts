@@ -1,0 +1,513 @@
+/**
+ * `npm run bench:event-day`: one event day on one machine (a script, not a test).
+ *
+ * For each size (BENCH_EVENT_DAY_STEPS, default 300,1000,3000 dancers) on a fresh PostgreSQL
+ * database (admin URL: TEST_DATABASE_ADMIN_URL, default postgresql://postgres@127.0.0.1:5432/postgres):
+ * the service starts in production mode as its own process (`node --import tsx src/server.ts`,
+ * its log to a file), the weekend of bench:http is seeded around a big event of that many
+ * dancers (cities, heats, participations = check-ins, chat history, matches;
+ * scripts/bench-http/seed.ts), and matching runs once through the API. Then, every dancer with
+ * a socket (scripts/bench-event-day/clients.cjs, a worker thread):
+ *   connect   every socket connected and joined to the event room at once; time, first-try
+ *             refusals, service RSS per socket above the idle process (read after the chat,
+ *             once the joins' write buffers drained, and after a full garbage collection
+ *             through the service's inspector, `--inspect=127.0.0.1:0`);
+ *   chat      5 messages/s to the room from rotating dancers: delivery p50/p99 over every
+ *             (message, socket), lost deliveries;
+ *   polling   the fixed-rate mix of bench:http, one request per dancer every 5 s, with the
+ *             sockets connected: p50/p99 per endpoint, errors;
+ *   matching  5 % of the dancers replace their heats (POST /api/events/:slug/heats), then a
+ *             re-run (POST /api/admin/events/:slug/matching-runs), timed end to end;
+ *   storm     SIGTERM, the service starts again on the same port; from its first healthy answer
+ *             until every client is back in the room (reconnecting with socket.io-client's
+ *             backoff); handshake refusals, the new process's CPU, bytes the clients received;
+ * and beside each phase the event-loop delay of the load generator (main thread and the
+ * sockets' worker) and of the service, so a stalled machine shows. Internal errors: error
+ * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
+ * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000, each with
+ * its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
+ * BENCH_LOG_LEVEL (info), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import jwt from 'jsonwebtoken';
+import { Client } from 'pg';
+import WebSocket from 'ws';
+import { freePort } from '../src/lib/embedded-postgres.js';
+import { runFixedRate } from './bench-http/fixed-rate.js';
+import { hotReadMix, seedWeekend, WEEKEND, type WeekendShape } from './bench-http/seed.js';
+import { benchDatabase } from './lib/bench-database.js';
+import { BenchProcesses } from './lib/bench-process.js';
+import { mulberry32 } from './lib/generate-event.js';
+
+const STEPS = (process.env.BENCH_EVENT_DAY_STEPS ?? '300,1000,3000').split(',').map(Number);
+const POLL_SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 30);
+const CHAT_SECONDS = Number(process.env.BENCH_CHAT_SECONDS ?? 10);
+const CHAT_RATE = 5;
+const POLL_EVERY_SECONDS = 5;
+const HEAT_CHANGE_SHARE = 0.05;
+/** e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the service; the inspector lets the bench collect its garbage */
+const SERVICE_NODE_ARGS = ['--inspect=127.0.0.1:0', ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
+
+/** BENCH_SERVICE_ROOT: run the service from another checkout (with its node_modules), for before/after comparisons */
+const root = process.env.BENCH_SERVICE_ROOT ?? path.resolve(__dirname, '..');
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-event-day-'));
+const processes = new BenchProcesses(root, workDir);
+const JWT_SECRET = 'bench-event-day-secret-that-is-at-least-32-characters';
+const METRICS_TOKEN = 'bench-event-day-metrics-token-0123456789';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const now = () => performance.timeOrigin + performance.now();
+const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+
+function serviceEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET,
+    METRICS_TOKEN,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    RATE_LIMIT_ENABLED: 'false',
+    CSRF_ENABLED: 'false',
+    MATCHING_SCHEDULER_ENABLED: 'false',
+    REDIS_URL: '',
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: '2525',
+  };
+}
+
+/** The weekend of bench:http around a big event of `dancers` participants. */
+function shapeFor(dancers: number): WeekendShape {
+  const matches = Math.min(WEEKEND.matches, Math.floor((dancers - 40) / 2));
+  return { ...WEEKEND, users: dancers + 100, bigEventParticipants: dancers, callers: Math.min(WEEKEND.callers, dancers), matches, matchBase: 10 };
+}
+
+/** Resident set size of a process (KiB), from /proc. */
+function rssKiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.split(/\s+/)[1] ?? NaN);
+}
+
+/** CPU seconds (user + system) a process used so far, from /proc (clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function api(baseUrl: string, method: string, pathname: string, token?: string, body?: unknown) {
+  const res = await fetch(`${baseUrl}${pathname}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = (await res.json().catch(() => undefined)) as { data?: unknown } | undefined;
+  return { status: res.status, body: json };
+}
+
+/**
+ * A full garbage collection in the service, through its inspector (started with
+ * `--inspect=127.0.0.1:0`; the address is read from its log), so that its memory is read
+ * without the garbage of the last burst. Resolves false when no inspector answers.
+ */
+async function collectGarbage(logFile: string): Promise<boolean> {
+  const url = /Debugger listening on (ws:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+  if (!url) return false;
+  return collectGarbageAt(url).catch(() => false);
+}
+
+async function collectGarbageAt(url: string): Promise<boolean> {
+  const socket = new WebSocket(url);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no answer to HeapProfiler.collectGarbage')), 30_000);
+      socket.on('message', (data) => {
+        if ((JSON.parse(String(data)) as { id?: number }).id === 1) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
+    });
+    return true;
+  } finally {
+    socket.close();
+  }
+}
+
+/** Unlabelled series of the service's metrics. */
+async function serviceMetrics(baseUrl: string, names: string[]): Promise<number[]> {
+  try {
+    const res = await fetch(`${baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` }, signal: AbortSignal.timeout(60_000) });
+    const lines = (await res.text()).split('\n');
+    return names.map((name) => Number(lines.find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN));
+  } catch (err) {
+    // a service too busy to answer its metrics is a finding, not the end of the run
+    console.log(`  (metrics unanswered: ${(err as Error).message})`);
+    return names.map(() => NaN);
+  }
+}
+
+async function serviceLoopDelay(baseUrl: string): Promise<{ p99: number; max: number }> {
+  const [p99, max] = await serviceMetrics(baseUrl, ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds']);
+  return { p99: p99 * 1000, max: max * 1000 };
+}
+
+/** The service's V8 heap in use and memory outside it (buffers), KiB: where the RSS goes. */
+async function serviceMemory(baseUrl: string): Promise<{ heap: number; external: number; text: string }> {
+  const [heap, external] = (await serviceMetrics(baseUrl, ['nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes'])).map((b) => b / 1024);
+  return { heap, external, text: `heap used ${(heap / 1024).toFixed(0)} MiB, external ${(external / 1024).toFixed(0)} MiB` };
+}
+
+/** Error-level lines (pino level ≥ 50) in a service log. */
+function errorLines(file: string): number {
+  try {
+    return readFileSync(file, 'utf8').split('\n').filter((l) => /"level":(50|60)/.test(l)).length;
+  } catch {
+    return 0;
+  }
+}
+
+interface LoopDelay {
+  p99: number;
+  max: number;
+}
+
+interface StepResult {
+  dancers: number;
+  load: Record<string, string>;
+  /** the service's CPU seconds per phase */
+  cpu: Record<string, number>;
+  connect: { seconds: number; inRoom: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; rssPerSocketKiB: number; heapPerSocketKiB: number; idleRssMiB: number; worker: LoopDelay };
+  chat: { p50: number; p99: number; max: number; lost: number; acked: number; sent: number; refused: Record<string, number>; worker: LoopDelay };
+  polling: { rate: number; rows: { name: string; count: number; p50: number; p99: number; errors: number }[]; generator: LoopDelay; service: LoopDelay; maxLateness: number };
+  matching: { firstSeconds: number; rerunSeconds: number; heatChanges: number };
+  storm: {
+    seconds: number;
+    medianSeconds: number;
+    inRoom: number;
+    restartSeconds: number;
+    firstTryRefused: number;
+    refusals: Record<string, number>;
+    joinErrors: Record<string, number>;
+    cpuSeconds: number;
+    receivedMiB: number;
+    worker: LoopDelay;
+  };
+  internalErrors: number;
+}
+
+/** Runs the sockets' worker and answers its replies one at a time. */
+function startClients(url: string, tokens: string[], slug: string) {
+  const worker = new Worker(path.join(__dirname, 'bench-event-day', 'clients.cjs'), {
+    workerData: { url, tokens, slug, transports: TRANSPORTS, clientPath: require.resolve('socket.io-client') },
+  });
+  const ask = <T>(message: object) =>
+    new Promise<T>((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      worker.once('error', onError);
+      worker.once('message', (m: T) => {
+        worker.off('error', onError);
+        resolve(m);
+      });
+      worker.postMessage(message);
+    });
+  return { ask, terminate: () => worker.terminate() };
+}
+
+async function runStep(dancers: number): Promise<StepResult> {
+  const database = benchDatabase(`wcs_event_day_${dancers}`);
+  await database.create();
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = serviceEnv(database.url, port);
+  const logName = (k: number) => `service-${dancers}-${k}`;
+  let service: ChildProcess = processes.start(logName(1), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
+  let clients: ReturnType<typeof startClients> | undefined;
+  const loads: Record<string, string> = {};
+  try {
+    await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(1));
+    const db = new Client({ connectionString: database.url });
+    await db.connect();
+    const seedStart = performance.now();
+    const weekend = await seedWeekend(db, undefined, shapeFor(dancers));
+    const adminId = (await db.query<{ id: number }>(`UPDATE "User" SET "isAdmin" = true WHERE id = (SELECT max(id) FROM "User") RETURNING id`)).rows[0].id;
+    await db.end();
+    const sign = (id: number) => jwt.sign({ ev: true }, JWT_SECRET, { algorithm: 'HS256', subject: String(id), expiresIn: 6 * 3600 });
+    const tokens = weekend.participantIds.map(sign);
+    const adminToken = sign(adminId);
+    const slug = weekend.bigEventSlug;
+    const run = async () => {
+      const t0 = performance.now();
+      const res = await api(baseUrl, 'POST', `/api/admin/events/${slug}/matching-runs`, adminToken, {});
+      if (res.status !== 201) throw new Error(`matching run answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+      return (performance.now() - t0) / 1000;
+    };
+    const firstSeconds = await run();
+    console.log(`\n[${dancers} dancers] seeded and matched in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (first run ${firstSeconds.toFixed(2)} s); load ${load()}`);
+    await sleep(2000);
+    await collectGarbage(processes.logFile(logName(1)));
+    const idleRss = rssKiB(service.pid!);
+    const idleMemory = await serviceMemory(baseUrl);
+
+    // the service's CPU seconds per phase: on a shared machine a steadier figure than wall time
+    let cpuMark = cpuSeconds(service.pid!);
+    const cpuSince = () => {
+      const t = cpuSeconds(service.pid!);
+      const d = t - cpuMark;
+      cpuMark = t;
+      return d;
+    };
+    const cpu: Record<string, number> = {};
+
+    // connect: every dancer at once
+    loads.connect = load();
+    clients = startClients(baseUrl, tokens, slug);
+    const connected = await clients.ask<{
+      startedAt: number; inRoom: number; lastJoinedAt: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; loopP99: number; loopMax: number;
+    }>({ type: 'connect', timeoutMs: 300_000 });
+    cpu.connect = cpuSince();
+    const connect = {
+      seconds: (connected.lastJoinedAt - connected.startedAt) / 1000,
+      inRoom: connected.inRoom,
+      firstTryRefused: connected.firstTryRefused,
+      refusals: connected.refusals,
+      joinErrors: connected.joinErrors,
+      rssPerSocketKiB: NaN, // measured once the joins' write buffers have drained (after the chat)
+      heapPerSocketKiB: NaN,
+      idleRssMiB: idleRss / 1024,
+      worker: { p99: connected.loopP99, max: connected.loopMax },
+    };
+    console.log(`  connect: ${connect.inRoom}/${dancers} in the room after ${connect.seconds.toFixed(1)} s; first try refused ${connect.firstTryRefused} ${JSON.stringify(connect.refusals)}; load ${loads.connect}`);
+
+    // chat: 5 messages/s to the room
+    loads.chat = load();
+    const chatted = await clients.ask<{ sent: number; acked: number; refused: Record<string, number>; expected: number; received: number; p50: number; p99: number; max: number; loopP99: number; loopMax: number }>({
+      type: 'chat',
+      rate: CHAT_RATE,
+      seconds: CHAT_SECONDS,
+      settleMs: 30_000,
+    });
+    cpu.chat = cpuSince();
+    const chat = {
+      p50: chatted.p50,
+      p99: chatted.p99,
+      max: chatted.max,
+      lost: chatted.expected - chatted.received,
+      acked: chatted.acked,
+      sent: chatted.sent,
+      refused: chatted.refused,
+      worker: { p99: chatted.loopP99, max: chatted.loopMax },
+    };
+    await sleep(3000);
+    const collected = await collectGarbage(processes.logFile(logName(1)));
+    const connectedRss = rssKiB(service.pid!);
+    const connectedMemory = await serviceMemory(baseUrl);
+    connect.rssPerSocketKiB = (connectedRss - idleRss) / dancers;
+    connect.heapPerSocketKiB = (connectedMemory.heap + connectedMemory.external - idleMemory.heap - idleMemory.external) / dancers;
+    console.log(
+      `  RSS with every socket connected (after the chat${collected ? ' and a full GC' : ''}): ${(connectedRss / 1024).toFixed(0)} MiB (idle ${connect.idleRssMiB.toFixed(0)}), ` +
+        `${connect.rssPerSocketKiB.toFixed(1)} KiB/socket; ${connectedMemory.text} (idle: ${idleMemory.text}), ${connect.heapPerSocketKiB.toFixed(1)} KiB/socket`,
+    );
+    console.log(`  chat: ${chat.acked}/${chat.sent} sent, delivery p50 ${chat.p50.toFixed(1)} ms p99 ${chat.p99.toFixed(1)} ms max ${chat.max.toFixed(1)} ms, lost ${chat.lost}; load ${loads.chat}`);
+
+    // polling: one request per dancer every 5 s, sockets connected
+    loads.polling = load();
+    const rate = dancers / POLL_EVERY_SECONDS;
+    await serviceLoopDelay(baseUrl); // prom-client resets its histogram at every scrape
+    const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
+    generatorLoop.enable();
+    const fixed = await runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS);
+    generatorLoop.disable();
+    cpu.polling = cpuSince();
+    const serviceLoop = await serviceLoopDelay(baseUrl);
+    const polling = {
+      rate,
+      rows: fixed.results.map((r) => {
+        const sorted = r.latencies.sort((a, b) => a - b);
+        return { name: r.name, count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors: r.errors };
+      }),
+      generator: { p99: generatorLoop.percentile(99) / 1e6, max: generatorLoop.max / 1e6 },
+      service: serviceLoop,
+      maxLateness: fixed.maxLateness,
+    };
+    console.log(`  polling: ${rate} req/s × ${POLL_SECONDS} s; load ${loads.polling}`);
+    for (const r of polling.rows) console.log(`    ${r.name.padEnd(42)} ${String(r.count).padStart(6)} p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  errors ${r.errors}`);
+
+    // matching: 5 % of the dancers replace their heats through the API, then a re-run
+    loads.matching = load();
+    const rnd = mulberry32(dancers);
+    const movers = weekend.participantIds.filter(() => rnd() < HEAT_CHANGE_SHARE);
+    for (let i = 0; i < movers.length; i += 10) {
+      await Promise.all(
+        movers.slice(i, i + 10).map(async (id) => {
+          const heats = [{ divisionId: 1 + Math.floor(rnd() * 6), competitionTypeId: 1 + Math.floor(rnd() * 2), heatNumber: 1 + Math.floor(rnd() * 9), role: rnd() < 0.5 ? 'Leader' : 'Follower' }];
+          const res = await api(baseUrl, 'POST', `/api/events/${slug}/heats`, sign(id), { heats });
+          if (res.status !== 200) throw new Error(`heats answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+        }),
+      );
+    }
+    cpuSince();
+    const rerunSeconds = await run();
+    cpu.rerun = cpuSince();
+    const matching = { firstSeconds, rerunSeconds, heatChanges: movers.length };
+    console.log(`  matching: ${movers.length} dancers changed heats; re-run ${rerunSeconds.toFixed(2)} s end to end; load ${loads.matching}`);
+
+    // storm: SIGTERM, start again, everyone back in the room
+    loads.storm = load();
+    await clients.ask({ type: 'storm' });
+    await processes.stop(service, 30_000);
+    const restartAt = now();
+    service = processes.start(logName(2), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
+    await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(2), 120_000, 25);
+    const healthyAt = now();
+    const cpuAtHealth = cpuSeconds(service.pid!);
+    const back = await clients.ask<{
+      inRoom: number; lastJoinedAt: number; medianAfterHealth: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; bytes: number; loopP99: number; loopMax: number;
+    }>({ type: 'storm-wait', healthyAt, deadline: healthyAt + 180_000 });
+    const storm = {
+      seconds: (back.lastJoinedAt - healthyAt) / 1000,
+      medianSeconds: back.medianAfterHealth / 1000,
+      inRoom: back.inRoom,
+      restartSeconds: (healthyAt - restartAt) / 1000,
+      firstTryRefused: back.firstTryRefused,
+      refusals: back.refusals,
+      joinErrors: back.joinErrors,
+      cpuSeconds: cpuSeconds(service.pid!) - cpuAtHealth,
+      receivedMiB: back.bytes / 1024 / 1024,
+      worker: { p99: back.loopP99, max: back.loopMax },
+    };
+    console.log(
+      `  storm: restart to healthy ${storm.restartSeconds.toFixed(1)} s; ${storm.inRoom}/${dancers} back in the room ${storm.seconds.toFixed(1)} s after health (median ${storm.medianSeconds.toFixed(1)} s); ` +
+        `handshakes refused at first try ${storm.firstTryRefused} ${JSON.stringify(storm.refusals)}, join errors ${JSON.stringify(storm.joinErrors)}; service CPU ${storm.cpuSeconds.toFixed(1)} s; clients received ${storm.receivedMiB.toFixed(1)} MiB; load ${loads.storm}`,
+    );
+
+    await clients.ask({ type: 'close' });
+    const fiveHundreds = polling.rows.reduce((n, r) => n + r.errors, 0);
+    const internalErrors = errorLines(processes.logFile(logName(1))) + errorLines(processes.logFile(logName(2))) + (chat.refused.INTERNAL_ERROR ?? 0) + (storm.joinErrors.INTERNAL_ERROR ?? 0) + (connect.joinErrors.INTERNAL_ERROR ?? 0);
+    if (fiveHundreds > 0) console.log(`  polling errors (non-200): ${fiveHundreds}`);
+    console.log(`  service CPU seconds: ${Object.entries({ ...cpu, storm: storm.cpuSeconds }).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+    return { dancers, load: loads, cpu, connect, chat, polling, matching, storm, internalErrors };
+  } finally {
+    await clients?.terminate();
+    await processes.stop(service);
+    await database.drop().catch((err: unknown) => console.error('drop failed:', err));
+  }
+}
+
+// ------------------------------------------------------------------------------ the table
+
+interface Figure {
+  name: string;
+  unit: string;
+  value: (r: StepResult) => number;
+  /** the target at 3 000 dancers (value ≤ target), if any */
+  target?: number;
+  /** whether the growth from 1 000 to 3 000 must be at most 3× */
+  growth?: boolean;
+}
+
+const figures = (results: StepResult[]): Figure[] => {
+  const endpoints = results[0]?.polling.rows.map((r) => r.name) ?? [];
+  return [
+    { name: 'connect: all in the room', unit: 's', value: (r) => r.connect.seconds, growth: true },
+    { name: 'connect: first-try refusals', unit: '', value: (r) => r.connect.firstTryRefused },
+    { name: 'connect: service CPU', unit: 's', value: (r) => r.cpu.connect, growth: true },
+    { name: 'connect: RSS per socket', unit: 'KiB', value: (r) => r.connect.rssPerSocketKiB, target: 100, growth: true },
+    { name: 'connect: heap + external per socket', unit: 'KiB', value: (r) => r.connect.heapPerSocketKiB, growth: true },
+    { name: 'storm: all back after health', unit: 's', value: (r) => r.storm.seconds, target: 15, growth: true },
+    { name: 'storm: median back after health', unit: 's', value: (r) => r.storm.medianSeconds, growth: true },
+    { name: 'storm: first-try refusals', unit: '', value: (r) => r.storm.firstTryRefused },
+    { name: 'storm: service CPU until all back', unit: 's', value: (r) => r.storm.cpuSeconds, growth: true },
+    { name: 'storm: bytes received by clients', unit: 'MiB', value: (r) => r.storm.receivedMiB, growth: true },
+    { name: 'internal errors', unit: '', value: (r) => r.internalErrors, target: 0 },
+    { name: 'chat: delivery p50', unit: 'ms', value: (r) => r.chat.p50, growth: true },
+    { name: 'chat: delivery p99', unit: 'ms', value: (r) => r.chat.p99, target: 250, growth: true },
+    { name: 'chat: lost deliveries', unit: '', value: (r) => r.chat.lost, target: 0 },
+    { name: 'chat: service CPU', unit: 's', value: (r) => r.cpu.chat, growth: true },
+    { name: 'polling: service CPU per 1 000 requests', unit: 's', value: (r) => (r.cpu.polling * 1000) / (r.polling.rate * POLL_SECONDS), growth: true },
+    ...endpoints.flatMap((name): Figure[] => {
+      const row = (r: StepResult) => r.polling.rows.find((x) => x.name === name)!;
+      const details = name.endsWith('/details');
+      return [
+        { name: `poll ${name} p50`, unit: 'ms', value: (r) => row(r).p50, growth: true },
+        { name: `poll ${name} p99`, unit: 'ms', value: (r) => row(r).p99, target: details ? 150 : 50, growth: true },
+        { name: `poll ${name} errors`, unit: '', value: (r) => row(r).errors, target: 0 },
+      ];
+    }),
+    { name: 'matching: re-run end to end', unit: 's', value: (r) => r.matching.rerunSeconds, target: 1.5, growth: true },
+    { name: 'loop delay p99: generator main', unit: 'ms', value: (r) => r.polling.generator.p99 },
+    { name: 'loop delay p99: generator sockets (storm)', unit: 'ms', value: (r) => r.storm.worker.p99 },
+    { name: 'loop delay p99: service (polling)', unit: 'ms', value: (r) => r.polling.service.p99 },
+    { name: 'loop delay max: service (polling)', unit: 'ms', value: (r) => r.polling.service.max },
+  ];
+};
+
+function printTable(results: StepResult[]): void {
+  const fmt = (v: number) => (Number.isNaN(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(Number.isInteger(v) ? 0 : 1));
+  const largest = results.at(-1)!;
+  const r1000 = results.find((r) => r.dancers === 1000);
+  const r3000 = results.find((r) => r.dancers === 3000);
+  console.log('');
+  console.log(`bench:event-day ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average now ${load()}`);
+  console.log(`  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`);
+  console.log(`  load average (1/5/15 min) at each phase: ${results.map((r) => `${r.dancers}: connect ${r.load.connect}, storm ${r.load.storm}`).join('; ')}`);
+  const head = ['figure'.padEnd(52), ...results.map((r) => String(r.dancers).padStart(8)), 'target'.padStart(8), 'verdict'.padStart(8), '3000/1000'.padStart(10), 'growth'.padStart(7)];
+  console.log(head.join(' '));
+  let failures = 0;
+  for (const f of figures(results)) {
+    const values = results.map((r) => f.value(r));
+    const v = f.value(largest);
+    const verdict = f.target === undefined ? '' : v <= f.target ? 'ok' : 'FAIL';
+    if (verdict === 'FAIL') failures++;
+    let ratio = '';
+    let growth = '';
+    if (f.growth && r1000 && r3000) {
+      const q = f.value(r3000) / f.value(r1000);
+      ratio = Number.isFinite(q) ? `${q.toFixed(2)}×` : '–';
+      growth = Number.isFinite(q) ? (q <= 3 ? 'ok' : 'FAIL') : '';
+      if (growth === 'FAIL') failures++;
+    }
+    console.log(
+      [`${f.name}${f.unit ? ` (${f.unit})` : ''}`.padEnd(52), ...values.map((x) => fmt(x).padStart(8)), (f.target === undefined ? '' : `≤ ${f.target}`).padStart(8), verdict.padStart(8), ratio.padStart(10), growth.padStart(7)].join(' '),
+    );
+  }
+  console.log(`${failures === 0 ? 'all targets met' : `${failures} target(s) missed`}${r3000 ? '' : ' (growth not judged: run 1000 and 3000)'}`);
+}
+
+async function main(): Promise<void> {
+  console.log(`bench:event-day ${new Date().toISOString()}: steps ${STEPS.join(', ')} dancers; load average ${load()}; logs in ${workDir}`);
+  const results: StepResult[] = [];
+  let failed = true;
+  try {
+    for (const dancers of STEPS) results.push(await runStep(dancers));
+    printTable(results);
+    failed = false;
+  } finally {
+    await processes.stopAll();
+    if (failed) console.error(`logs kept in ${workDir}`);
+    else rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

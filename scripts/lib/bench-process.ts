@@ -1,0 +1,80 @@
+/**
+ * Child processes of the benchmarks that run the service as its own process (bench-http,
+ * bench-event-day): started with this Node and tsx, their output to a log file in `workDir`,
+ * stopped with SIGTERM (SIGKILL after 10 s).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class BenchProcesses {
+  private readonly children: ChildProcess[] = [];
+
+  /** `root`: the repository (the children's working directory); `workDir`: where their logs go. */
+  constructor(
+    private readonly root: string,
+    readonly workDir: string,
+  ) {}
+
+  logFile(name: string): string {
+    return path.join(this.workDir, `${name}.log`);
+  }
+
+  /** Starts `node …nodeArgs --import tsx <script> …args` (output appended to `<name>.log`). */
+  start(name: string, script: string, env: NodeJS.ProcessEnv, args: string[] = [], nodeArgs: string[] = []): ChildProcess {
+    const log = openSync(this.logFile(name), 'a');
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { cwd: this.root, env, stdio: ['ignore', log, log] });
+    this.children.push(child);
+    return child;
+  }
+
+  /** Resolves once `url` answers 2xx; rejects when the child exits first or after `timeoutMs`. */
+  async waitForHttp(url: string, child: ChildProcess, name: string, timeoutMs = 60_000, pollMs = 200): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: see ${this.logFile(name)}`);
+      try {
+        const res = await fetch(url);
+        await res.arrayBuffer();
+        if (res.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(pollMs);
+    }
+    throw new Error(`${name} did not answer ${url} within ${timeoutMs} ms`);
+  }
+
+  /** Runs a script to its end (SIGKILL after `timeoutMs`); rejects with its log's tail unless it exits 0. */
+  async runToEnd(name: string, script: string, env: NodeJS.ProcessEnv, args: string[], timeoutMs: number): Promise<void> {
+    const child = this.start(name, script, env, args);
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    if (code !== 0) throw new Error(`${name} failed (exit ${code}): ${readFileSync(this.logFile(name), 'utf8').slice(-2000)}`);
+  }
+
+  /** SIGTERM (SIGKILL after `graceMs`) and the exit of one child. */
+  stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  }
+
+  /** Stops every child still running. */
+  async stopAll(): Promise<void> {
+    await Promise.all(this.children.map((c) => this.stop(c)));
+  }
+}
