@@ -36,10 +36,13 @@ module.exports = {
     {
       name: 'shared-code-never-imports-features',
       comment:
-        'src/lib, src/middleware and src/config are below every feature (src/docs assembles the features\' documentation, like the root).',
+        "src/lib, src/middleware and src/config are below every feature (src/docs assembles the features' documentation, like the root).",
       severity: 'error',
       from: { path: '^src/(lib|middleware|config)/' },
-      to: { path: '^src/(modules|container\\.ts|app\\.ts|routes\\.ts|server\\.ts|cli)', dependencyTypesNot: ['type-only'] },
+      to: {
+        path: '^src/(modules|container\\.ts|app\\.ts|routes\\.ts|server\\.ts|cli)',
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'features-never-import-the-root',

@@ -89,7 +89,11 @@ function connect(url: string, token: string): Promise<Socket> {
   });
 }
 
-function emitAck(socket: Socket, event: string, ...args: unknown[]): Promise<{ success: boolean; error?: string; data?: unknown }> {
+function emitAck(
+  socket: Socket,
+  event: string,
+  ...args: unknown[]
+): Promise<{ success: boolean; error?: string; data?: unknown }> {
   return new Promise((resolve) => socket.emit(event, ...args, resolve));
 }
 
@@ -114,7 +118,13 @@ async function main() {
     // ---------------------------------------------------------------- data
     const now = Date.now();
     const event = await prisma.event.create({
-      data: { slug: randomSlug(), name: 'Bench', location: 'Here', startDate: new Date(now), endDate: new Date(now + 86_400_000) },
+      data: {
+        slug: randomSlug(),
+        name: 'Bench',
+        location: 'Here',
+        startDate: new Date(now),
+        endDate: new Date(now + 86_400_000),
+      },
     });
     await prisma.chatRoom.create({ data: { eventId: event.id, type: 'event' } });
     const tag = randomSlug(6);
@@ -127,7 +137,10 @@ async function main() {
         emailVerified: true,
       })),
     });
-    const users = await prisma.user.findMany({ where: { username: { startsWith: `bench_${tag}_` } }, orderBy: { id: 'asc' } });
+    const users = await prisma.user.findMany({
+      where: { username: { startsWith: `bench_${tag}_` } },
+      orderBy: { id: 'asc' },
+    });
     await prisma.eventParticipant.createMany({ data: users.map((u) => ({ userId: u.id, eventId: event.id })) });
     await prisma.event.update({ where: { id: event.id }, data: { participantsCount: users.length } });
     const tokens = users.map((u) => container.tokens.sign(u));
@@ -173,7 +186,8 @@ async function main() {
       const deadline = performance.now() + timeoutMs;
       for (;;) {
         const stats = await ask<Stats>({ type: 'stats', reset: false });
-        if (stats.delivered >= expected || performance.now() > deadline) return ask<Stats>({ type: 'stats', reset: true });
+        if (stats.delivered >= expected || performance.now() > deadline)
+          return ask<Stats>({ type: 'stats', reset: true });
         await sleep(20);
       }
     };
@@ -208,7 +222,13 @@ async function main() {
     // on the machine affects both series alike.
     const historyRoom = async (name: string) => {
       const e = await prisma.event.create({
-        data: { slug: randomSlug(), name, location: 'Here', startDate: new Date(now), endDate: new Date(now + 86_400_000) },
+        data: {
+          slug: randomSlug(),
+          name,
+          location: 'Here',
+          startDate: new Date(now),
+          endDate: new Date(now + 86_400_000),
+        },
       });
       const r = await prisma.chatRoom.create({ data: { eventId: e.id, type: 'event' } });
       await prisma.eventParticipant.create({ data: { userId: reader.id, eventId: e.id } });
@@ -230,14 +250,21 @@ async function main() {
     await prisma.$executeRawUnsafe('VACUUM ANALYZE "Message"');
 
     const rangeOf = async (roomId: number) => {
-      const b = await prisma.message.aggregate({ where: { roomId }, _min: { id: true }, _max: { id: true }, _count: true });
+      const b = await prisma.message.aggregate({
+        where: { roomId },
+        _min: { id: true },
+        _max: { id: true },
+        _count: true,
+      });
       return { min: b._min.id!, max: b._max.id!, count: b._count };
     };
     const pageOnce = async (room: { slug: string }, range: { min: number; max: number }) => {
       // cursors spread over the whole history of the room (never its newest page)
       const before = range.min + PAGE_LIMIT + Math.floor(Math.random() * (range.max - range.min - PAGE_LIMIT));
       const t0 = performance.now();
-      const res = await fetch(`${url}/api/events/${room.slug}/messages?before=${before}&limit=${PAGE_LIMIT}`, { headers: auth });
+      const res = await fetch(`${url}/api/events/${room.slug}/messages?before=${before}&limit=${PAGE_LIMIT}`, {
+        headers: auth,
+      });
       const body = (await res.json()) as { data: unknown[] };
       const elapsed = performance.now() - t0;
       if (res.status !== 200 || body.data.length !== PAGE_LIMIT) throw new Error(`unexpected page: ${res.status}`);
@@ -264,14 +291,25 @@ async function main() {
     const ratio = at1m.p50 / at1k.p50;
     const fanP99 = percentile(pacedLatencies, 99);
     console.log('\n=== event chat benchmark ===');
-    console.log(`machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} (1/5/15 min)`);
+    console.log(
+      `machine: ${os.cpus().length} CPUs, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' / ')} (1/5/15 min)`,
+    );
     console.log(`(a) fan-out, 1 sender → ${RECEIVERS} sockets in one room`);
-    console.log(`    at ${FANOUT_RATE} msg/s (${FANOUT_MESSAGES} messages): delivered ${pacedDelivered}/${FANOUT_MESSAGES * RECEIVERS} ` +
-      `= ${(pacedDelivered / pacedSeconds).toFixed(0)} deliveries/s (${(pacedDelivered / RECEIVERS / pacedSeconds).toFixed(1)} messages/s)`);
+    console.log(
+      `    at ${FANOUT_RATE} msg/s (${FANOUT_MESSAGES} messages): delivered ${pacedDelivered}/${FANOUT_MESSAGES * RECEIVERS} ` +
+        `= ${(pacedDelivered / pacedSeconds).toFixed(0)} deliveries/s (${(pacedDelivered / RECEIVERS / pacedSeconds).toFixed(1)} messages/s)`,
+    );
     console.log(`    send-to-receive latency p50 ${ms(percentile(pacedLatencies, 50))}, p99 ${ms(fanP99)}`);
-    console.log(`    flat out (${BURST_MESSAGES} messages without pacing): ${(burstDelivered / burstSeconds).toFixed(0)} deliveries/s ` +
-      `= ${(burstDelivered / RECEIVERS / burstSeconds).toFixed(1)} messages/s to all ${RECEIVERS}, p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}`);
-    console.log(`(b) history page (limit ${PAGE_LIMIT}, random before), ${HISTORY_SAMPLES} requests per room over HTTP, alternating between the rooms`);
+    console.log(
+      `    flat out (${BURST_MESSAGES} messages without pacing): ${(burstDelivered / burstSeconds).toFixed(0)} deliveries/s ` +
+        `= ${(burstDelivered / RECEIVERS / burstSeconds).toFixed(1)} messages/s to all ${RECEIVERS}, p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}`,
+    );
+    console.log(
+      `(b) history page (limit ${PAGE_LIMIT}, random before), ${HISTORY_SAMPLES} requests per room over HTTP, alternating between the rooms`,
+    );
     console.log(`    1 000 messages:     p50 ${ms(at1k.p50)}, p99 ${ms(at1k.p99)}`);
     console.log(`    1 000 000 messages: p50 ${ms(at1m.p50)}, p99 ${ms(at1m.p99)}`);
     console.log(`    ratio p50(1M)/p50(1k) = ${ratio.toFixed(2)}`);

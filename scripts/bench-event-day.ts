@@ -51,7 +51,10 @@ const CHAT_RATE = 5;
 const POLL_EVERY_SECONDS = 5;
 const HEAT_CHANGE_SHARE = 0.05;
 /** e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the service; the inspector lets the bench collect its garbage */
-const SERVICE_NODE_ARGS = ['--inspect=127.0.0.1:0', ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+const SERVICE_NODE_ARGS = [
+  '--inspect=127.0.0.1:0',
+  ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
+];
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
 
 /** BENCH_SERVICE_ROOT: run the service from another checkout (with its node_modules), for before/after comparisons */
@@ -63,9 +66,15 @@ const METRICS_TOKEN = 'bench-event-day-metrics-token-0123456789';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.timeOrigin + performance.now();
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  sorted.length === 0
+    ? NaN
+    : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 function serviceEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
   return {
@@ -90,12 +99,21 @@ function serviceEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
 /** The weekend of bench:http around a big event of `dancers` participants. */
 function shapeFor(dancers: number): WeekendShape {
   const matches = Math.min(WEEKEND.matches, Math.floor((dancers - 40) / 2));
-  return { ...WEEKEND, users: dancers + 100, bigEventParticipants: dancers, callers: Math.min(WEEKEND.callers, dancers), matches, matchBase: 10 };
+  return {
+    ...WEEKEND,
+    users: dancers + 100,
+    bigEventParticipants: dancers,
+    callers: Math.min(WEEKEND.callers, dancers),
+    matches,
+    matchBase: 10,
+  };
 }
 
 /** Resident set size of a process (KiB), from /proc. */
 function rssKiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.split(/\s+/)[1] ?? NaN);
 }
 
@@ -108,7 +126,10 @@ function cpuSeconds(pid: number): number {
 async function api(baseUrl: string, method: string, pathname: string, token?: string, body?: unknown) {
   const res = await fetch(`${baseUrl}${pathname}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   const json = (await res.json().catch(() => undefined)) as { data?: unknown } | undefined;
@@ -152,7 +173,10 @@ async function collectGarbageAt(url: string): Promise<boolean> {
 /** Unlabelled series of the service's metrics. */
 async function serviceMetrics(baseUrl: string, names: string[]): Promise<number[]> {
   try {
-    const res = await fetch(`${baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` }, signal: AbortSignal.timeout(60_000) });
+    const res = await fetch(`${baseUrl}/api/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      signal: AbortSignal.timeout(60_000),
+    });
     const lines = (await res.text()).split('\n');
     return names.map((name) => Number(lines.find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN));
   } catch (err) {
@@ -163,20 +187,31 @@ async function serviceMetrics(baseUrl: string, names: string[]): Promise<number[
 }
 
 async function serviceLoopDelay(baseUrl: string): Promise<{ p99: number; max: number }> {
-  const [p99, max] = await serviceMetrics(baseUrl, ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds']);
+  const [p99, max] = await serviceMetrics(baseUrl, [
+    'nodejs_eventloop_lag_p99_seconds',
+    'nodejs_eventloop_lag_max_seconds',
+  ]);
   return { p99: p99 * 1000, max: max * 1000 };
 }
 
 /** The service's V8 heap in use and memory outside it (buffers), KiB: where the RSS goes. */
 async function serviceMemory(baseUrl: string): Promise<{ heap: number; external: number; text: string }> {
-  const [heap, external] = (await serviceMetrics(baseUrl, ['nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes'])).map((b) => b / 1024);
-  return { heap, external, text: `heap used ${(heap / 1024).toFixed(0)} MiB, external ${(external / 1024).toFixed(0)} MiB` };
+  const [heap, external] = (
+    await serviceMetrics(baseUrl, ['nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes'])
+  ).map((b) => b / 1024);
+  return {
+    heap,
+    external,
+    text: `heap used ${(heap / 1024).toFixed(0)} MiB, external ${(external / 1024).toFixed(0)} MiB`,
+  };
 }
 
 /** Error-level lines (pino level ≥ 50) in a service log. */
 function errorLines(file: string): number {
   try {
-    return readFileSync(file, 'utf8').split('\n').filter((l) => /"level":(50|60)/.test(l)).length;
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => /"level":(50|60)/.test(l)).length;
   } catch {
     return 0;
   }
@@ -192,9 +227,34 @@ interface StepResult {
   load: Record<string, string>;
   /** the service's CPU seconds per phase */
   cpu: Record<string, number>;
-  connect: { seconds: number; inRoom: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; rssPerSocketKiB: number; heapPerSocketKiB: number; idleRssMiB: number; worker: LoopDelay };
-  chat: { p50: number; p99: number; max: number; lost: number; acked: number; sent: number; refused: Record<string, number>; worker: LoopDelay };
-  polling: { rate: number; rows: { name: string; count: number; p50: number; p99: number; errors: number }[]; generator: LoopDelay; service: LoopDelay; maxLateness: number };
+  connect: {
+    seconds: number;
+    inRoom: number;
+    firstTryRefused: number;
+    refusals: Record<string, number>;
+    joinErrors: Record<string, number>;
+    rssPerSocketKiB: number;
+    heapPerSocketKiB: number;
+    idleRssMiB: number;
+    worker: LoopDelay;
+  };
+  chat: {
+    p50: number;
+    p99: number;
+    max: number;
+    lost: number;
+    acked: number;
+    sent: number;
+    refused: Record<string, number>;
+    worker: LoopDelay;
+  };
+  polling: {
+    rate: number;
+    rows: { name: string; count: number; p50: number; p99: number; errors: number }[];
+    generator: LoopDelay;
+    service: LoopDelay;
+    maxLateness: number;
+  };
   matching: { firstSeconds: number; rerunSeconds: number; heatChanges: number };
   storm: {
     seconds: number;
@@ -245,20 +305,28 @@ async function runStep(dancers: number): Promise<StepResult> {
     await db.connect();
     const seedStart = performance.now();
     const weekend = await seedWeekend(db, undefined, shapeFor(dancers));
-    const adminId = (await db.query<{ id: number }>(`UPDATE "User" SET "isAdmin" = true WHERE id = (SELECT max(id) FROM "User") RETURNING id`)).rows[0].id;
+    const adminId = (
+      await db.query<{ id: number }>(
+        `UPDATE "User" SET "isAdmin" = true WHERE id = (SELECT max(id) FROM "User") RETURNING id`,
+      )
+    ).rows[0].id;
     await db.end();
-    const sign = (id: number) => jwt.sign({ ev: true }, JWT_SECRET, { algorithm: 'HS256', subject: String(id), expiresIn: 6 * 3600 });
+    const sign = (id: number) =>
+      jwt.sign({ ev: true }, JWT_SECRET, { algorithm: 'HS256', subject: String(id), expiresIn: 6 * 3600 });
     const tokens = weekend.participantIds.map(sign);
     const adminToken = sign(adminId);
     const slug = weekend.bigEventSlug;
     const run = async () => {
       const t0 = performance.now();
       const res = await api(baseUrl, 'POST', `/api/admin/events/${slug}/matching-runs`, adminToken, {});
-      if (res.status !== 201) throw new Error(`matching run answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+      if (res.status !== 201)
+        throw new Error(`matching run answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
       return (performance.now() - t0) / 1000;
     };
     const firstSeconds = await run();
-    console.log(`\n[${dancers} dancers] seeded and matched in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (first run ${firstSeconds.toFixed(2)} s); load ${load()}`);
+    console.log(
+      `\n[${dancers} dancers] seeded and matched in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (first run ${firstSeconds.toFixed(2)} s); load ${load()}`,
+    );
     await sleep(2000);
     await collectGarbage(processes.logFile(logName(1)));
     const idleRss = rssKiB(service.pid!);
@@ -278,7 +346,14 @@ async function runStep(dancers: number): Promise<StepResult> {
     loads.connect = load();
     clients = startClients(baseUrl, tokens, slug);
     const connected = await clients.ask<{
-      startedAt: number; inRoom: number; lastJoinedAt: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; loopP99: number; loopMax: number;
+      startedAt: number;
+      inRoom: number;
+      lastJoinedAt: number;
+      firstTryRefused: number;
+      refusals: Record<string, number>;
+      joinErrors: Record<string, number>;
+      loopP99: number;
+      loopMax: number;
     }>({ type: 'connect', timeoutMs: 300_000 });
     cpu.connect = cpuSince();
     const connect = {
@@ -292,11 +367,24 @@ async function runStep(dancers: number): Promise<StepResult> {
       idleRssMiB: idleRss / 1024,
       worker: { p99: connected.loopP99, max: connected.loopMax },
     };
-    console.log(`  connect: ${connect.inRoom}/${dancers} in the room after ${connect.seconds.toFixed(1)} s; first try refused ${connect.firstTryRefused} ${JSON.stringify(connect.refusals)}; load ${loads.connect}`);
+    console.log(
+      `  connect: ${connect.inRoom}/${dancers} in the room after ${connect.seconds.toFixed(1)} s; first try refused ${connect.firstTryRefused} ${JSON.stringify(connect.refusals)}; load ${loads.connect}`,
+    );
 
     // chat: 5 messages/s to the room
     loads.chat = load();
-    const chatted = await clients.ask<{ sent: number; acked: number; refused: Record<string, number>; expected: number; received: number; p50: number; p99: number; max: number; loopP99: number; loopMax: number }>({
+    const chatted = await clients.ask<{
+      sent: number;
+      acked: number;
+      refused: Record<string, number>;
+      expected: number;
+      received: number;
+      p50: number;
+      p99: number;
+      max: number;
+      loopP99: number;
+      loopMax: number;
+    }>({
       type: 'chat',
       rate: CHAT_RATE,
       seconds: CHAT_SECONDS,
@@ -318,12 +406,15 @@ async function runStep(dancers: number): Promise<StepResult> {
     const connectedRss = rssKiB(service.pid!);
     const connectedMemory = await serviceMemory(baseUrl);
     connect.rssPerSocketKiB = (connectedRss - idleRss) / dancers;
-    connect.heapPerSocketKiB = (connectedMemory.heap + connectedMemory.external - idleMemory.heap - idleMemory.external) / dancers;
+    connect.heapPerSocketKiB =
+      (connectedMemory.heap + connectedMemory.external - idleMemory.heap - idleMemory.external) / dancers;
     console.log(
       `  RSS with every socket connected (after the chat${collected ? ' and a full GC' : ''}): ${(connectedRss / 1024).toFixed(0)} MiB (idle ${connect.idleRssMiB.toFixed(0)}), ` +
         `${connect.rssPerSocketKiB.toFixed(1)} KiB/socket; ${connectedMemory.text} (idle: ${idleMemory.text}), ${connect.heapPerSocketKiB.toFixed(1)} KiB/socket`,
     );
-    console.log(`  chat: ${chat.acked}/${chat.sent} sent, delivery p50 ${chat.p50.toFixed(1)} ms p99 ${chat.p99.toFixed(1)} ms max ${chat.max.toFixed(1)} ms, lost ${chat.lost}; load ${loads.chat}`);
+    console.log(
+      `  chat: ${chat.acked}/${chat.sent} sent, delivery p50 ${chat.p50.toFixed(1)} ms p99 ${chat.p99.toFixed(1)} ms max ${chat.max.toFixed(1)} ms, lost ${chat.lost}; load ${loads.chat}`,
+    );
 
     // polling: one request per dancer every 5 s, sockets connected
     loads.polling = load();
@@ -339,14 +430,23 @@ async function runStep(dancers: number): Promise<StepResult> {
       rate,
       rows: fixed.results.map((r) => {
         const sorted = r.latencies.sort((a, b) => a - b);
-        return { name: r.name, count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors: r.errors };
+        return {
+          name: r.name,
+          count: sorted.length,
+          p50: percentile(sorted, 50),
+          p99: percentile(sorted, 99),
+          errors: r.errors,
+        };
       }),
       generator: { p99: generatorLoop.percentile(99) / 1e6, max: generatorLoop.max / 1e6 },
       service: serviceLoop,
       maxLateness: fixed.maxLateness,
     };
     console.log(`  polling: ${rate} req/s × ${POLL_SECONDS} s; load ${loads.polling}`);
-    for (const r of polling.rows) console.log(`    ${r.name.padEnd(42)} ${String(r.count).padStart(6)} p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  errors ${r.errors}`);
+    for (const r of polling.rows)
+      console.log(
+        `    ${r.name.padEnd(42)} ${String(r.count).padStart(6)} p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  errors ${r.errors}`,
+      );
 
     // matching: 5 % of the dancers replace their heats through the API, then a re-run
     loads.matching = load();
@@ -355,9 +455,17 @@ async function runStep(dancers: number): Promise<StepResult> {
     for (let i = 0; i < movers.length; i += 10) {
       await Promise.all(
         movers.slice(i, i + 10).map(async (id) => {
-          const heats = [{ divisionId: 1 + Math.floor(rnd() * 6), competitionTypeId: 1 + Math.floor(rnd() * 2), heatNumber: 1 + Math.floor(rnd() * 9), role: rnd() < 0.5 ? 'Leader' : 'Follower' }];
+          const heats = [
+            {
+              divisionId: 1 + Math.floor(rnd() * 6),
+              competitionTypeId: 1 + Math.floor(rnd() * 2),
+              heatNumber: 1 + Math.floor(rnd() * 9),
+              role: rnd() < 0.5 ? 'Leader' : 'Follower',
+            },
+          ];
           const res = await api(baseUrl, 'POST', `/api/events/${slug}/heats`, sign(id), { heats });
-          if (res.status !== 200) throw new Error(`heats answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+          if (res.status !== 200)
+            throw new Error(`heats answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
         }),
       );
     }
@@ -365,7 +473,9 @@ async function runStep(dancers: number): Promise<StepResult> {
     const rerunSeconds = await run();
     cpu.rerun = cpuSince();
     const matching = { firstSeconds, rerunSeconds, heatChanges: movers.length };
-    console.log(`  matching: ${movers.length} dancers changed heats; re-run ${rerunSeconds.toFixed(2)} s end to end; load ${loads.matching}`);
+    console.log(
+      `  matching: ${movers.length} dancers changed heats; re-run ${rerunSeconds.toFixed(2)} s end to end; load ${loads.matching}`,
+    );
 
     // storm: SIGTERM, start again, everyone back in the room
     loads.storm = load();
@@ -377,7 +487,15 @@ async function runStep(dancers: number): Promise<StepResult> {
     const healthyAt = now();
     const cpuAtHealth = cpuSeconds(service.pid!);
     const back = await clients.ask<{
-      inRoom: number; lastJoinedAt: number; medianAfterHealth: number; firstTryRefused: number; refusals: Record<string, number>; joinErrors: Record<string, number>; bytes: number; loopP99: number; loopMax: number;
+      inRoom: number;
+      lastJoinedAt: number;
+      medianAfterHealth: number;
+      firstTryRefused: number;
+      refusals: Record<string, number>;
+      joinErrors: Record<string, number>;
+      bytes: number;
+      loopP99: number;
+      loopMax: number;
     }>({ type: 'storm-wait', healthyAt, deadline: healthyAt + 180_000 });
     const storm = {
       seconds: (back.lastJoinedAt - healthyAt) / 1000,
@@ -398,9 +516,18 @@ async function runStep(dancers: number): Promise<StepResult> {
 
     await clients.ask({ type: 'close' });
     const fiveHundreds = polling.rows.reduce((n, r) => n + r.errors, 0);
-    const internalErrors = errorLines(processes.logFile(logName(1))) + errorLines(processes.logFile(logName(2))) + (chat.refused.INTERNAL_ERROR ?? 0) + (storm.joinErrors.INTERNAL_ERROR ?? 0) + (connect.joinErrors.INTERNAL_ERROR ?? 0);
+    const internalErrors =
+      errorLines(processes.logFile(logName(1))) +
+      errorLines(processes.logFile(logName(2))) +
+      (chat.refused.INTERNAL_ERROR ?? 0) +
+      (storm.joinErrors.INTERNAL_ERROR ?? 0) +
+      (connect.joinErrors.INTERNAL_ERROR ?? 0);
     if (fiveHundreds > 0) console.log(`  polling errors (non-200): ${fiveHundreds}`);
-    console.log(`  service CPU seconds: ${Object.entries({ ...cpu, storm: storm.cpuSeconds }).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+    console.log(
+      `  service CPU seconds: ${Object.entries({ ...cpu, storm: storm.cpuSeconds })
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')}`,
+    );
     return { dancers, load: loads, cpu, connect, chat, polling, matching, storm, internalErrors };
   } finally {
     await clients?.terminate();
@@ -427,8 +554,19 @@ const figures = (results: StepResult[]): Figure[] => {
     { name: 'connect: all in the room', unit: 's', value: (r) => r.connect.seconds, growth: true },
     { name: 'connect: first-try refusals', unit: '', value: (r) => r.connect.firstTryRefused },
     { name: 'connect: service CPU', unit: 's', value: (r) => r.cpu.connect, growth: true },
-    { name: 'connect: RSS per socket', unit: 'KiB', value: (r) => r.connect.rssPerSocketKiB, target: 100, growth: true },
-    { name: 'connect: heap + external per socket', unit: 'KiB', value: (r) => r.connect.heapPerSocketKiB, growth: true },
+    {
+      name: 'connect: RSS per socket',
+      unit: 'KiB',
+      value: (r) => r.connect.rssPerSocketKiB,
+      target: 100,
+      growth: true,
+    },
+    {
+      name: 'connect: heap + external per socket',
+      unit: 'KiB',
+      value: (r) => r.connect.heapPerSocketKiB,
+      growth: true,
+    },
     { name: 'storm: all back after health', unit: 's', value: (r) => r.storm.seconds, target: 15, growth: true },
     { name: 'storm: median back after health', unit: 's', value: (r) => r.storm.medianSeconds, growth: true },
     { name: 'storm: first-try refusals', unit: '', value: (r) => r.storm.firstTryRefused },
@@ -439,7 +577,12 @@ const figures = (results: StepResult[]): Figure[] => {
     { name: 'chat: delivery p99', unit: 'ms', value: (r) => r.chat.p99, target: 250, growth: true },
     { name: 'chat: lost deliveries', unit: '', value: (r) => r.chat.lost, target: 0 },
     { name: 'chat: service CPU', unit: 's', value: (r) => r.cpu.chat, growth: true },
-    { name: 'polling: service CPU per 1 000 requests', unit: 's', value: (r) => (r.cpu.polling * 1000) / (r.polling.rate * POLL_SECONDS), growth: true },
+    {
+      name: 'polling: service CPU per 1 000 requests',
+      unit: 's',
+      value: (r) => (r.cpu.polling * 1000) / (r.polling.rate * POLL_SECONDS),
+      growth: true,
+    },
     ...endpoints.flatMap((name): Figure[] => {
       const row = (r: StepResult) => r.polling.rows.find((x) => x.name === name)!;
       const details = name.endsWith('/details');
@@ -449,7 +592,13 @@ const figures = (results: StepResult[]): Figure[] => {
         { name: `poll ${name} errors`, unit: '', value: (r) => row(r).errors, target: 0 },
       ];
     }),
-    { name: 'matching: re-run end to end', unit: 's', value: (r) => r.matching.rerunSeconds, target: 1.5, growth: true },
+    {
+      name: 'matching: re-run end to end',
+      unit: 's',
+      value: (r) => r.matching.rerunSeconds,
+      target: 1.5,
+      growth: true,
+    },
     { name: 'loop delay p99: generator main', unit: 'ms', value: (r) => r.polling.generator.p99 },
     { name: 'loop delay p99: generator sockets (storm)', unit: 'ms', value: (r) => r.storm.worker.p99 },
     { name: 'loop delay p99: service (polling)', unit: 'ms', value: (r) => r.polling.service.p99 },
@@ -458,15 +607,29 @@ const figures = (results: StepResult[]): Figure[] => {
 };
 
 function printTable(results: StepResult[]): void {
-  const fmt = (v: number) => (Number.isNaN(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(Number.isInteger(v) ? 0 : 1));
+  const fmt = (v: number) =>
+    Number.isNaN(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(Number.isInteger(v) ? 0 : 1);
   const largest = results.at(-1)!;
   const r1000 = results.find((r) => r.dancers === 1000);
   const r3000 = results.find((r) => r.dancers === 3000);
   console.log('');
-  console.log(`bench:event-day ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average now ${load()}`);
-  console.log(`  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`);
-  console.log(`  load average (1/5/15 min) at each phase: ${results.map((r) => `${r.dancers}: connect ${r.load.connect}, storm ${r.load.storm}`).join('; ')}`);
-  const head = ['figure'.padEnd(52), ...results.map((r) => String(r.dancers).padStart(8)), 'target'.padStart(8), 'verdict'.padStart(8), '3000/1000'.padStart(10), 'growth'.padStart(7)];
+  console.log(
+    `bench:event-day ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average now ${load()}`,
+  );
+  console.log(
+    `  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`,
+  );
+  console.log(
+    `  load average (1/5/15 min) at each phase: ${results.map((r) => `${r.dancers}: connect ${r.load.connect}, storm ${r.load.storm}`).join('; ')}`,
+  );
+  const head = [
+    'figure'.padEnd(52),
+    ...results.map((r) => String(r.dancers).padStart(8)),
+    'target'.padStart(8),
+    'verdict'.padStart(8),
+    '3000/1000'.padStart(10),
+    'growth'.padStart(7),
+  ];
   console.log(head.join(' '));
   let failures = 0;
   for (const f of figures(results)) {
@@ -483,14 +646,25 @@ function printTable(results: StepResult[]): void {
       if (growth === 'FAIL') failures++;
     }
     console.log(
-      [`${f.name}${f.unit ? ` (${f.unit})` : ''}`.padEnd(52), ...values.map((x) => fmt(x).padStart(8)), (f.target === undefined ? '' : `≤ ${f.target}`).padStart(8), verdict.padStart(8), ratio.padStart(10), growth.padStart(7)].join(' '),
+      [
+        `${f.name}${f.unit ? ` (${f.unit})` : ''}`.padEnd(52),
+        ...values.map((x) => fmt(x).padStart(8)),
+        (f.target === undefined ? '' : `≤ ${f.target}`).padStart(8),
+        verdict.padStart(8),
+        ratio.padStart(10),
+        growth.padStart(7),
+      ].join(' '),
     );
   }
-  console.log(`${failures === 0 ? 'all targets met' : `${failures} target(s) missed`}${r3000 ? '' : ' (growth not judged: run 1000 and 3000)'}`);
+  console.log(
+    `${failures === 0 ? 'all targets met' : `${failures} target(s) missed`}${r3000 ? '' : ' (growth not judged: run 1000 and 3000)'}`,
+  );
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:event-day ${new Date().toISOString()}: steps ${STEPS.join(', ')} dancers; load average ${load()}; logs in ${workDir}`);
+  console.log(
+    `bench:event-day ${new Date().toISOString()}: steps ${STEPS.join(', ')} dancers; load average ${load()}; logs in ${workDir}`,
+  );
   const results: StepResult[] = [];
   let failed = true;
   try {

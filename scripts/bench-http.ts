@@ -71,15 +71,17 @@ const serviceEnv: NodeJS.ProcessEnv = {
 // ------------------------------------------------------------------------------ helpers
 
 const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  sorted.length === 0
+    ? NaN
+    : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const median = (values: number[]) => {
   const s = [...values].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-
 const processes = new BenchProcesses(root, workDir);
-const start = (name: string, script: string, env: NodeJS.ProcessEnv, args: string[] = []) => processes.start(name, script, env, args);
+const start = (name: string, script: string, env: NodeJS.ProcessEnv, args: string[] = []) =>
+  processes.start(name, script, env, args);
 const waitForHttp = (url: string, child: ChildProcess, name: string) => processes.waitForHttp(url, child, name);
 const runToEnd = (name: string, script: string, env: NodeJS.ProcessEnv, args: string[], timeoutMs: number) =>
   processes.runToEnd(name, script, env, args, timeoutMs);
@@ -90,7 +92,11 @@ function canonical(value: unknown): string {
     Array.isArray(v)
       ? v.map(sort)
       : v && typeof v === 'object'
-        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]))
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+          )
         : v;
   return JSON.stringify(sort(value));
 }
@@ -136,7 +142,13 @@ async function socketRun(baseUrl: string, tokens: string[], slug: string, second
   const once = (token: string) =>
     new Promise<void>((resolve) => {
       const t0 = performance.now();
-      const socket = connectSocket(baseUrl, { transports: ['websocket'], auth: { token }, forceNew: true, reconnection: false, timeout: 10_000 });
+      const socket = connectSocket(baseUrl, {
+        transports: ['websocket'],
+        auth: { token },
+        forceNew: true,
+        reconnection: false,
+        timeout: 10_000,
+      });
       const finish = (ok: boolean) => {
         socket.disconnect();
         if (ok) latencies.push(performance.now() - t0);
@@ -145,7 +157,11 @@ async function socketRun(baseUrl: string, tokens: string[], slug: string, second
       };
       socket.once('connect_error', () => finish(false));
       socket.once('connect', () => {
-        socket.timeout(10_000).emit('join_event_room', slug, (err: unknown, ack: { success?: boolean }) => finish(!err && ack?.success === true));
+        socket
+          .timeout(10_000)
+          .emit('join_event_room', slug, (err: unknown, ack: { success?: boolean }) =>
+            finish(!err && ack?.success === true),
+          );
       });
     });
   await Promise.all(
@@ -182,8 +198,15 @@ interface Target {
 
 async function main(): Promise<void> {
   const [load1] = os.loadavg();
-  console.log(`bench:http ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`  ${ROUNDS} interleaved rounds × ${SECONDS} s per endpoint, ${CONNECTIONS} connections; fixed-rate mix ${RATE} req/s × ${RATE_SECONDS} s`);
+  console.log(
+    `bench:http ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `  ${ROUNDS} interleaved rounds × ${SECONDS} s per endpoint, ${CONNECTIONS} connections; fixed-rate mix ${RATE} req/s × ${RATE_SECONDS} s`,
+  );
   await database.create();
   let failed = true;
   try {
@@ -196,14 +219,24 @@ async function main(): Promise<void> {
     const db = new Client({ connectionString: dbUrl });
     await db.connect();
     const weekend = await seedWeekend(db).finally(() => db.end());
-    await runToEnd('matching', 'src/cli.ts', { ...serviceEnv, LOG_LEVEL: 'warn' }, ['matching:run', weekend.bigEventSlug], 300_000);
+    await runToEnd(
+      'matching',
+      'src/cli.ts',
+      { ...serviceEnv, LOG_LEVEL: 'warn' },
+      ['matching:run', weekend.bigEventSlug],
+      300_000,
+    );
     console.log(
       `  seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s: ${WEEKEND.users} users, ${WEEKEND.events} events ` +
         `(one with ${WEEKEND.bigEventParticipants} participants, heats, a matching run), ` +
         `${WEEKEND.eventMessages + WEEKEND.matchMessages} chat messages, ${WEEKEND.matches} matches with messages and ratings`,
     );
 
-    const hello = start('hello', 'scripts/bench-http/hello-server.ts', { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(helloPort) });
+    const hello = start('hello', 'scripts/bench-http/hello-server.ts', {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      PORT: String(helloPort),
+    });
     const reference = start('reference', 'scripts/bench-http/reference-server.ts', {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
@@ -216,17 +249,25 @@ async function main(): Promise<void> {
     await waitForHttp(`${helloUrl}/hello`, hello, 'hello');
     await waitForHttp(`${referenceUrl}/__queries`, reference, 'reference');
 
-    const sign = (id: number) => jwt.sign({ ev: true }, JWT_SECRET, { algorithm: 'HS256', subject: String(id), expiresIn: 3600 });
+    const sign = (id: number) =>
+      jwt.sign({ ev: true }, JWT_SECRET, { algorithm: 'HS256', subject: String(id), expiresIn: 3600 });
     const tokens = weekend.callerIds.map(sign);
     const token = tokens[0];
     const slug = weekend.bigEventSlug;
 
     // The comparison stays honest: (b) answers exactly what the service answers.
-    const [mine, theirs] = await Promise.all([getJson(`${serviceUrl}/api/events`, token), getJson(`${referenceUrl}/api/events`, token)]);
+    const [mine, theirs] = await Promise.all([
+      getJson(`${serviceUrl}/api/events`, token),
+      getJson(`${referenceUrl}/api/events`, token),
+    ]);
     if (mine.status !== 200 || canonical(mine.body) !== canonical(theirs.body)) {
-      throw new Error(`the reference answer differs from the service's:\nservice   ${canonical(mine.body).slice(0, 600)}\nreference ${canonical(theirs.body).slice(0, 600)}`);
+      throw new Error(
+        `the reference answer differs from the service's:\nservice   ${canonical(mine.body).slice(0, 600)}\nreference ${canonical(theirs.body).slice(0, 600)}`,
+      );
     }
-    console.log(`  reference answer equals the service's GET /api/events (${(mine.body as { count: number }).count} events, keys sorted)`);
+    console.log(
+      `  reference answer equals the service's GET /api/events (${(mine.body as { count: number }).count} events, keys sorted)`,
+    );
 
     const serviceCount = () => serviceQueryCount(serviceUrl);
     const targets: Target[] = [
@@ -238,14 +279,21 @@ async function main(): Promise<void> {
         token,
         queries: async () => ((await getJson(`${referenceUrl}/__queries`)).body as { queries: number }).queries,
       },
-      ...hotReadPaths(slug).map((p): Target => ({ name: `GET ${p.replace(slug, ':slug')}`, kind: 'http', url: `${serviceUrl}${p}`, token, queries: serviceCount })),
+      ...hotReadPaths(slug).map((p): Target => ({
+        name: `GET ${p.replace(slug, ':slug')}`,
+        kind: 'http',
+        url: `${serviceUrl}${p}`,
+        token,
+        queries: serviceCount,
+      })),
       { name: 'socket connect + join_event_room', kind: 'socket', url: serviceUrl, token, queries: serviceCount },
     ];
 
     // Every endpoint answers 200 before anything is timed.
     for (const t of targets.filter((x) => x.kind === 'http')) {
       const res = await getJson(t.url, t.token);
-      if (res.status !== 200) throw new Error(`${t.name} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+      if (res.status !== 200)
+        throw new Error(`${t.name} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
     }
 
     // SQL statements per request: sequential requests, nothing else running.
@@ -260,26 +308,35 @@ async function main(): Promise<void> {
       sqlPerRequest.set(t.name, ((await t.queries()) - before) / SQL_SAMPLES);
     }
 
-    const run = (t: Target, seconds: number) => (t.kind === 'socket' ? socketRun(t.url, tokens, slug, seconds) : cannon(t.url, t.token, seconds));
+    const run = (t: Target, seconds: number) =>
+      t.kind === 'socket' ? socketRun(t.url, tokens, slug, seconds) : cannon(t.url, t.token, seconds);
     for (const t of targets) await run(t, 2); // warm-up
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const t of targets) samples.get(t.name)!.push(await run(t, SECONDS));
       const ev = samples.get('GET /api/events')!.at(-1)!;
       const ref = samples.get(targets[1].name)!.at(-1)!;
-      console.log(`  round ${round}: GET /api/events ${ev.rps.toFixed(0)} req/s, reference ${ref.rps.toFixed(0)} req/s (${(ev.rps / ref.rps).toFixed(2)}), load ${os.loadavg()[0].toFixed(2)}`);
+      console.log(
+        `  round ${round}: GET /api/events ${ev.rps.toFixed(0)} req/s, reference ${ref.rps.toFixed(0)} req/s (${(ev.rps / ref.rps).toFixed(2)}), load ${os.loadavg()[0].toFixed(2)}`,
+      );
     }
 
     const helloRps = median(samples.get(targets[0].name)!.map((s) => s.rps));
     const refRps = median(samples.get(targets[1].name)!.map((s) => s.rps));
     console.log('');
-    console.log(`${'endpoint'.padEnd(40)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'×(a)'.padStart(6)} ${'×(b)'.padStart(6)} ${'SQL/req'.padStart(8)} ${'errors'.padStart(7)}`);
+    console.log(
+      `${'endpoint'.padEnd(40)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'×(a)'.padStart(6)} ${'×(b)'.padStart(6)} ${'SQL/req'.padStart(8)} ${'errors'.padStart(7)}`,
+    );
     for (const t of targets) {
       const s = samples.get(t.name)!;
       const rps = median(s.map((x) => x.rps));
       const sql = sqlPerRequest.get(t.name);
       console.log(
-        `${t.name.padEnd(40)} ${rps.toFixed(0).padStart(7)} ${median(s.map((x) => x.p50)).toFixed(1).padStart(7)} ${median(s.map((x) => x.p99)).toFixed(1).padStart(7)} ` +
+        `${t.name.padEnd(40)} ${rps.toFixed(0).padStart(7)} ${median(s.map((x) => x.p50))
+          .toFixed(1)
+          .padStart(7)} ${median(s.map((x) => x.p99))
+          .toFixed(1)
+          .padStart(7)} ` +
           `${(rps / helloRps).toFixed(2).padStart(6)} ${(rps / refRps).toFixed(2).padStart(6)} ${(sql === undefined ? '–' : sql.toFixed(1)).padStart(8)} ${String(s.reduce((a, x) => a + x.errors, 0)).padStart(7)}`,
       );
     }
@@ -296,12 +353,16 @@ async function main(): Promise<void> {
     generatorLoop.disable();
     const [serviceLoopP99, serviceLoopMax] = (await serviceMetrics(serviceUrl, loopNames)).map((v) => v * 1000);
     console.log('');
-    console.log(`fixed rate: ${fixed.sent} requests at ${RATE} req/s for ${RATE_SECONDS} s, ${tokens.length} callers (scheduler late by at most ${fixed.maxLateness.toFixed(1)} ms)`);
+    console.log(
+      `fixed rate: ${fixed.sent} requests at ${RATE} req/s for ${RATE_SECONDS} s, ${tokens.length} callers (scheduler late by at most ${fixed.maxLateness.toFixed(1)} ms)`,
+    );
     console.log(
       `  event-loop delay during the mix: service p99 ${serviceLoopP99.toFixed(1)} ms, max ${serviceLoopMax.toFixed(1)} ms; ` +
         `load generator p99 ${(generatorLoop.percentile(99) / 1e6).toFixed(1)} ms, max ${(generatorLoop.max / 1e6).toFixed(1)} ms`,
     );
-    console.log(`${'endpoint'.padEnd(40)} ${'count'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'errors'.padStart(7)}`);
+    console.log(
+      `${'endpoint'.padEnd(40)} ${'count'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'errors'.padStart(7)}`,
+    );
     for (const r of fixed.results) {
       const sorted = r.latencies.sort((a, b) => a - b);
       console.log(
@@ -312,7 +373,9 @@ async function main(): Promise<void> {
 
     const ratios = samples.get('GET /api/events')!.map((s, i) => s.rps / samples.get(targets[1].name)![i].rps);
     console.log('');
-    console.log(`load average at the start ${load1.toFixed(2)}, at the end ${os.loadavg()[0].toFixed(2)}; service log: ${serviceEnv.LOG_LEVEL} to a file`);
+    console.log(
+      `load average at the start ${load1.toFixed(2)}, at the end ${os.loadavg()[0].toFixed(2)}; service log: ${serviceEnv.LOG_LEVEL} to a file`,
+    );
     console.log(`GET /api/events = ${median(ratios).toFixed(2)} of reference`);
     failed = false;
   } finally {
@@ -326,7 +389,13 @@ async function main(): Promise<void> {
 /** One sequential connect + join (for the statement count). */
 function socketOnce(baseUrl: string, token: string, slug: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const socket = connectSocket(baseUrl, { transports: ['websocket'], auth: { token }, forceNew: true, reconnection: false, timeout: 10_000 });
+    const socket = connectSocket(baseUrl, {
+      transports: ['websocket'],
+      auth: { token },
+      forceNew: true,
+      reconnection: false,
+      timeout: 10_000,
+    });
     socket.once('connect_error', (err) => reject(err));
     socket.once('connect', () => {
       socket.timeout(10_000).emit('join_event_room', slug, (err: unknown) => {

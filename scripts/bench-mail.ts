@@ -86,7 +86,11 @@ function startServer(databaseUrl: string, smtpPort: number) {
 
 async function post(url: string, body: unknown): Promise<{ status: number; ms: number }> {
   const started = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   return { status: res.status, ms: performance.now() - started };
 }
@@ -106,7 +110,8 @@ async function load(count: number, request: (i: number) => Promise<{ status: num
     }),
   );
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 10) / 10;
+  const at = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 10) / 10;
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99), statuses };
 }
 
@@ -115,7 +120,9 @@ async function queuedMails(databaseUrl: string): Promise<number | null> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry', 'active')`);
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry', 'active')`,
+    );
     return rows[0].n as number;
   } catch {
     return null;
@@ -133,10 +140,22 @@ async function run(mode: SmtpMode) {
     await server.ready();
     const emails = Array.from({ length: REQUESTS }, (_, i) => `bench_${mode}_${i}@example.test`);
     const register = await load(REQUESTS, (i) =>
-      post(`${server.url}/api/auth/register`, { username: `bench_${mode}_${i}`, email: emails[i], password: 'secret123' }),
+      post(`${server.url}/api/auth/register`, {
+        username: `bench_${mode}_${i}`,
+        email: emails[i],
+        password: 'secret123',
+      }),
     );
-    const reset = await load(REQUESTS, (i) => post(`${server.url}/api/auth/request-password-reset`, { email: emails[i] }));
-    const result: Record<string, unknown> = { smtp: mode, requests: REQUESTS, concurrency: CONCURRENCY, register, reset };
+    const reset = await load(REQUESTS, (i) =>
+      post(`${server.url}/api/auth/request-password-reset`, { email: emails[i] }),
+    );
+    const result: Record<string, unknown> = {
+      smtp: mode,
+      requests: REQUESTS,
+      concurrency: CONCURRENCY,
+      register,
+      reset,
+    };
     if (mode === 'accepting') {
       const deadline = Date.now() + 60_000;
       while (smtp.accepted() < 2 * REQUESTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -19,7 +19,19 @@ function pct(n: number, d: number): string {
 
 function table(title: string, options: GenerateOptions): boolean {
   console.log(`\n${title}`);
-  const header = ['participants', 'heats', 'covered', 'maxflow opt', 'equal?', 'same city', 'same country', 'opt-out uses', 'max load', 'engine ms', 'opt-out min?'];
+  const header = [
+    'participants',
+    'heats',
+    'covered',
+    'maxflow opt',
+    'equal?',
+    'same city',
+    'same country',
+    'opt-out uses',
+    'max load',
+    'engine ms',
+    'opt-out min?',
+  ];
   console.log(header.join(' | '));
   console.log(header.map(() => '---').join(' | '));
   let ok = true;
@@ -35,13 +47,27 @@ function table(title: string, options: GenerateOptions): boolean {
     const optOut = new Set(input.participants.filter((p) => p.optOut).map((p) => p.userId));
     const optOutMin = optimum - maxCoverage(input, { recorderFilter: (u) => !optOut.has(u) });
     const optOutOk = optOutMin === result.stats.optOutUses;
-    const reasons = result.unfilled.filter((u) => (UNFILLED_REASONS as readonly string[]).includes(u.reason)).map((u) => u.heatId);
+    const reasons = result.unfilled
+      .filter((u) => (UNFILLED_REASONS as readonly string[]).includes(u.reason))
+      .map((u) => u.heatId);
     const allExplained = reasons.join() === result.unassigned.join();
     explained.push(`${size}: ${reasons.length}/${result.unassigned.length}`);
     ok &&= equal && optOutOk && allExplained;
     const s = result.stats;
     console.log(
-      [size, s.heats, s.covered, optimum, equal ? 'yes' : 'no', pct(s.sameCity, s.covered), pct(s.sameCountry, s.covered), s.optOutUses, s.maxLoad, ms.toFixed(0), optOutOk ? 'yes' : `no (${optOutMin})`].join(' | '),
+      [
+        size,
+        s.heats,
+        s.covered,
+        optimum,
+        equal ? 'yes' : 'no',
+        pct(s.sameCity, s.covered),
+        pct(s.sameCountry, s.covered),
+        s.optOutUses,
+        s.maxLoad,
+        ms.toFixed(0),
+        optOutOk ? 'yes' : `no (${optOutMin})`,
+      ].join(' | '),
     );
   }
   console.log(`unfilled heats with a reason (participants: explained/unfilled): ${explained.join(', ')}`);
@@ -49,9 +75,16 @@ function table(title: string, options: GenerateOptions): boolean {
 }
 
 let ok = table('Fresh event (first run)', {});
-if (process.argv.includes('--history')) ok = table('Re-run (2% accepted, 2% heats with rejected recorders)', { fixedShare: 0.02, forbiddenShare: 0.02 }) && ok;
+if (process.argv.includes('--history'))
+  ok =
+    table('Re-run (2% accepted, 2% heats with rejected recorders)', { fixedShare: 0.02, forbiddenShare: 0.02 }) && ok;
 if (process.argv.includes('--worst'))
-  ok = table('Worst case (4 heats each, 5% accepted, 5% heats with rejected recorders)', { heatsPerParticipant: [4, 4], fixedShare: 0.05, forbiddenShare: 0.05 }) && ok;
+  ok =
+    table('Worst case (4 heats each, 5% accepted, 5% heats with rejected recorders)', {
+      heatsPerParticipant: [4, 4],
+      fixedShare: 0.05,
+      forbiddenShare: 0.05,
+    }) && ok;
 if (!ok) {
   console.error('coverage or opt-out uses differ from the independent max-flow optimum');
   process.exitCode = 1;

@@ -44,7 +44,12 @@ function eventOf(e: number, people: Person[]): EngineInput {
   const idOf = new Map(generated.participants.map((p, i) => [p.userId, attendees[i].id]));
   return {
     ...generated,
-    participants: generated.participants.map((p, i) => ({ ...p, userId: attendees[i].id, city: attendees[i].city, country: attendees[i].country })),
+    participants: generated.participants.map((p, i) => ({
+      ...p,
+      userId: attendees[i].id,
+      city: attendees[i].city,
+      country: attendees[i].country,
+    })),
     heats: generated.heats.map((h) => ({ ...h, userId: idOf.get(h.userId)! })),
   };
 }
@@ -58,7 +63,10 @@ function series(people: Person[], fair: boolean) {
     const input = eventOf(e, people);
     const withBalances: EngineInput = {
       ...input,
-      participants: input.participants.map((p) => ({ ...p, balance: fair ? (received.get(p.userId) ?? 0) - (done.get(p.userId) ?? 0) : 0 })),
+      participants: input.participants.map((p) => ({
+        ...p,
+        balance: fair ? (received.get(p.userId) ?? 0) - (done.get(p.userId) ?? 0) : 0,
+      })),
     };
     const result = runMatchingEngine(withBalances);
     covered += result.stats.covered;
@@ -101,12 +109,27 @@ const people = pool();
 const fair = series(people, true);
 const plain = series(people, false);
 const pct = (n: number, d: number) => `${((100 * n) / d).toFixed(1)}%`;
-console.log(`\nFairness across ${EVENTS} events (pool of ${POOL} dancers, each event ~${Math.round(SHARE * POOL)} of them; every proposed pair taken as accepted)`);
-console.log('series | dancers | recorded and were recorded | largest imbalance | mean |balance| | balance p5 / median / p95 | heats covered');
+console.log(
+  `\nFairness across ${EVENTS} events (pool of ${POOL} dancers, each event ~${Math.round(SHARE * POOL)} of them; every proposed pair taken as accepted)`,
+);
+console.log(
+  'series | dancers | recorded and were recorded | largest imbalance | mean |balance| | balance p5 / median / p95 | heats covered',
+);
 console.log('--- | --- | --- | --- | --- | --- | ---');
-for (const [label, r] of [['without the fairness term (every balance 0)', plain], ['with the fairness term', fair]] as const)
+for (const [label, r] of [
+  ['without the fairness term (every balance 0)', plain],
+  ['with the fairness term', fair],
+] as const)
   console.log(
-    [label, r.dancers, `${r.both} (${pct(r.both, r.dancers)})`, r.maxImbalance, r.meanAbs.toFixed(2), `${r.p5} / ${r.p50} / ${r.p95}`, r.covered].join(' | '),
+    [
+      label,
+      r.dancers,
+      `${r.both} (${pct(r.both, r.dancers)})`,
+      r.maxImbalance,
+      r.meanAbs.toFixed(2),
+      `${r.p5} / ${r.p50} / ${r.p95}`,
+      r.covered,
+    ].join(' | '),
   );
 if (fair.covered !== plain.covered) {
   console.error('the balance tier changed coverage');
@@ -116,4 +139,5 @@ if (fair.covered !== plain.covered) {
 console.log('\nEngine time with and without balances (median of 3 runs, ms)');
 console.log('participants | balances all 0 | balances -4..4');
 console.log('--- | --- | ---');
-for (const size of [2000, 10000]) console.log(`${size} | ${timing(size, false).toFixed(0)} | ${timing(size, true).toFixed(0)}`);
+for (const size of [2000, 10000])
+  console.log(`${size} | ${timing(size, false).toFixed(0)} | ${timing(size, true).toFixed(0)}`);

@@ -9,7 +9,12 @@
  *  3. for every event above: every unfilled heat carries a reason.
  * Sets process.exitCode = 1 when a check fails.
  */
-import { runMatchingEngine, UNFILLED_REASONS, type EngineInput, type EngineResult } from '../src/modules/matching/matching.engine.js';
+import {
+  runMatchingEngine,
+  UNFILLED_REASONS,
+  type EngineInput,
+  type EngineResult,
+} from '../src/modules/matching/matching.engine.js';
 import { maxCoverage } from '../tests/matching/support/maxflow.js';
 import { churnEvent } from './lib/churn.js';
 import { generateEvent, type GenerateOptions } from './lib/generate-event.js';
@@ -55,7 +60,10 @@ function churnTable(): void {
     const rerunMs = ms(t0);
     const optimum = maxCoverage(after);
     const { valid, kept, invalid } = rerun.reuse;
-    const pass = optimum === rerun.stats.covered && kept >= KEPT_TARGET * valid && unchanged.reuse.kept === first.assignments.length;
+    const pass =
+      optimum === rerun.stats.covered &&
+      kept >= KEPT_TARGET * valid &&
+      unchanged.reuse.kept === first.assignments.length;
     ok &&= pass;
     rows.push([
       size,
@@ -76,8 +84,24 @@ function churnTable(): void {
     ]);
   }
   printTable(
-    'Churn: first run, then +5 % dancers and 5 % heats moved, then a re-run with the first run\'s pairs (target: kept ≥ 95 % of the still-valid pairs, coverage = max-flow optimum)',
-    ['participants', 'after churn', 'open heats', 'previous pairs', 'no longer valid', 'still valid', 'kept', 'kept share', 'covered', 'maxflow opt', 'equal?', 'unchanged re-run kept', 're-run ms', 'unfilled with a reason', 'result'],
+    "Churn: first run, then +5 % dancers and 5 % heats moved, then a re-run with the first run's pairs (target: kept ≥ 95 % of the still-valid pairs, coverage = max-flow optimum)",
+    [
+      'participants',
+      'after churn',
+      'open heats',
+      'previous pairs',
+      'no longer valid',
+      'still valid',
+      'kept',
+      'kept share',
+      'covered',
+      'maxflow opt',
+      'equal?',
+      'unchanged re-run kept',
+      're-run ms',
+      'unfilled with a reason',
+      'result',
+    ],
     rows,
   );
 }
@@ -86,7 +110,10 @@ const ONE_SLOT = [{ order: 1, divisionIds: [1, 2, 3, 4, 5, 6] }];
 const FAMILIES: { name: string; options: GenerateOptions }[] = [
   { name: 'few recorders (4 heats each)', options: { heatsPerParticipant: [4, 4] } },
   { name: 'many opt-outs (60 %, 3-4 heats)', options: { optOutShare: 0.6, heatsPerParticipant: [3, 4] } },
-  { name: 'dense clusters (2 heat numbers, one slot, 2-4 heats)', options: { heatNumbers: 2, slots: ONE_SLOT, heatsPerParticipant: [2, 4] } },
+  {
+    name: 'dense clusters (2 heat numbers, one slot, 2-4 heats)',
+    options: { heatNumbers: 2, slots: ONE_SLOT, heatsPerParticipant: [2, 4] },
+  },
   { name: 'one city (70 %, 3-4 heats)', options: { mainCityShare: 0.7, heatsPerParticipant: [3, 4] } },
   {
     name: 'all combined (2-3 heats, 2 heat numbers, one slot, 60 % opt-outs, 70 % one city)',
@@ -121,7 +148,18 @@ function familyTable(): void {
     }
   printTable(
     'Hard scenario families: greedy pass (heats in order; same city, same country, anyone; cap 3; opted-out last) beside the engine',
-    ['family', 'participants', 'heats', 'greedy covered', 'engine covered', 'engine - greedy', 'engine = maxflow opt?', 'engine opt-out uses', 'engine ms', 'unfilled with a reason'],
+    [
+      'family',
+      'participants',
+      'heats',
+      'greedy covered',
+      'engine covered',
+      'engine - greedy',
+      'engine = maxflow opt?',
+      'engine opt-out uses',
+      'engine ms',
+      'unfilled with a reason',
+    ],
     rows,
   );
 }

@@ -56,7 +56,10 @@ async function databaseRun(): Promise<boolean> {
     const { applyMigrations } = await import('../src/lib/migrate.js');
     const db = new Client({ connectionString: url.toString() });
     await db.connect();
-    await applyMigrations({ query: async (sql, params) => (await db.query(sql, params)).rows, exec: async (sql) => void (await db.query(sql)) });
+    await applyMigrations({
+      query: async (sql, params) => (await db.query(sql, params)).rows,
+      exec: async (sql) => void (await db.query(sql)),
+    });
     await db.end();
 
     const { loadConfig } = await import('../src/config/index.js');
@@ -73,9 +76,11 @@ async function databaseRun(): Promise<boolean> {
     const divisions = ['NEW', 'NOV', 'INT', 'ADV', 'ALL', 'CHA'];
     const types = ['J&J', 'STR'];
     const divisionIdOf = new Map<number, number>();
-    for (const [i, abbreviation] of divisions.entries()) divisionIdOf.set(i + 1, (await prisma.division.findUniqueOrThrow({ where: { abbreviation } })).id);
+    for (const [i, abbreviation] of divisions.entries())
+      divisionIdOf.set(i + 1, (await prisma.division.findUniqueOrThrow({ where: { abbreviation } })).id);
     const typeIdOf = new Map<number, number>();
-    for (const [i, abbreviation] of types.entries()) typeIdOf.set(i + 1, (await prisma.competitionType.findUniqueOrThrow({ where: { abbreviation } })).id);
+    for (const [i, abbreviation] of types.entries())
+      typeIdOf.set(i + 1, (await prisma.competitionType.findUniqueOrThrow({ where: { abbreviation } })).id);
 
     const s0 = performance.now();
     await prisma.user.createMany({
@@ -99,11 +104,20 @@ async function databaseRun(): Promise<boolean> {
         startDate: new Date(),
         endDate: new Date(Date.now() + 86_400_000),
         participantsCount: input.participants.length,
-        scheduleConfig: { slots: (input.slots ?? []).map((s) => ({ order: s.order, divisionIds: s.divisionIds.map((d) => divisionIdOf.get(d)!) })) },
+        scheduleConfig: {
+          slots: (input.slots ?? []).map((s) => ({
+            order: s.order,
+            divisionIds: s.divisionIds.map((d) => divisionIdOf.get(d)!),
+          })),
+        },
       },
     });
     await prisma.eventParticipant.createMany({
-      data: input.participants.map((p) => ({ userId: userIdOf.get(p.userId)!, eventId: event.id, recorderOptOut: p.optOut })),
+      data: input.participants.map((p) => ({
+        userId: userIdOf.get(p.userId)!,
+        eventId: event.id,
+        recorderOptOut: p.optOut,
+      })),
     });
     await prisma.heat.createMany({
       data: input.heats.map((h) => ({
@@ -115,7 +129,9 @@ async function databaseRun(): Promise<boolean> {
         role: h.role,
       })),
     });
-    console.log(`\nFull run through the database: ${input.participants.length} participants, ${input.heats.length} heats (setup ${(performance.now() - s0).toFixed(0)} ms)`);
+    console.log(
+      `\nFull run through the database: ${input.participants.length} participants, ${input.heats.length} heats (setup ${(performance.now() - s0).toFixed(0)} ms)`,
+    );
 
     const results: boolean[] = [];
     for (const label of ['first run', 're-run (keeps the still-valid pending suggestions)']) {
@@ -135,7 +151,9 @@ async function databaseRun(): Promise<boolean> {
     return results.every(Boolean);
   } finally {
     await closeDatabase?.();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((err: unknown) => console.error('could not drop', name, err));
+    await admin
+      .query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      .catch((err: unknown) => console.error('could not drop', name, err));
     await admin.end();
   }
 }

@@ -17,12 +17,18 @@ const port = 40000 + Math.floor(Math.random() * 10000);
 const database = benchDatabase('wcs_bench_shutdown');
 const databaseUrl = database.url;
 
-
 /** Like `npm start`: one node process with tsx's loader. */
 function startServer() {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false', MATCHING_SCHEDULER_ENABLED: 'false' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_ENABLED: 'false',
+      MATCHING_SCHEDULER_ENABLED: 'false',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -33,10 +39,12 @@ function startServer() {
 
 function get(agent: http.Agent, urlPath: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: urlPath, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path: urlPath, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      })
+      .on('error', reject);
   });
 }
 
@@ -68,7 +76,16 @@ async function main() {
   const fiveHundreds = [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
   await database.drop();
   if (process.env.SHOW_LOG) console.log(output());
-  console.log(JSON.stringify({ connections: CONNECTIONS, exitCode: code, sigtermToExitMs: Math.round(exitMs), answersAfterSigterm: afterSigterm, statuses: Object.fromEntries(statuses), fiveHundreds }));
+  console.log(
+    JSON.stringify({
+      connections: CONNECTIONS,
+      exitCode: code,
+      sigtermToExitMs: Math.round(exitMs),
+      answersAfterSigterm: afterSigterm,
+      statuses: Object.fromEntries(statuses),
+      fiveHundreds,
+    }),
+  );
 }
 
 void main();

@@ -115,7 +115,13 @@ async function main() {
 
     const now = Date.now();
     const event = await prisma.event.create({
-      data: { slug: randomSlug(), name: 'Storm', location: 'Here', startDate: new Date(now), endDate: new Date(now + 86_400_000) },
+      data: {
+        slug: randomSlug(),
+        name: 'Storm',
+        location: 'Here',
+        startDate: new Date(now),
+        endDate: new Date(now + 86_400_000),
+      },
     });
     await prisma.chatRoom.create({ data: { eventId: event.id, type: 'event' } });
     const tag = randomSlug(6);
@@ -128,7 +134,10 @@ async function main() {
         emailVerified: true,
       })),
     });
-    const users = await prisma.user.findMany({ where: { username: { startsWith: `storm_${tag}_` } }, orderBy: { id: 'asc' } });
+    const users = await prisma.user.findMany({
+      where: { username: { startsWith: `storm_${tag}_` } },
+      orderBy: { id: 'asc' },
+    });
     await prisma.eventParticipant.createMany({ data: users.map((u) => ({ userId: u.id, eventId: event.id })) });
     const tokens = users.map((u) => container.tokens.sign(u));
 
@@ -145,8 +154,17 @@ async function main() {
     await ask({ type: 'connect' });
     console.log(`joining one event room ${AT_ONCE ? 'all at once' : 'one by one'} ...`);
     const t0 = performance.now();
-    const joined = await ask<{ joinMs: number; members: number; errors: Record<string, number>; settled: boolean }>({ type: 'join', settleMs: SETTLE_TIMEOUT_MS });
-    const result = await ask<{ sent: boolean; delivered: number; connected: number; bytes: number[]; presence: number[] }>({
+    const joined = await ask<{ joinMs: number; members: number; errors: Record<string, number>; settled: boolean }>({
+      type: 'join',
+      settleMs: SETTLE_TIMEOUT_MS,
+    });
+    const result = await ask<{
+      sent: boolean;
+      delivered: number;
+      connected: number;
+      bytes: number[];
+      presence: number[];
+    }>({
       type: 'send',
       timeoutMs: DELIVERY_TIMEOUT_MS,
     });
@@ -156,13 +174,26 @@ async function main() {
     const totalBytes = result.bytes.reduce((a, b) => a + b, 0);
     const totalPresence = result.presence.reduce((a, b) => a + b, 0);
     console.log('');
-    console.log(`presence storm: ${SOCKETS} sockets, ${AT_ONCE ? 'all at once' : 'one by one'} (${new Date().toISOString().slice(0, 10)}, ${process.platform}, ${cores()} cores, load ${loadAverage()})`);
-    const refused = Object.entries(joined.errors).map(([error, n]) => `${n} × "${error}"`).join(', ') || 'none';
-    console.log(`  joins: ${joined.joinMs} ms, ${joined.members} joined, refused acks: ${refused}; presence settled: ${joined.settled ? 'yes' : 'no (timed out)'}`);
-    console.log(`  bytes received per member: mean ${kb(totalBytes / SOCKETS)}, max ${kb(Math.max(...result.bytes))}, first joiner ${kb(result.bytes[0])}`);
-    console.log(`  presence frames: ${totalPresence} in total (${(totalPresence / SOCKETS).toFixed(1)} per member); all bytes ${kb(totalBytes)}`);
+    console.log(
+      `presence storm: ${SOCKETS} sockets, ${AT_ONCE ? 'all at once' : 'one by one'} (${new Date().toISOString().slice(0, 10)}, ${process.platform}, ${cores()} cores, load ${loadAverage()})`,
+    );
+    const refused =
+      Object.entries(joined.errors)
+        .map(([error, n]) => `${n} × "${error}"`)
+        .join(', ') || 'none';
+    console.log(
+      `  joins: ${joined.joinMs} ms, ${joined.members} joined, refused acks: ${refused}; presence settled: ${joined.settled ? 'yes' : 'no (timed out)'}`,
+    );
+    console.log(
+      `  bytes received per member: mean ${kb(totalBytes / SOCKETS)}, max ${kb(Math.max(...result.bytes))}, first joiner ${kb(result.bytes[0])}`,
+    );
+    console.log(
+      `  presence frames: ${totalPresence} in total (${(totalPresence / SOCKETS).toFixed(1)} per member); all bytes ${kb(totalBytes)}`,
+    );
     console.log(`  sockets still connected: ${result.connected} / ${SOCKETS}`);
-    console.log(`  broadcast delivery: ${result.delivered} / ${joined.members} members${result.sent ? '' : ' (send refused)'}`);
+    console.log(
+      `  broadcast delivery: ${result.delivered} / ${joined.members} members${result.sent ? '' : ' (send refused)'}`,
+    );
     console.log(`  total ${totalSeconds.toFixed(1)} s`);
   } finally {
     await worker?.terminate();
@@ -173,7 +204,11 @@ async function main() {
 }
 
 const cores = () => os.cpus().length;
-const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 main().then(
   () => process.exit(0),

@@ -36,7 +36,8 @@ const rate = (bytes: number, ms: number) => `${(bytes / MB / (ms / 1000)).toFixe
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
-  if (!chromiumAvailable()) throw new Error(`no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
+  if (!chromiumAvailable())
+    throw new Error(`no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
   await database.create();
   const { loadConfig } = await import('../src/config/index.js');
   const { createContainer } = await import('../src/container.js');
@@ -55,12 +56,24 @@ async function main() {
 
     const now = Date.now();
     const event = await prisma.event.create({
-      data: { slug: randomSlug(), name: 'Bench', location: 'Here', startDate: new Date(now), endDate: new Date(now + 86_400_000) },
+      data: {
+        slug: randomSlug(),
+        name: 'Bench',
+        location: 'Here',
+        startDate: new Date(now),
+        endDate: new Date(now + 86_400_000),
+      },
     });
     const [recorder, dancer] = await Promise.all(
       ['recorder', 'dancer'].map((name) =>
         prisma.user.create({
-          data: { username: `${name}_${randomSlug(6)}`, email: `${name}_${randomSlug(6)}@bench.test`, passwordHash: 'x', avatar: 'a', emailVerified: true },
+          data: {
+            username: `${name}_${randomSlug(6)}`,
+            email: `${name}_${randomSlug(6)}@bench.test`,
+            passwordHash: 'x',
+            avatar: 'a',
+            emailVerified: true,
+          },
         }),
       ),
     );
@@ -75,13 +88,27 @@ async function main() {
     /** One transfer between two fresh pages of a fresh accepted match; the whole signaling included. */
     async function transfer(mode: 'service' | 'direct') {
       const match = await prisma.match.create({
-        data: { slug: randomSlug(), eventId: event.id, user1Id: recorder.id, user2Id: dancer.id, status: 'accepted', respondedAt: new Date() },
+        data: {
+          slug: randomSlug(),
+          eventId: event.id,
+          user1Id: recorder.id,
+          user2Id: dancer.id,
+          status: 'accepted',
+          respondedAt: new Date(),
+        },
       });
-      const sender = await openHandoffPage(chrome.browser, pages.url, url, { token: signAccessToken(recorder), matchSlug: match.slug });
-      const receiver = await openHandoffPage(chrome.browser, pages.url, url, { token: signAccessToken(dancer), matchSlug: match.slug });
+      const sender = await openHandoffPage(chrome.browser, pages.url, url, {
+        token: signAccessToken(recorder),
+        matchSlug: match.slug,
+      });
+      const receiver = await openHandoffPage(chrome.browser, pages.url, url, {
+        token: signAccessToken(dancer),
+        matchSlug: match.slug,
+      });
       if (mode === 'direct') await linkDirectSignaling(sender, receiver);
       const result = await runHandoff(sender, receiver, SIZE);
-      if (result.sender.sha256 !== result.receiver.sha256 || result.receiver.status !== 'completed') throw new Error('hash mismatch');
+      if (result.sender.sha256 !== result.receiver.sha256 || result.receiver.status !== 'completed')
+        throw new Error('hash mismatch');
       const sent = (await signalsSent(sender)) + (await signalsSent(receiver));
       await sender.context().close();
       await receiver.context().close();
@@ -90,7 +117,9 @@ async function main() {
       return { ms: result.receiver.ms, signals: sent };
     }
 
-    console.log(`video hand-off, ${SIZE / MB} MB over a DataChannel between two Chromium pages on loopback (64 KB chunks, 4 MB high-water mark)`);
+    console.log(
+      `video hand-off, ${SIZE / MB} MB over a DataChannel between two Chromium pages on loopback (64 KB chunks, 4 MB high-water mark)`,
+    );
     for (let run = 1; run <= RUNS; run++) {
       const viaService = await transfer('service');
       const direct = await transfer('direct');

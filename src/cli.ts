@@ -65,10 +65,24 @@ const COMMANDS: Record<string, Command> = {
   'user:create': {
     container: true,
     async run({ args }, c) {
-      const { values } = parseArgs({ args, options: { email: { type: 'string' }, username: { type: 'string' }, admin: { type: 'boolean' } } });
+      const { values } = parseArgs({
+        args,
+        options: { email: { type: 'string' }, username: { type: 'string' }, admin: { type: 'boolean' } },
+      });
       const { createUser } = await import('./cli/commands.js');
-      const { user, password, generated } = await createUser(c!.users, { email: values.email, username: values.username, isAdmin: values.admin ?? false, password: process.env.USER_PASSWORD });
-      print({ id: user.id, username: user.username, email: user.email, isAdmin: user.isAdmin, ...(generated ? { password } : {}) });
+      const { user, password, generated } = await createUser(c!.users, {
+        email: values.email,
+        username: values.username,
+        isAdmin: values.admin ?? false,
+        password: process.env.USER_PASSWORD,
+      });
+      print({
+        id: user.id,
+        username: user.username,
+        email: user.email,
+        isAdmin: user.isAdmin,
+        ...(generated ? { password } : {}),
+      });
     },
   },
   'user:promote': {
@@ -150,7 +164,11 @@ const COMMANDS: Record<string, Command> = {
   'db:restore': {
     container: false,
     async run({ args, config, logger, databaseUrl, kind }) {
-      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { force: { type: 'boolean' } } });
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { force: { type: 'boolean' } },
+      });
       if (positionals.length !== 1) throw new UsageError('db:restore takes exactly one file name');
       const { restoreDatabase } = await import('./cli/backup.js');
       const summary = await restoreDatabase(databaseUrl, positionals[0], { force: values.force ?? false });
@@ -183,7 +201,13 @@ async function main(argv: string[]): Promise<number> {
   const logger = createCliLogger(config.logLevel);
   // Joins the running service's embedded server, or starts it and stops it when done.
   const database = await resolveDatabase(config, logger, 'cli');
-  const ctx: CommandContext = { config: { ...config, databaseUrl: database.url }, logger, databaseUrl: database.url, kind: database.kind, args };
+  const ctx: CommandContext = {
+    config: { ...config, databaseUrl: database.url },
+    logger,
+    databaseUrl: database.url,
+    kind: database.kind,
+    args,
+  };
   try {
     if (!command.container) {
       await command.run(ctx, undefined);
@@ -208,7 +232,11 @@ main(process.argv.slice(2))
   .catch((err: unknown) => {
     if (err instanceof UsageError || err instanceof ConfigError) {
       console.error(`${err.message}\n\n${USAGE}`);
-    } else if (err instanceof AppError || err instanceof EmbeddedDatabaseInUseError || err instanceof EmbeddedDatabaseError) {
+    } else if (
+      err instanceof AppError ||
+      err instanceof EmbeddedDatabaseInUseError ||
+      err instanceof EmbeddedDatabaseError
+    ) {
       console.error(`Error: ${err.message}`);
     } else if (err instanceof TypeError && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`${err.message}\n\n${USAGE}`);

@@ -69,10 +69,12 @@ export interface ContainerOverrides {
  * to nothing: the database pool and Redis open on first use.
  */
 export function createContainer(config: Config, overrides: ContainerOverrides = {}) {
-  const logger = overrides.logger ?? createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
+  const logger =
+    overrides.logger ?? createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true));
   const clock = overrides.clock ?? systemClock;
   const databaseUrl = requireDatabaseUrl(config);
-  const database = overrides.database ?? new Database(databaseUrl, overrides.databaseKind ?? 'postgres', logger, config.databasePool);
+  const database =
+    overrides.database ?? new Database(databaseUrl, overrides.databaseKind ?? 'postgres', logger, config.databasePool);
   const prisma = database.prisma;
   // The mail queue is built below; the gauge reads it at scrape time.
   const mailQueueRef: { current?: MailQueue } = {};
@@ -96,7 +98,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const audit = new ActivityLogService(prisma, notifier, logger, clock);
   const registry = new RegistryService(config.registry, logger, clock);
   const eventAccess = new EventAccess(prisma);
-  const passwordHasher = overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
+  const passwordHasher =
+    overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const accountSettings = { frontendUrl: config.frontendUrl };
   const captcha = new CaptchaVerifier(config.captcha, logger);
   const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, {
@@ -106,7 +109,12 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     captcha,
   });
   // a wrong current password (password or e-mail change) counts toward the login lockout
-  const currentPassword = new CurrentPasswordCheck({ db: prisma, hasher: passwordHasher, audit, lockout: config.lockout });
+  const currentPassword = new CurrentPasswordCheck({
+    db: prisma,
+    hasher: passwordHasher,
+    audit,
+    lockout: config.lockout,
+  });
   const users = new UsersService(
     prisma,
     database.sql,
@@ -116,7 +124,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     notifier,
     mailQueue,
     clock,
-    { ...accountSettings, publicUrl: config.publicUrl, emailChangeLimit: config.rateLimit.enabled ? config.emailChange : undefined },
+    {
+      ...accountSettings,
+      publicUrl: config.publicUrl,
+      emailChangeLimit: config.rateLimit.enabled ? config.emailChange : undefined,
+    },
     currentPassword,
   );
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
@@ -124,10 +136,23 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const chat = new ChatService(prisma);
   const { roomJoins } = config.realtime;
   /** room joins (join_*) per socket, checked before any database work (src/realtime/io.ts) */
-  const roomJoinLimit = new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () => clock.now().getTime());
-  const eventChat = new EventChatService(prisma, database.sql, chat, eventAccess, chatFlood, audit, notifier, clock, metrics, {
-    requireEmailVerification: config.requireEmailVerification,
-  });
+  const roomJoinLimit = new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () =>
+    clock.now().getTime(),
+  );
+  const eventChat = new EventChatService(
+    prisma,
+    database.sql,
+    chat,
+    eventAccess,
+    chatFlood,
+    audit,
+    notifier,
+    clock,
+    metrics,
+    {
+      requireEmailVerification: config.requireEmailVerification,
+    },
+  );
   const events = new EventsService(prisma, database.sql, notifier, audit, eventAccess, clock, {
     ...config.checkin,
     frontendUrl: config.frontendUrl,
@@ -146,19 +171,51 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
   const { matchRequests } = config;
-  const matches = new MatchesService(prisma, database.sql, notifier, audit, eventAccess, matchChat, chatFlood, clock, metrics, {
-    requireEmailVerification: config.requireEmailVerification,
-    requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () => clock.now().getTime()),
-  });
+  const matches = new MatchesService(
+    prisma,
+    database.sql,
+    notifier,
+    audit,
+    eventAccess,
+    matchChat,
+    chatFlood,
+    clock,
+    metrics,
+    {
+      requireEmailVerification: config.requireEmailVerification,
+      requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () =>
+        clock.now().getTime(),
+      ),
+    },
+  );
   // safety and moderation (docs/moderation.md)
   const blocks = new BlocksService({ db: prisma, matches });
   const reports = new ReportsService({ db: prisma, audit, clock });
   const moderation = new ModerationService({ db: prisma, audit, notifier, clock });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
-  const matching = new MatchingService(prisma, database.sql, notifier, audit, eventAccess, matchingLock, logger, clock, matches, metrics, {
-    requireEmailVerification: config.requireEmailVerification,
+  const matching = new MatchingService(
+    prisma,
+    database.sql,
+    notifier,
+    audit,
+    eventAccess,
+    matchingLock,
+    logger,
+    clock,
+    matches,
+    metrics,
+    {
+      requireEmailVerification: config.requireEmailVerification,
+    },
+  );
+  const matchingPeople = new MatchingPeopleService({
+    db: prisma,
+    audit,
+    eventAccess,
+    lock: matchingLock,
+    clock,
+    referenceData,
   });
-  const matchingPeople = new MatchingPeopleService({ db: prisma, audit, eventAccess, lock: matchingLock, clock, referenceData });
 
   const instance: InstanceState = { shuttingDown: false };
   const avatars = new AvatarsService({ prisma, logger, publicUrl: config.publicUrl });
@@ -175,7 +232,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     clock,
   });
   const dataExport = new DataExportService({ prisma, audit, events, heats, chat, matches, transfers, clock });
-  const ipRetention = new IpRetentionService({ prisma, clock, retentionDays: config.privacy.activityLogIpRetentionDays });
+  const ipRetention = new IpRetentionService({
+    prisma,
+    clock,
+    retentionDays: config.privacy.activityLogIpRetentionDays,
+  });
   // src/server.ts starts it; connects to nothing before
   const ipPurgeSchedule = new IpPurgeSchedule(ipRetention, logger, { connectionString: databaseUrl });
 
@@ -243,6 +304,7 @@ export type Container = ReturnType<typeof createContainer>;
 
 /** The entry points resolve the database (DATABASE_URL or the embedded server) before building a container. */
 function requireDatabaseUrl(config: Config): string {
-  if (!config.databaseUrl) throw new Error('createContainer needs config.databaseUrl: resolve the database first (src/lib/database.ts)');
+  if (!config.databaseUrl)
+    throw new Error('createContainer needs config.databaseUrl: resolve the database first (src/lib/database.ts)');
   return config.databaseUrl;
 }

@@ -38,7 +38,11 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true), true);
   database = await resolveDatabase(config, logger, 'service');
   const container = createContainer({ ...config, databaseUrl: database.url }, { logger, databaseKind: database.kind });
-  if (config.jwt.secretFile) logger.warn({ file: config.jwt.secretFile }, 'JWT_SECRET is not set: using the secret generated in the data directory');
+  if (config.jwt.secretFile)
+    logger.warn(
+      { file: config.jwt.secretFile },
+      'JWT_SECRET is not set: using the secret generated in the data directory',
+    );
   try {
     const prepare = prepareDatabase(() => container.database.prepare(), {
       url: database.url,
@@ -60,9 +64,13 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   // Stored avatar URLs point at this service's avatar route under PUBLIC_URL (docs/privacy.md).
-  await container.avatars.repointStoredUrls().catch((err: unknown) => logger.error({ err }, 'pointing avatar URLs at this service failed'));
+  await container.avatars
+    .repointStoredUrls()
+    .catch((err: unknown) => logger.error({ err }, 'pointing avatar URLs at this service failed'));
   // Runs left `running` by a process that stopped mid-run (another instance's live run keeps its lock and is left alone).
-  await container.matching.closeInterruptedRuns().catch((err: unknown) => logger.error({ err }, 'closing interrupted matching runs failed'));
+  await container.matching
+    .closeInterruptedRuns()
+    .catch((err: unknown) => logger.error({ err }, 'closing interrupted matching runs failed'));
 
   const { httpServer, io } = createAppServer(container);
   const drain = new HttpDrain(httpServer);
@@ -113,7 +121,10 @@ async function main(): Promise<void> {
   if (startup.signal.aborted) stop(String(startup.signal.reason));
   // issue 23: pg-boss and the Redis adapter leave some calls unawaited; a lost connection there is
   // an outage (a warning, the process keeps running), anything else a bug (shut down).
-  process.on('unhandledRejection', unhandledRejectionPolicy(logger, () => stop?.('unhandledRejection')));
+  process.on(
+    'unhandledRejection',
+    unhandledRejectionPolicy(logger, () => stop?.('unhandledRejection')),
+  );
 }
 
 main().catch(async (err: unknown) => {

@@ -73,7 +73,10 @@ async function send(method, path, { body, auth }) {
 export async function request(method, path, { body, auth = true, raw = false } = {}) {
   let res = await send(method, path, { body, auth });
   if (res.status === 403 && MUTATIONS.has(method)) {
-    const peek = await res.clone().json().catch(() => null);
+    const peek = await res
+      .clone()
+      .json()
+      .catch(() => null);
     if (peek?.code === 'CSRF_INVALID') {
       await freshCsrfToken();
       res = await send(method, path, { body, auth });

@@ -71,7 +71,15 @@ export function table(testid, caption, columns, rows) {
     'table',
     { testid },
     caption ? h('caption', {}, caption) : null,
-    h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c)))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
     h('tbody', {}, rows),
   );
 }
@@ -88,7 +96,13 @@ export function errorBox(testid, err) {
     'div',
     { testid, role: 'alert', class: 'error' },
     h('p', {}, err.message),
-    details.length ? h('ul', {}, details.map((m) => h('li', {}, m))) : null,
+    details.length
+      ? h(
+          'ul',
+          {},
+          details.map((m) => h('li', {}, m)),
+        )
+      : null,
   );
 }
 

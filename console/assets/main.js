@@ -89,8 +89,16 @@ function chrome(routeName) {
       h(
         'ul',
         {},
-        h('li', {}, h('a', { href: '/console', testid: 'nav-activity', 'aria-current': current('activity') }, 'Activity log')),
-        h('li', {}, h('a', { href: '/console/events', testid: 'nav-events', 'aria-current': current('events') }, 'Events')),
+        h(
+          'li',
+          {},
+          h('a', { href: '/console', testid: 'nav-activity', 'aria-current': current('activity') }, 'Activity log'),
+        ),
+        h(
+          'li',
+          {},
+          h('a', { href: '/console/events', testid: 'nav-events', 'aria-current': current('events') }, 'Events'),
+        ),
       ),
     ),
     h(
@@ -120,8 +128,20 @@ function signOut() {
 }
 
 function loginView(message) {
-  const email = h('input', { id: 'login-email', type: 'email', name: 'email', autocomplete: 'username', testid: 'login-email' });
-  const password = h('input', { id: 'login-password', type: 'password', name: 'password', autocomplete: 'current-password', testid: 'login-password' });
+  const email = h('input', {
+    id: 'login-email',
+    type: 'email',
+    name: 'email',
+    autocomplete: 'username',
+    testid: 'login-email',
+  });
+  const password = h('input', {
+    id: 'login-password',
+    type: 'password',
+    name: 'password',
+    autocomplete: 'current-password',
+    testid: 'login-password',
+  });
   const submit = h('button', { type: 'submit', testid: 'login-submit' }, 'Sign in');
   const errorSlot = h('div', { class: 'slot' });
   const showError = (text) => fill(errorSlot, h('p', { testid: 'login-error', role: 'alert', class: 'error' }, text));
@@ -132,7 +152,10 @@ function loginView(message) {
     submit.disabled = true;
     fill(errorSlot);
     try {
-      const { data } = await request('POST', '/api/auth/login', { body: { email: email.value, password: password.value }, auth: false });
+      const { data } = await request('POST', '/api/auth/login', {
+        body: { email: email.value, password: password.value },
+        auth: false,
+      });
       if (data.user.isAdmin) {
         session.keep(data.token);
         me = data.user;
@@ -154,7 +177,13 @@ function loginView(message) {
     h('h1', {}, 'Sign in'),
     h('p', { class: 'muted' }, 'The admin console of the WCS partner service. Sign in with an admin account.'),
     errorSlot,
-    h('form', { novalidate: true, onsubmit: onSubmit, class: 'stack' }, field('E-mail', email), field('Password', password), h('div', { class: 'actions' }, submit)),
+    h(
+      'form',
+      { novalidate: true, onsubmit: onSubmit, class: 'stack' },
+      field('E-mail', email),
+      field('Password', password),
+      h('div', { class: 'actions' }, submit),
+    ),
   );
   return { root };
 }

@@ -37,23 +37,52 @@ export function matchesFilters(entry, f) {
 }
 
 const select = (id, label, options) =>
-  field(label, h('select', { id, name: id, testid: id }, options.map(([value, text]) => h('option', { value }, text))));
+  field(
+    label,
+    h(
+      'select',
+      { id, name: id, testid: id },
+      options.map(([value, text]) => h('option', { value }, text)),
+    ),
+  );
 
 export function activityView(ctx) {
   const state = { filters: {}, page: 1, totalPages: 1, socket: null, loads: 0 };
 
   const categoryField = select('filter-category', 'Category', [['', 'Any'], ...CATEGORIES.map((c) => [c, c])]);
   const actionField = select('filter-action', 'Action', [['', 'Any']]);
-  const usernameField = field('User', h('input', { id: 'filter-username', name: 'username', type: 'text', autocomplete: 'off', testid: 'filter-username' }));
-  const successField = select('filter-success', 'Outcome', [['', 'Any'], ['true', 'success'], ['false', 'failure']]);
-  const fromField = field('From', h('input', { id: 'filter-from', name: 'from', type: 'datetime-local', testid: 'filter-from' }));
+  const usernameField = field(
+    'User',
+    h('input', {
+      id: 'filter-username',
+      name: 'username',
+      type: 'text',
+      autocomplete: 'off',
+      testid: 'filter-username',
+    }),
+  );
+  const successField = select('filter-success', 'Outcome', [
+    ['', 'Any'],
+    ['true', 'success'],
+    ['false', 'failure'],
+  ]);
+  const fromField = field(
+    'From',
+    h('input', { id: 'filter-from', name: 'from', type: 'datetime-local', testid: 'filter-from' }),
+  );
   const toField = field('To', h('input', { id: 'filter-to', name: 'to', type: 'datetime-local', testid: 'filter-to' }));
   const control = (f) => f.querySelector('input, select');
   const controls = [categoryField, actionField, usernameField, successField, fromField, toField].map(control);
   const [category, action, username, success, from, to] = controls;
 
   const stats = {};
-  const stat = (key, label) => h('div', { class: key.startsWith('category-') ? 'stat category' : 'stat' }, h('dt', {}, label), (stats[key] = h('dd', { testid: `stat-${key}` }, NONE)));
+  const stat = (key, label) =>
+    h(
+      'div',
+      { class: key.startsWith('category-') ? 'stat category' : 'stat' },
+      h('dt', {}, label),
+      (stats[key] = h('dd', { testid: `stat-${key}` }, NONE)),
+    );
   const statsList = h(
     'dl',
     { class: 'stats' },
@@ -66,11 +95,24 @@ export function activityView(ctx) {
   const logTable = table('activity-table', 'Activity log entries, newest first', COLUMNS, []);
   const tbody = logTable.tBodies[0];
 
-  const prev = h('button', { type: 'button', testid: 'activity-prev', disabled: true, onclick: () => load(state.page - 1) }, 'Previous page');
-  const next = h('button', { type: 'button', testid: 'activity-next', disabled: true, onclick: () => load(state.page + 1) }, 'Next page');
+  const prev = h(
+    'button',
+    { type: 'button', testid: 'activity-prev', disabled: true, onclick: () => load(state.page - 1) },
+    'Previous page',
+  );
+  const next = h(
+    'button',
+    { type: 'button', testid: 'activity-next', disabled: true, onclick: () => load(state.page + 1) },
+    'Next page',
+  );
   const pageText = h('span', { testid: 'activity-page', 'aria-live': 'polite' }, 'Page 1 of 1');
 
-  const toggle = h('input', { id: 'live-toggle', type: 'checkbox', testid: 'live-toggle', onchange: () => (toggle.checked ? startLive() : stopLive()) });
+  const toggle = h('input', {
+    id: 'live-toggle',
+    type: 'checkbox',
+    testid: 'live-toggle',
+    onchange: () => (toggle.checked ? startLive() : stopLive()),
+  });
   const liveStatus = h('span', { testid: 'live-status', role: 'status' }, 'off');
   const errorSlot = h('div', { class: 'slot' });
 
@@ -78,10 +120,20 @@ export function activityView(ctx) {
     'section',
     { testid: 'view-activity', 'aria-busy': 'true', class: 'view' },
     h('h1', {}, 'Activity log'),
-    h('section', { 'aria-labelledby': 'stats-heading' }, h('h2', { id: 'stats-heading', class: 'visually-hidden' }, 'Statistics'), statsList),
+    h(
+      'section',
+      { 'aria-labelledby': 'stats-heading' },
+      h('h2', { id: 'stats-heading', class: 'visually-hidden' }, 'Statistics'),
+      statsList,
+    ),
     h(
       'form',
-      { class: 'filters', role: 'search', 'aria-label': 'Filter the activity log', onsubmit: (e) => (e.preventDefault(), apply()) },
+      {
+        class: 'filters',
+        role: 'search',
+        'aria-label': 'Filter the activity log',
+        onsubmit: (e) => (e.preventDefault(), apply()),
+      },
       categoryField,
       actionField,
       usernameField,
@@ -98,7 +150,14 @@ export function activityView(ctx) {
     h(
       'div',
       { class: 'toolbar' },
-      h('div', { class: 'live' }, toggle, h('label', { for: 'live-toggle' }, 'Live'), h('span', { class: 'muted' }, 'Status:'), liveStatus),
+      h(
+        'div',
+        { class: 'live' },
+        toggle,
+        h('label', { for: 'live-toggle' }, 'Live'),
+        h('span', { class: 'muted' }, 'Status:'),
+        liveStatus,
+      ),
       h('div', { class: 'pager' }, prev, pageText, next),
     ),
     errorSlot,

@@ -9,7 +9,11 @@ function slotsOf(event, divisionNames) {
   if (!slots.length) return h('p', { testid: 'event-slots' }, 'Every division is its own slot');
   slots.sort((a, b) => a.order - b.order);
   const names = (ids) => (ids ?? []).map((id) => divisionNames.get(id) ?? `Division ${id}`).join(', ');
-  return h('ul', { testid: 'event-slots', class: 'slots' }, slots.map((s) => h('li', {}, `Slot ${s.order}: ${names(s.divisionIds)}`)));
+  return h(
+    'ul',
+    { testid: 'event-slots', class: 'slots' },
+    slots.map((s) => h('li', {}, `Slot ${s.order}: ${names(s.divisionIds)}`)),
+  );
 }
 
 function facts(event, divisionNames) {
@@ -23,7 +27,9 @@ function facts(event, divisionNames) {
     item('Participants', h('span', { testid: 'event-participants' }, String(event.participantsCount ?? 0))),
     item(
       'Registration deadline',
-      event.registrationDeadline ? time(event.registrationDeadline, { testid: 'event-deadline' }) : h('span', { testid: 'event-deadline' }, 'none'),
+      event.registrationDeadline
+        ? time(event.registrationDeadline, { testid: 'event-deadline' })
+        : h('span', { testid: 'event-deadline' }, 'none'),
     ),
     item('Heat slots', slotsOf(event, divisionNames)),
   );
@@ -79,7 +85,12 @@ export function eventView(ctx) {
       { 'aria-labelledby': 'edit-heading', class: 'panel' },
       h('h2', { id: 'edit-heading' }, 'Edit event'),
       errorSlot,
-      h('form', { novalidate: true, class: 'grid-form', onsubmit: onSubmit }, form.fields, h('div', { class: 'actions' }, submit)),
+      h(
+        'form',
+        { novalidate: true, class: 'grid-form', onsubmit: onSubmit },
+        form.fields,
+        h('div', { class: 'actions' }, submit),
+      ),
     );
   }
 

@@ -24,14 +24,24 @@ export function eventFormFields(prefix) {
     location: input('location', 'text'),
     start: input('start', 'datetime-local'),
     end: input('end', 'datetime-local'),
-    description: h('textarea', { id: `${prefix}-description`, name: 'description', rows: '3', testid: `${prefix}-description` }),
+    description: h('textarea', {
+      id: `${prefix}-description`,
+      name: 'description',
+      rows: '3',
+      testid: `${prefix}-description`,
+    }),
   };
   const fields = [
     field('Name', controls.name),
     field('Location', controls.location),
     field('Start', controls.start),
     field('End', controls.end),
-    h('div', { class: 'field wide' }, h('label', { for: controls.description.id }, 'Description'), controls.description),
+    h(
+      'div',
+      { class: 'field wide' },
+      h('label', { for: controls.description.id }, 'Description'),
+      controls.description,
+    ),
   ];
   /** The body of POST/PATCH: dates as ISO 8601 UTC, an empty description as null. */
   const body = () => ({
@@ -63,7 +73,12 @@ export function eventsView(ctx) {
       { 'aria-labelledby': 'create-heading', class: 'panel' },
       h('h2', { id: 'create-heading' }, 'Create an event'),
       errorSlot,
-      h('form', { novalidate: true, class: 'grid-form', onsubmit: create }, form.fields, h('div', { class: 'actions' }, submit)),
+      h(
+        'form',
+        { novalidate: true, class: 'grid-form', onsubmit: create },
+        form.fields,
+        h('div', { class: 'actions' }, submit),
+      ),
     ),
   );
 

@@ -32,13 +32,19 @@ export function matchingView(ctx) {
     h('div', { class: 'actions' }, previewButton, runButton),
     errorSlot,
     previewSlot,
-    h('section', { 'aria-labelledby': 'runs-heading' }, h('h2', { id: 'runs-heading' }, 'Runs'), h('div', { class: 'table-wrap' }, runTable)),
+    h(
+      'section',
+      { 'aria-labelledby': 'runs-heading' },
+      h('h2', { id: 'runs-heading' }, 'Runs'),
+      h('div', { class: 'table-wrap' }, runTable),
+    ),
     selectedSlot,
   );
   const root = h('section', { testid: 'view-matching', 'aria-busy': 'true', class: 'view' }, heading, content);
   const busy = (on) => root.setAttribute('aria-busy', on ? 'true' : 'false');
 
-  const showError = (err) => fill(errorSlot, h('p', { testid: 'matching-error', role: 'alert', class: 'error' }, err.message));
+  const showError = (err) =>
+    fill(errorSlot, h('p', { testid: 'matching-error', role: 'alert', class: 'error' }, err.message));
   const handle = (err) => {
     if (err instanceof SessionEnded || !ctx.alive()) return true;
     return false;
@@ -59,7 +65,16 @@ export function matchingView(ctx) {
       h(
         'td',
         {},
-        h('button', { type: 'button', testid: 'run-open', 'aria-pressed': selected ? 'true' : 'false', onclick: () => select(run.id) }, selected ? 'Shown' : 'Show'),
+        h(
+          'button',
+          {
+            type: 'button',
+            testid: 'run-open',
+            'aria-pressed': selected ? 'true' : 'false',
+            onclick: () => select(run.id),
+          },
+          selected ? 'Shown' : 'Show',
+        ),
       ),
     );
   }
@@ -91,7 +106,8 @@ export function matchingView(ctx) {
   async function showSelected() {
     const seq = ++state.loads;
     const runId = state.selectedId;
-    if (!runId) return void fill(selectedSlot, h('p', { class: 'muted' }, 'No run yet. Preview one, or run matching now.'));
+    if (!runId)
+      return void fill(selectedSlot, h('p', { class: 'muted' }, 'No run yet. Preview one, or run matching now.'));
     const [run, suggestions] = await Promise.all([get(`${api}/${runId}`), get(`${api}/${runId}/suggestions`)]);
     if (!ctx.alive() || seq !== state.loads) return;
     const startedAt = run.data.startedAt;
@@ -113,7 +129,14 @@ export function matchingView(ctx) {
             null,
             SUGGESTION_COLUMNS,
             suggestions.data.map((s) =>
-              h('tr', { 'data-id': s.id }, h('td', {}, heatLabel(s.heat)), h('td', {}, username(s.dancer)), h('td', {}, username(s.recorder)), h('td', {}, s.status)),
+              h(
+                'tr',
+                { 'data-id': s.id },
+                h('td', {}, heatLabel(s.heat)),
+                h('td', {}, username(s.dancer)),
+                h('td', {}, username(s.recorder)),
+                h('td', {}, s.status),
+              ),
             ),
           ),
         ),
@@ -125,7 +148,9 @@ export function matchingView(ctx) {
             'unfilled-table',
             null,
             UNFILLED_COLUMNS,
-            (run.data.unfilledHeats ?? []).map((u) => h('tr', {}, h('td', {}, heatLabel(u.heat)), h('td', {}, username(u.dancer)), h('td', {}, u.reason))),
+            (run.data.unfilledHeats ?? []).map((u) =>
+              h('tr', {}, h('td', {}, heatLabel(u.heat)), h('td', {}, username(u.dancer)), h('td', {}, u.reason)),
+            ),
           ),
         ),
       ),
@@ -154,7 +179,8 @@ export function matchingView(ctx) {
   }
 
   function showPreview(p) {
-    const item = (label, testid, value) => h('div', { class: 'stat' }, h('dt', {}, label), h('dd', { testid }, figure(value)));
+    const item = (label, testid, value) =>
+      h('div', { class: 'stat' }, h('dt', {}, label), h('dd', { testid }, figure(value)));
     const reasons = Object.entries(p.unfilledByReason ?? {});
     fill(
       previewSlot,
@@ -173,7 +199,11 @@ export function matchingView(ctx) {
           item('Dropped', 'preview-dropped', p.reuse?.dropped),
         ),
         h('h3', {}, 'Unfilled heats by reason'),
-        h('dl', { class: 'stats reasons' }, reasons.map(([reason, count]) => item(reason, `preview-unfilled-${reason}`, count))),
+        h(
+          'dl',
+          { class: 'stats reasons' },
+          reasons.map(([reason, count]) => item(reason, `preview-unfilled-${reason}`, count)),
+        ),
       ),
     );
   }

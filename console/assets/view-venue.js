@@ -15,14 +15,24 @@ export function venueView(ctx) {
   (async () => {
     try {
       const slug = slugPath(ctx.slug);
-      const [details, qr] = await Promise.all([get(`/api/events/${slug}/details`), request('GET', `/api/events/${slug}/checkin-qr`, { raw: true })]);
+      const [details, qr] = await Promise.all([
+        get(`/api/events/${slug}/details`),
+        request('GET', `/api/events/${slug}/checkin-qr`, { raw: true }),
+      ]);
       const blob = await qr.blob();
       if (!ctx.alive()) return;
       const { event, checkin } = details.data;
       heading.textContent = event.name;
       document.title = `Check-in · ${event.name}`;
       objectUrl = URL.createObjectURL(blob);
-      const img = h('img', { src: objectUrl, testid: 'venue-qr', class: 'qr', alt: `Check-in QR code of ${event.name}`, width: '512', height: '512' });
+      const img = h('img', {
+        src: objectUrl,
+        testid: 'venue-qr',
+        class: 'qr',
+        alt: `Check-in QR code of ${event.name}`,
+        width: '512',
+        height: '512',
+      });
       fill(
         body,
         img,

@@ -35,9 +35,20 @@ function newPhase() {
   return { refusals: {}, firstTryRefused: 0, transportErrors: 0, joinErrors: {}, bytes: 0 };
 }
 const counted = new WeakSet();
-const count = (map, key) => { map[key] = (map[key] || 0) + 1; };
+const count = (map, key) => {
+  map[key] = (map[key] || 0) + 1;
+};
 
-const clients = tokens.map((token, index) => ({ index, token, s: undefined, inRoom: false, joinedAt: 0, attempts: 0, tries: 0, received: new Map() }));
+const clients = tokens.map((token, index) => ({
+  index,
+  token,
+  s: undefined,
+  inRoom: false,
+  joinedAt: 0,
+  attempts: 0,
+  tries: 0,
+  received: new Map(),
+}));
 
 function join(c) {
   c.s.timeout(30_000).emit('join_event_room', slug, (err, ack) => {
@@ -127,7 +138,9 @@ parentPort.on('message', async (msg) => {
       const t = r.joinTimes[Math.min(r.joinTimes.length - 1, Math.ceil(q * r.joinTimes.length) - 1)];
       return t - msg.healthyAt;
     };
-    parentPort.postMessage(report({ inRoom: r.inRoom, lastJoinedAt: r.lastJoinedAt, medianAfterHealth: after(0.5), joinTimes: undefined }));
+    parentPort.postMessage(
+      report({ inRoom: r.inRoom, lastJoinedAt: r.lastJoinedAt, medianAfterHealth: after(0.5), joinTimes: undefined }),
+    );
   } else if (msg.type === 'chat') {
     // msg.rate messages per second for msg.seconds, each from the next dancer (the flood limit is per user)
     phase = newPhase();
@@ -149,14 +162,33 @@ parentPort.on('message', async (msg) => {
     const expected = () => acked.length * clients.length;
     const received = () => clients.reduce((n, c) => n + c.received.size, 0);
     const deadline = now() + msg.settleMs;
-    while (now() < deadline && (acked.length + Object.values(refused).reduce((a, b) => a + b, 0) < total || received() < expected())) await wait(25);
+    while (
+      now() < deadline &&
+      (acked.length + Object.values(refused).reduce((a, b) => a + b, 0) < total || received() < expected())
+    )
+      await wait(25);
     const latencies = [];
     for (const c of clients) for (const ms of c.received.values()) latencies.push(ms);
     latencies.sort((a, b) => a - b);
-    const q = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] : NaN);
-    parentPort.postMessage(report({ sent: total, acked: acked.length, refused, expected: expected(), received: received(), p50: q(0.5), p99: q(0.99), max: latencies[latencies.length - 1] }));
+    const q = (p) =>
+      latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] : NaN;
+    parentPort.postMessage(
+      report({
+        sent: total,
+        acked: acked.length,
+        refused,
+        expected: expected(),
+        received: received(),
+        p50: q(0.5),
+        p99: q(0.99),
+        max: latencies[latencies.length - 1],
+      }),
+    );
   } else if (msg.type === 'stats') {
-    parentPort.postMessage({ connected: clients.filter((c) => c.s && c.s.connected).length, inRoom: clients.filter((c) => c.inRoom).length });
+    parentPort.postMessage({
+      connected: clients.filter((c) => c.s && c.s.connected).length,
+      inRoom: clients.filter((c) => c.inRoom).length,
+    });
   } else if (msg.type === 'close') {
     for (const c of clients) c.s?.close();
     parentPort.postMessage({ closed: true });

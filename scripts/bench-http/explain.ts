@@ -24,16 +24,31 @@ interface Sent {
 }
 let recording: Sent[] | undefined;
 const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-(pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: unknown, ...args: unknown[]) {
+(pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (
+  this: unknown,
+  ...args: unknown[]
+) {
   const [first, second] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
-  if (recording) recording.push(typeof first === 'string' ? { text: first, values: second ?? [] } : { text: first.text, values: first.values ?? [] });
+  if (recording)
+    recording.push(
+      typeof first === 'string'
+        ? { text: first, values: second ?? [] }
+        : { text: first.text, values: first.values ?? [] },
+    );
   return query.apply(this, args);
 };
 
-
 async function main(): Promise<void> {
   // production requires an SMTP host; nothing here sends mail
-  const env = { ...process.env, DATABASE_URL: dbUrl, JWT_SECRET, NODE_ENV: 'production', LOG_LEVEL: 'silent', REDIS_URL: '', SMTP_HOST: '127.0.0.1' };
+  const env = {
+    ...process.env,
+    DATABASE_URL: dbUrl,
+    JWT_SECRET,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    REDIS_URL: '',
+    SMTP_HOST: '127.0.0.1',
+  };
   const { loadConfig } = await import('../../src/config/index.js');
   const { createContainer } = await import('../../src/container.js');
   const { buildApp } = await import('../../src/app.js');
@@ -47,10 +62,16 @@ async function main(): Promise<void> {
     await container.matching.runNow(weekend.bigEventSlug, systemActor('cli'));
     await db.query('ANALYZE');
     const app = buildApp(container);
-    const token = jwt.sign({ ev: true }, JWT_SECRET, { algorithm: 'HS256', subject: String(weekend.callerIds[0]), expiresIn: 600 });
+    const token = jwt.sign({ ev: true }, JWT_SECRET, {
+      algorithm: 'HS256',
+      subject: String(weekend.callerIds[0]),
+      expiresIn: 600,
+    });
     const slug = weekend.bigEventSlug;
     const paths = hotReadPaths(slug);
-    console.log(`EXPLAIN (ANALYZE, BUFFERS) of every statement of the hot reads (PostgreSQL ${(await db.query('SHOW server_version')).rows[0].server_version}, ${new Date().toISOString().slice(0, 10)})`);
+    console.log(
+      `EXPLAIN (ANALYZE, BUFFERS) of every statement of the hot reads (PostgreSQL ${(await db.query('SHOW server_version')).rows[0].server_version}, ${new Date().toISOString().slice(0, 10)})`,
+    );
     for (const path of paths) {
       await supertest(app).get(path).set('authorization', `Bearer ${token}`); // prepares the statements
       recording = [];
@@ -70,7 +91,8 @@ async function main(): Promise<void> {
           const indexed = await db.query(`EXPLAIN (COSTS OFF) ${s.text}`, s.values);
           await db.query('COMMIT');
           console.log('   -- with enable_seqscan = off (the scans only):');
-          for (const row of indexed.rows) if (/Scan/.test(String(row['QUERY PLAN']))) console.log(`   ${row['QUERY PLAN']}`);
+          for (const row of indexed.rows)
+            if (/Scan/.test(String(row['QUERY PLAN']))) console.log(`   ${row['QUERY PLAN']}`);
         }
       }
     }

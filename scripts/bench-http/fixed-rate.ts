@@ -49,14 +49,17 @@ export async function runFixedRate(
     const headers: Record<string, string> = target.auth ? { authorization: `Bearer ${tokens[i % tokens.length]}` } : {};
     const started = performance.now();
     inFlight++;
-    const req = http.request({ host: url.hostname, port: url.port, path: target.path, agent, headers, timeout: 10_000 }, (res) => {
-      res.on('data', () => undefined);
-      res.on('end', () => {
-        inFlight--;
-        if (res.statusCode !== 200) result.errors++;
-        else result.latencies.push(performance.now() - started);
-      });
-    });
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: target.path, agent, headers, timeout: 10_000 },
+      (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => {
+          inFlight--;
+          if (res.statusCode !== 200) result.errors++;
+          else result.latencies.push(performance.now() - started);
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', () => {
       inFlight--;

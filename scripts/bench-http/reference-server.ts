@@ -44,7 +44,10 @@ app.get('/api/events', async (req, res) => {
     res.status(401).json(unauthorized);
     return;
   }
-  const user = await pool.query('SELECT id, username, email, avatar, "isAdmin", "emailVerified" FROM "User" WHERE id = $1', [userId]);
+  const user = await pool.query(
+    'SELECT id, username, email, avatar, "isAdmin", "emailVerified" FROM "User" WHERE id = $1',
+    [userId],
+  );
   if (user.rowCount === 0) {
     res.status(401).json(unauthorized);
     return;

@@ -23,9 +23,19 @@ export class BenchProcesses {
   }
 
   /** Starts `node …nodeArgs --import tsx <script> …args` (output appended to `<name>.log`). */
-  start(name: string, script: string, env: NodeJS.ProcessEnv, args: string[] = [], nodeArgs: string[] = []): ChildProcess {
+  start(
+    name: string,
+    script: string,
+    env: NodeJS.ProcessEnv,
+    args: string[] = [],
+    nodeArgs: string[] = [],
+  ): ChildProcess {
     const log = openSync(this.logFile(name), 'a');
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { cwd: this.root, env, stdio: ['ignore', log, log] });
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+      cwd: this.root,
+      env,
+      stdio: ['ignore', log, log],
+    });
     this.children.push(child);
     return child;
   }
@@ -48,7 +58,13 @@ export class BenchProcesses {
   }
 
   /** Runs a script to its end (SIGKILL after `timeoutMs`); rejects with its log's tail unless it exits 0. */
-  async runToEnd(name: string, script: string, env: NodeJS.ProcessEnv, args: string[], timeoutMs: number): Promise<void> {
+  async runToEnd(
+    name: string,
+    script: string,
+    env: NodeJS.ProcessEnv,
+    args: string[],
+    timeoutMs: number,
+  ): Promise<void> {
     const child = this.start(name, script, env, args);
     const code = await new Promise<number | null>((resolve) => {
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -57,7 +73,8 @@ export class BenchProcesses {
         resolve(c);
       });
     });
-    if (code !== 0) throw new Error(`${name} failed (exit ${code}): ${readFileSync(this.logFile(name), 'utf8').slice(-2000)}`);
+    if (code !== 0)
+      throw new Error(`${name} failed (exit ${code}): ${readFileSync(this.logFile(name), 'utf8').slice(-2000)}`);
   }
 
   /** SIGTERM (SIGKILL after `graceMs`) and the exit of one child. */

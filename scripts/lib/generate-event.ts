@@ -2,7 +2,12 @@
  * Reproducible random events for matching benchmarks (engine-level and API-level).
  * Same (seed, participants, options) -> same event, on every machine.
  */
-import type { EngineHeat, EngineInput, EngineParticipant, ScheduleSlot } from '../../src/modules/matching/matching.engine.js';
+import type {
+  EngineHeat,
+  EngineInput,
+  EngineParticipant,
+  ScheduleSlot,
+} from '../../src/modules/matching/matching.engine.js';
 
 /** mulberry32: small, fast, seeded 32-bit PRNG; returns floats in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -18,15 +23,36 @@ export function mulberry32(seed: number): () => number {
 
 /** ~30 cities in 8 countries; popularity is skewed (Zipf-like by list position). */
 export const CITIES: { city: string; country: string }[] = [
-  ['Seattle', 'USA'], ['Portland', 'USA'], ['San Francisco', 'USA'], ['Los Angeles', 'USA'],
-  ['San Diego', 'USA'], ['Sacramento', 'USA'], ['Denver', 'USA'], ['Phoenix', 'USA'],
-  ['Vancouver', 'Canada'], ['Calgary', 'Canada'], ['Toronto', 'Canada'], ['Montreal', 'Canada'],
-  ['Paris', 'France'], ['Lyon', 'France'], ['Toulouse', 'France'],
-  ['Berlin', 'Germany'], ['Hamburg', 'Germany'], ['Munich', 'Germany'], ['Cologne', 'Germany'],
-  ['Warsaw', 'Poland'], ['Krakow', 'Poland'], ['Wroclaw', 'Poland'], ['Gdansk', 'Poland'],
-  ['London', 'UK'], ['Manchester', 'UK'], ['Bristol', 'UK'],
-  ['Stockholm', 'Sweden'], ['Gothenburg', 'Sweden'],
-  ['Melbourne', 'Australia'], ['Sydney', 'Australia'],
+  ['Seattle', 'USA'],
+  ['Portland', 'USA'],
+  ['San Francisco', 'USA'],
+  ['Los Angeles', 'USA'],
+  ['San Diego', 'USA'],
+  ['Sacramento', 'USA'],
+  ['Denver', 'USA'],
+  ['Phoenix', 'USA'],
+  ['Vancouver', 'Canada'],
+  ['Calgary', 'Canada'],
+  ['Toronto', 'Canada'],
+  ['Montreal', 'Canada'],
+  ['Paris', 'France'],
+  ['Lyon', 'France'],
+  ['Toulouse', 'France'],
+  ['Berlin', 'Germany'],
+  ['Hamburg', 'Germany'],
+  ['Munich', 'Germany'],
+  ['Cologne', 'Germany'],
+  ['Warsaw', 'Poland'],
+  ['Krakow', 'Poland'],
+  ['Wroclaw', 'Poland'],
+  ['Gdansk', 'Poland'],
+  ['London', 'UK'],
+  ['Manchester', 'UK'],
+  ['Bristol', 'UK'],
+  ['Stockholm', 'Sweden'],
+  ['Gothenburg', 'Sweden'],
+  ['Melbourne', 'Australia'],
+  ['Sydney', 'Australia'],
 ].map(([city, country]) => ({ city, country }));
 
 export const DIVISION_IDS = [1, 2, 3, 4, 5, 6]; // NEW, NOV, INT, ADV, ALL, CHA
@@ -93,7 +119,14 @@ export function generateEvent(seed: number, participants: number, options: Gener
       const k = `${divisionId}/${competitionTypeId}/${role}`;
       if (used.has(k)) continue;
       used.add(k);
-      heats.push({ id: heatId++, userId: p.userId, divisionId, competitionTypeId, heatNumber: 1 + int(options.heatNumbers ?? 9), role });
+      heats.push({
+        id: heatId++,
+        userId: p.userId,
+        divisionId,
+        competitionTypeId,
+        heatNumber: 1 + int(options.heatNumbers ?? 9),
+        role,
+      });
     }
   }
 
@@ -120,5 +153,12 @@ export function generateEvent(seed: number, participants: number, options: Gener
     }
   }
 
-  return { participants: people, heats, slots: (options.slots ?? DEFAULT_SLOTS).map((s) => ({ ...s, divisionIds: [...s.divisionIds] })), fixed, forbidden, maxRecordingsPerPerson: 3 };
+  return {
+    participants: people,
+    heats,
+    slots: (options.slots ?? DEFAULT_SLOTS).map((s) => ({ ...s, divisionIds: [...s.divisionIds] })),
+    fixed,
+    forbidden,
+    maxRecordingsPerPerson: 3,
+  };
 }

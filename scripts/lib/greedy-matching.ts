@@ -5,7 +5,12 @@
  * Same rules as the engine (collision and buffer in the same slot, cap, rejected pairs,
  * accepted heats fixed), so the two can be compared heat for heat.
  */
-import { buildSlotMap, timeKey, type EngineInput, type EngineParticipant } from '../../src/modules/matching/matching.engine.js';
+import {
+  buildSlotMap,
+  timeKey,
+  type EngineInput,
+  type EngineParticipant,
+} from '../../src/modules/matching/matching.engine.js';
 
 const norm = (v: string | null) => (v !== null && v.trim() !== '' ? v.trim().toLowerCase() : null);
 

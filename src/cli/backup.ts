@@ -51,7 +51,11 @@ export interface BackupSummary {
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 async function connect(url: string): Promise<Client> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 10000, application_name: 'wcs-cli-backup' });
+  const client = new Client({
+    connectionString: url,
+    connectionTimeoutMillis: 10000,
+    application_name: 'wcs-cli-backup',
+  });
   await client.connect();
   return client;
 }
@@ -85,9 +89,13 @@ export async function backupDatabase(url: string, file: string): Promise<BackupS
   };
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const { rows: schema } = await client.query<{ found: string | null }>("SELECT to_regclass('public._prisma_migrations')::text AS found");
+    const { rows: schema } = await client.query<{ found: string | null }>(
+      "SELECT to_regclass('public._prisma_migrations')::text AS found",
+    );
     if (!schema[0].found) {
-      throw new AppError('BAD_REQUEST', { message: 'The database holds no data of this service yet (the service never started on it): nothing to back up' });
+      throw new AppError('BAD_REQUEST', {
+        message: 'The database holds no data of this service yet (the service never started on it): nothing to back up',
+      });
     }
     const migrations = await client.query<{ name: string }>(
       'SELECT migration_name AS name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name',
@@ -112,7 +120,9 @@ export async function backupDatabase(url: string, file: string): Promise<BackupS
       // In primary-key order: the same data always gives the same file.
       const order = await primaryKey(client, table);
       const orderBy = order.length ? ` ORDER BY ${order.map((c) => `t.${ident(c)}`).join(', ')}` : '';
-      await client.query(`DECLARE backup_rows NO SCROLL CURSOR FOR SELECT row_to_json(t)::text AS r FROM ${ident(table)} t${orderBy}`);
+      await client.query(
+        `DECLARE backup_rows NO SCROLL CURSOR FOR SELECT row_to_json(t)::text AS r FROM ${ident(table)} t${orderBy}`,
+      );
       for (;;) {
         const { rows } = await client.query<{ r: string }>(`FETCH ${FETCH_ROWS} FROM backup_rows`);
         for (const row of rows) await write(`{"t":${JSON.stringify(table)},"r":${row.r}}`);
@@ -150,7 +160,9 @@ async function* readBackup(file: string): AsyncGenerator<BackupHeader | { t: str
     if (first) {
       const header = value as Partial<BackupHeader>;
       if (header.format !== BACKUP_FORMAT || header.version !== BACKUP_VERSION || !Array.isArray(header.migrations)) {
-        throw new AppError('BAD_REQUEST', { message: `${file} is not a backup of this service (format ${BACKUP_FORMAT} ${BACKUP_VERSION})` });
+        throw new AppError('BAD_REQUEST', {
+          message: `${file} is not a backup of this service (format ${BACKUP_FORMAT} ${BACKUP_VERSION})`,
+        });
       }
       first = false;
     }
@@ -195,7 +207,10 @@ export async function restoreDatabase(url: string, file: string, options: Restor
         message: `The database is not empty (${existing.length} tables): db:restore writes into an empty database; add --force to replace its contents`,
       });
     }
-    if (options.force) await client.query('DROP SCHEMA IF EXISTS pgboss CASCADE; DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public');
+    if (options.force)
+      await client.query(
+        'DROP SCHEMA IF EXISTS pgboss CASCADE; DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public',
+      );
     await applyMigrations(executor(client), undefined, new Set(header.migrations));
     await client.query('BEGIN');
     const foreignKeys = await setForeignKeysAside(client);
@@ -203,7 +218,10 @@ export async function restoreDatabase(url: string, file: string, options: Restor
     let batch: unknown[] = [];
     const flush = async () => {
       if (!batch.length) return;
-      await client.query(`INSERT INTO ${ident(table)} SELECT * FROM json_populate_recordset(NULL::${ident(table)}, $1::json)`, [JSON.stringify(batch)]);
+      await client.query(
+        `INSERT INTO ${ident(table)} SELECT * FROM json_populate_recordset(NULL::${ident(table)}, $1::json)`,
+        [JSON.stringify(batch)],
+      );
       batch = [];
     };
     let total = 0;
@@ -218,7 +236,8 @@ export async function restoreDatabase(url: string, file: string, options: Restor
       if (batch.length >= INSERT_ROWS) await flush();
     }
     await flush();
-    for (const fk of foreignKeys) await client.query(`ALTER TABLE ${ident(fk.table)} ADD CONSTRAINT ${ident(fk.name)} ${fk.definition}`);
+    for (const fk of foreignKeys)
+      await client.query(`ALTER TABLE ${ident(fk.table)} ADD CONSTRAINT ${ident(fk.name)} ${fk.definition}`);
     await resetSequences(client);
     await client.query('COMMIT');
     return { file, tables: Object.keys(header.tables).length, rows: total, migrations: header.migrations.length };
@@ -259,6 +278,9 @@ async function resetSequences(client: Client): Promise<void> {
       WHERE s.relkind = 'S' AND n.nspname = 'public'`,
   );
   for (const r of rows) {
-    await client.query(`SELECT setval($1::regclass, COALESCE((SELECT max(${ident(r.col)}) FROM ${ident(r.tbl)}), 0) + 1, false)`, [r.seq]);
+    await client.query(
+      `SELECT setval($1::regclass, COALESCE((SELECT max(${ident(r.col)}) FROM ${ident(r.tbl)}), 0) + 1, false)`,
+      [r.seq],
+    );
   }
 }

@@ -27,10 +27,18 @@ export async function createUser(users: UsersService, input: CreateUserInput) {
   for (const chain of registerBody) await chain.run(req);
   const problems = validationResult(req).array();
   if (problems.length) {
-    const lines = problems.map((p) => `${p.type === 'field' ? (p.path === 'password' ? 'USER_PASSWORD' : `--${p.path}`) : ''}: ${p.msg as string}`);
+    const lines = problems.map(
+      (p) =>
+        `${p.type === 'field' ? (p.path === 'password' ? 'USER_PASSWORD' : `--${p.path}`) : ''}: ${p.msg as string}`,
+    );
     throw new AppError('VALIDATION_ERROR', { message: `Validation failed:\n  ${lines.join('\n  ')}` });
   }
-  const user = await users.createAccount(systemActor('cli'), { email: req.body.email as string, username: req.body.username as string, password, isAdmin: input.isAdmin });
+  const user = await users.createAccount(systemActor('cli'), {
+    email: req.body.email as string,
+    username: req.body.username as string,
+    password,
+    isAdmin: input.isAdmin,
+  });
   return { user, password, generated };
 }
 
@@ -46,7 +54,8 @@ export interface CreateEventInput {
 function parseDate(label: string, value: string | undefined): Date {
   if (!value) throw new AppError('BAD_REQUEST', { message: `--${label} is required` });
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new AppError('BAD_REQUEST', { message: `--${label} must be an ISO 8601 date` });
+  if (Number.isNaN(date.getTime()))
+    throw new AppError('BAD_REQUEST', { message: `--${label} must be an ISO 8601 date` });
   return date;
 }
 
@@ -75,7 +84,10 @@ export async function createEvent(events: EventsService, input: CreateEventInput
  */
 export async function runMatching(matching: MatchingService, slug: string): Promise<unknown> {
   const run = await matching.runNow(slug, systemActor('cli'));
-  if (run.status !== 'success') throw new AppError('MATCHING_RUN_FAILED', { message: `Matching run ${run.id} failed: ${run.error ?? 'unknown error'}` });
+  if (run.status !== 'success')
+    throw new AppError('MATCHING_RUN_FAILED', {
+      message: `Matching run ${run.id} failed: ${run.error ?? 'unknown error'}`,
+    });
   return run;
 }
 
@@ -84,13 +96,19 @@ export async function runMatching(matching: MatchingService, slug: string): Prom
  * from `asOf` (default now) instead of now; answers the number of entries cleared. An `asOf` that
  * is not a timestamp → 400 before anything changes. Leaves the instances' lastIpPurgeAt alone.
  */
-export function purgeIps({ ipRetention }: { ipRetention: IpRetentionService }, asOf: string | undefined): Promise<number> {
+export function purgeIps(
+  { ipRetention }: { ipRetention: IpRetentionService },
+  asOf: string | undefined,
+): Promise<number> {
   return ipRetention.purge(asOf === undefined ? undefined : parseTimestamp('as-of', asOf));
 }
 
 /** An ISO 8601 timestamp (a date with a time, or a date alone), else 400 naming the option. */
 function parseTimestamp(label: string, value: string): Date {
-  const date = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value.trim()) ? new Date(value.trim()) : new Date(NaN);
-  if (Number.isNaN(date.getTime())) throw new AppError('BAD_REQUEST', { message: `--${label} must be an ISO 8601 timestamp` });
+  const date = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value.trim())
+    ? new Date(value.trim())
+    : new Date(NaN);
+  if (Number.isNaN(date.getTime()))
+    throw new AppError('BAD_REQUEST', { message: `--${label} must be an ISO 8601 timestamp` });
   return date;
 }

@@ -23,8 +23,40 @@ const CITIES: [city: string, country: string][] = [
   ['Vienna', 'Austria'],
   ['Budapest', 'Hungary'],
 ];
-const FIRST_NAMES = ['Anna', 'Marek', 'Julia', 'Tomasz', 'Lena', 'Jonas', 'Eva', 'Petr', 'Sofia', 'Max', 'Klara', 'Adam', 'Mia', 'Luca', 'Zofia', 'Felix', 'Hana', 'Pavel', 'Ida', 'Bence'];
-const LAST_NAMES = ['Nowak', 'Kowalska', 'Schmidt', 'Novák', 'Huber', 'Nagy', 'Wiśniewska', 'Weber', 'Svoboda', 'Kovács'];
+const FIRST_NAMES = [
+  'Anna',
+  'Marek',
+  'Julia',
+  'Tomasz',
+  'Lena',
+  'Jonas',
+  'Eva',
+  'Petr',
+  'Sofia',
+  'Max',
+  'Klara',
+  'Adam',
+  'Mia',
+  'Luca',
+  'Zofia',
+  'Felix',
+  'Hana',
+  'Pavel',
+  'Ida',
+  'Bence',
+];
+const LAST_NAMES = [
+  'Nowak',
+  'Kowalska',
+  'Schmidt',
+  'Novák',
+  'Huber',
+  'Nagy',
+  'Wiśniewska',
+  'Weber',
+  'Svoboda',
+  'Kovács',
+];
 
 export interface DemoSeedResult {
   admin: { email: string; password: string };
@@ -42,19 +74,37 @@ function sequence(seed: number) {
   };
 }
 
-const userActor = (user: { id: number; username: string }): Actor => ({ userId: user.id, username: user.username, ip: null, method: 'cli', path: null });
+const userActor = (user: { id: number; username: string }): Actor => ({
+  userId: user.id,
+  username: user.username,
+  ip: null,
+  method: 'cli',
+  path: null,
+});
 
-export async function seedDemo(c: Pick<Container, 'config' | 'users' | 'events' | 'heats' | 'matching'>): Promise<DemoSeedResult> {
-  if (c.config.isProduction) throw new AppError('BAD_REQUEST', { message: 'demo:seed refuses to run in production (NODE_ENV=production)' });
+export async function seedDemo(
+  c: Pick<Container, 'config' | 'users' | 'events' | 'heats' | 'matching'>,
+): Promise<DemoSeedResult> {
+  if (c.config.isProduction)
+    throw new AppError('BAD_REQUEST', { message: 'demo:seed refuses to run in production (NODE_ENV=production)' });
   const actor = systemActor('cli');
   const adminPassword = randomBytes(9).toString('base64url');
   const dancerPassword = randomBytes(9).toString('base64url');
   let admin;
   try {
-    admin = await c.users.createAccount(actor, { email: DEMO_ADMIN_EMAIL, username: 'demo_admin', password: adminPassword, isAdmin: true, firstName: 'Demo', lastName: 'Organiser' });
+    admin = await c.users.createAccount(actor, {
+      email: DEMO_ADMIN_EMAIL,
+      username: 'demo_admin',
+      password: adminPassword,
+      isAdmin: true,
+      firstName: 'Demo',
+      lastName: 'Organiser',
+    });
   } catch (err) {
     if (err instanceof AppError && (err.code === 'EMAIL_TAKEN' || err.code === 'USERNAME_TAKEN')) {
-      throw new AppError('CONFLICT', { message: `The demo data exists already (${DEMO_ADMIN_EMAIL}); restore a backup or use a fresh database to seed it again` });
+      throw new AppError('CONFLICT', {
+        message: `The demo data exists already (${DEMO_ADMIN_EMAIL}); restore a backup or use a fresh database to seed it again`,
+      });
     }
     throw err;
   }
@@ -81,12 +131,23 @@ export async function seedDemo(c: Pick<Container, 'config' | 'users' | 'events' 
     const username = `demo_${firstName.toLowerCase()}_${i + 1}`;
     const email = `${username}@example.com`;
     example ||= email;
-    const dancer = await c.users.createAccount(actor, { email, username, password: dancerPassword, firstName, lastName, city, country });
+    const dancer = await c.users.createAccount(actor, {
+      email,
+      username,
+      password: dancerPassword,
+      firstName,
+      lastName,
+      city,
+      country,
+    });
     await c.events.checkin(userActor(dancer), token, dancer.id);
     const role = i % 2 === 0 ? 'Leader' : 'Follower';
     const division = divisions[pick(divisions.length)];
-    const heats: HeatInput[] = [{ divisionId: division.id, competitionTypeId: jackAndJill.id, heatNumber: 1 + pick(6), role }];
-    if (i % 3 === 0) heats.push({ divisionId: division.id, competitionTypeId: strictly.id, heatNumber: 1 + pick(4), role });
+    const heats: HeatInput[] = [
+      { divisionId: division.id, competitionTypeId: jackAndJill.id, heatNumber: 1 + pick(6), role },
+    ];
+    if (i % 3 === 0)
+      heats.push({ divisionId: division.id, competitionTypeId: strictly.id, heatNumber: 1 + pick(4), role });
     await c.heats.replaceHeats(event.slug, dancer, heats, userActor(dancer));
   }
   const run = await c.matching.runNow(event.slug, actor);

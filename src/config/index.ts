@@ -68,7 +68,10 @@ const iceUrls = (schemes: string[]) =>
     .string()
     .optional()
     .transform((v, ctx) => {
-      const urls = (v ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+      const urls = (v ?? '')
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean);
       const bad = urls.find((u) => !schemes.some((s) => u.startsWith(s)) || /\s/.test(u));
       if (bad !== undefined) {
         ctx.addIssue({ code: 'custom', message: `must be comma-separated ${schemes.join(' or ')} URLs` });
@@ -131,7 +134,8 @@ const trustProxy = z
     if (['true', 'yes', 'on'].includes(value.toLowerCase())) {
       ctx.addIssue({
         code: 'custom',
-        message: 'true would let any client choose its address; give the number of proxies in front (e.g. 1) or their addresses and subnets (e.g. 10.0.0.0/8,loopback)',
+        message:
+          'true would let any client choose its address; give the number of proxies in front (e.g. 1) or their addresses and subnets (e.g. 10.0.0.0/8,loopback)',
       });
       return z.NEVER;
     }
@@ -147,7 +151,9 @@ const trustProxy = z
   });
 
 const schema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }).default('development'),
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'], { error: 'must be development, production or test' })
+    .default('development'),
   PORT: int(3000, 0, 65535), // 0: a free port chosen by the system (logged at start)
   HOST: optionalString,
   DATABASE_URL: url(),
@@ -227,7 +233,8 @@ export type Config = ReturnType<typeof loadConfig>;
 /** package.json's version (two levels above src/config and dist/config alike). */
 function packageVersion(): string {
   try {
-    return (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string })
+      .version;
   } catch {
     return 'unknown';
   }
@@ -244,17 +251,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const isTest = e.NODE_ENV === 'test';
 
   if (isProduction && (!e.JWT_SECRET || e.JWT_SECRET.length < 32)) {
-    throw new ConfigError('Invalid configuration:\n  JWT_SECRET: is required in production and must be at least 32 characters');
+    throw new ConfigError(
+      'Invalid configuration:\n  JWT_SECRET: is required in production and must be at least 32 characters',
+    );
   }
   if (e.JWT_SECRET !== undefined && e.JWT_SECRET.length < 32 && isProduction) {
     throw new ConfigError('Invalid configuration:\n  JWT_SECRET: must be at least 32 characters');
   }
   // Without SMTP, mails (with live verification and reset tokens) would be written to the log.
   if (isProduction && !e.SMTP_HOST) {
-    throw new ConfigError('Invalid configuration:\n  SMTP_HOST: is required in production (without it mails, reset tokens included, would go to the log)');
+    throw new ConfigError(
+      'Invalid configuration:\n  SMTP_HOST: is required in production (without it mails, reset tokens included, would go to the log)',
+    );
   }
   if (isProduction && e.CSRF_ENABLED && (!e.CSRF_SECRET || e.CSRF_SECRET.length < 32)) {
-    throw new ConfigError('Invalid configuration:\n  CSRF_SECRET: is required with CSRF_ENABLED in production and must be at least 32 characters');
+    throw new ConfigError(
+      'Invalid configuration:\n  CSRF_SECRET: is required with CSRF_ENABLED in production and must be at least 32 characters',
+    );
   }
 
   if (e.TURN_URLS.length > 0 && !e.TURN_SECRET) {
@@ -290,7 +303,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
      * `queueSize` others; past either the request answers 503 with Retry-After
      * (src/lib/database-pool.ts, src/lib/prisma-errors.ts).
      */
-    databasePool: { size: e.DATABASE_POOL_SIZE, timeoutMs: e.DATABASE_POOL_TIMEOUT_MS, queueSize: e.DATABASE_POOL_QUEUE_SIZE },
+    databasePool: {
+      size: e.DATABASE_POOL_SIZE,
+      timeoutMs: e.DATABASE_POOL_TIMEOUT_MS,
+      queueSize: e.DATABASE_POOL_QUEUE_SIZE,
+    },
     /** How long the start waits for an unreachable database, retrying with backoff (src/lifecycle.ts). */
     databaseStartupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,
     /** On SIGTERM, how long in-flight requests may finish before their connections are closed (src/lifecycle.ts). */
@@ -384,4 +401,3 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     captcha: { secret: e.CAPTCHA_SECRET, verifyUrl: e.CAPTCHA_VERIFY_URL as string, timeoutMs: 5000 },
   };
 }
-

@@ -15,10 +15,14 @@ function checkPrivate(file: string, fd: number): void {
   const st = fstatSync(fd);
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid) {
-    throw new ConfigError(`Invalid configuration:\n  DATA_DIR: ${file} is owned by another user (uid ${st.uid}); it must belong to the service's user`);
+    throw new ConfigError(
+      `Invalid configuration:\n  DATA_DIR: ${file} is owned by another user (uid ${st.uid}); it must belong to the service's user`,
+    );
   }
   if (process.platform !== 'win32' && (st.mode & 0o066) !== 0) {
-    throw new ConfigError(`Invalid configuration:\n  DATA_DIR: ${file} is readable or writable by other users (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
+    throw new ConfigError(
+      `Invalid configuration:\n  DATA_DIR: ${file} is readable or writable by other users (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`,
+    );
   }
 }
 
@@ -29,7 +33,9 @@ function readSecret(file: string): string | undefined {
     fd = openSync(file, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ConfigError(`Invalid configuration:\n  DATA_DIR: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`);
+    throw new ConfigError(
+      `Invalid configuration:\n  DATA_DIR: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`,
+    );
   }
   try {
     checkPrivate(file, fd);
@@ -39,7 +45,9 @@ function readSecret(file: string): string | undefined {
   }
   const secret = text.trim();
   if (secret.length < MIN_LENGTH) {
-    throw new ConfigError(`Invalid configuration:\n  DATA_DIR: ${file} holds no secret of ${MIN_LENGTH}+ characters (delete it to get a new one)`);
+    throw new ConfigError(
+      `Invalid configuration:\n  DATA_DIR: ${file} holds no secret of ${MIN_LENGTH}+ characters (delete it to get a new one)`,
+    );
   }
   return secret;
 }
@@ -61,7 +69,9 @@ export function loadOrCreateSecret(file: string): string {
     return secret;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readSecret(file) as string;
-    throw new ConfigError(`Invalid configuration:\n  DATA_DIR: cannot create ${file} (${(err as NodeJS.ErrnoException).code})`);
+    throw new ConfigError(
+      `Invalid configuration:\n  DATA_DIR: cannot create ${file} (${(err as NodeJS.ErrnoException).code})`,
+    );
   } finally {
     try {
       unlinkSync(aside);

@@ -64,18 +64,25 @@ export class BatchedReads<K, V> {
   /** While keys wait for a running statement, fails those waiting longer than maxWaitMs. */
   private watchExpiry(): void {
     if (this.expiry) return;
-    this.expiry = setTimeout(() => {
-      this.expiry = undefined;
-      const oldest = Date.now() - this.options.maxWaitMs;
-      for (const [key, waiters] of this.pending) {
-        const expired = waiters.filter((w) => w.since <= oldest);
-        if (expired.length === 0) continue;
-        for (const w of expired) w.reject(new Error(POOL_QUEUE_FULL));
-        if (expired.length === waiters.length) this.pending.delete(key);
-        else this.pending.set(key, waiters.filter((w) => w.since > oldest));
-      }
-      if (this.pending.size > 0 && this.inFlight >= this.options.maxInFlight) this.watchExpiry();
-    }, Math.max(10, this.options.maxWaitMs / 4));
+    this.expiry = setTimeout(
+      () => {
+        this.expiry = undefined;
+        const oldest = Date.now() - this.options.maxWaitMs;
+        for (const [key, waiters] of this.pending) {
+          const expired = waiters.filter((w) => w.since <= oldest);
+          if (expired.length === 0) continue;
+          for (const w of expired) w.reject(new Error(POOL_QUEUE_FULL));
+          if (expired.length === waiters.length) this.pending.delete(key);
+          else
+            this.pending.set(
+              key,
+              waiters.filter((w) => w.since > oldest),
+            );
+        }
+        if (this.pending.size > 0 && this.inFlight >= this.options.maxInFlight) this.watchExpiry();
+      },
+      Math.max(10, this.options.maxWaitMs / 4),
+    );
     this.expiry.unref();
   }
 
@@ -89,17 +96,19 @@ export class BatchedReads<K, V> {
     for (const key of batch.keys()) this.pending.delete(key);
     if (batch.size === 0) return;
     this.inFlight++;
-    this.read([...batch.keys()]).then(
-      (values) => {
-        for (const [key, waiters] of batch) for (const w of waiters) w.resolve(values.get(key));
-      },
-      (err: unknown) => {
-        for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
-      },
-    ).finally(() => {
-      this.inFlight--;
-      this.schedule();
-    });
+    this.read([...batch.keys()])
+      .then(
+        (values) => {
+          for (const [key, waiters] of batch) for (const w of waiters) w.resolve(values.get(key));
+        },
+        (err: unknown) => {
+          for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+        },
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.schedule();
+      });
     // more keys than one statement takes: the next batch may start at once
     this.schedule();
   }

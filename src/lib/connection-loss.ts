@@ -40,7 +40,15 @@ const REDIS_ERRORS = [
 /** Messages of a lost or unreachable Redis (the Socket.IO Redis adapter's request timeouts, our deadlines). */
 const REDIS_MESSAGE = /Redis did not answer|timeout reached while waiting for|timeout reached: only \d+ responses/i;
 
-const NET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND']);
+const NET_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+]);
 
 /** True when `err` says that Redis cannot be reached (down, restarting, frozen past a deadline). */
 export function isRedisUnavailable(err: unknown): boolean {
@@ -67,7 +75,8 @@ export function connectionLossKind(err: unknown): ConnectionLossKind | undefined
 /** The first line of an error's message (no stack, no client object). */
 export function reasonOf(err: unknown): string {
   const e = (err ?? {}) as AnyRecord;
-  const message = typeof e.message === 'string' && e.message ? e.message : typeof e.code === 'string' ? e.code : String(err);
+  const message =
+    typeof e.message === 'string' && e.message ? e.message : typeof e.code === 'string' ? e.code : String(err);
   return message.split('\n')[0].slice(0, 300);
 }
 
@@ -101,7 +110,11 @@ export class WarnOnce {
  * the database or Redis is logged as a warning (throttled) and the process keeps running; any
  * other rejection is logged as an error and `fatal` is called (the server shuts down).
  */
-export function unhandledRejectionPolicy(logger: Logger, fatal: (err: unknown) => void, intervalMs = 10_000): (err: unknown) => void {
+export function unhandledRejectionPolicy(
+  logger: Logger,
+  fatal: (err: unknown) => void,
+  intervalMs = 10_000,
+): (err: unknown) => void {
   const warnings = new WarnOnce(logger, intervalMs);
   return (err: unknown) => {
     const kind = connectionLossKind(err);

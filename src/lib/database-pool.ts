@@ -38,7 +38,8 @@ export const POOL_QUEUE_FULL = 'database pool queue is full';
  */
 function boundQueue(pool: Pool, settings: PoolSettings): void {
   const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, ...rest: unknown[]) => void) => unknown;
-  const full = () => pool.idleCount === 0 && pool.totalCount >= settings.size && pool.waitingCount >= settings.queueSize;
+  const full = () =>
+    pool.idleCount === 0 && pool.totalCount >= settings.size && pool.waitingCount >= settings.queueSize;
   (pool as unknown as { connect: typeof connect }).connect = (cb) => {
     if (!full()) return connect(cb);
     const err = new Error(POOL_QUEUE_FULL);
@@ -66,7 +67,12 @@ export function createPgAdapter(
       return (Client.prototype.query as (...a: unknown[]) => never).apply(this, args);
     }
   }
-  const pool = new Pool({ connectionString, max: settings.size, connectionTimeoutMillis: settings.timeoutMs, Client: CountingClient });
+  const pool = new Pool({
+    connectionString,
+    max: settings.size,
+    connectionTimeoutMillis: settings.timeoutMs,
+    Client: CountingClient,
+  });
   boundQueue(pool, settings);
   // An idle connection the server closes (restart, DROP DATABASE … WITH (FORCE)) leaves the pool;
   // without a listener its 'error' would end the process. Prisma adds its own only once it connects.

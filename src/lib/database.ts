@@ -23,9 +23,19 @@ export interface ResolvedDatabase {
  * The service owns the embedded server (a second service on the same directory is refused);
  * the CLI joins the running service's server, or starts and later stops it.
  */
-export async function resolveDatabase(config: Config, logger: Logger, role: 'service' | 'cli'): Promise<ResolvedDatabase> {
+export async function resolveDatabase(
+  config: Config,
+  logger: Logger,
+  role: 'service' | 'cli',
+): Promise<ResolvedDatabase> {
   if (config.databaseUrl) return { url: config.databaseUrl, kind: 'postgres', stop: async () => undefined };
   const options = { dataDir: config.embeddedDb.dir, port: config.embeddedDb.port, logger };
   const embedded = role === 'service' ? await startEmbeddedDatabase(options) : await openEmbeddedDatabase(options);
-  return { url: embedded.url, kind: 'embedded', version: embedded.version, created: embedded.created, stop: embedded.stop };
+  return {
+    url: embedded.url,
+    kind: 'embedded',
+    version: embedded.version,
+    created: embedded.created,
+    stop: embedded.stop,
+  };
 }

@@ -139,7 +139,9 @@ export function stageBinaries(binaries: Binaries, tmpDir: string = os.tmpdir()):
     pgCtl: path.join(dir, 'bin', path.basename(binaries.pgCtl)),
   });
   if (!isSafeParent(tmpDir)) {
-    throw new EmbeddedDatabaseError(`${tmpDir} is writable by others without the sticky bit: set TMPDIR to a safe directory, or set DATABASE_URL.`);
+    throw new EmbeddedDatabaseError(
+      `${tmpDir} is writable by others without the sticky bit: set TMPDIR to a safe directory, or set DATABASE_URL.`,
+    );
   }
   if (isPrivateTree(shared) && existsSync(inside(shared).initdb)) return inside(shared);
 
@@ -338,7 +340,9 @@ class Cluster {
       ...(disposable ? { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } : {}),
     };
     const lines = Object.entries(conf).map(([key, value]) => `${key} = ${value}`);
-    writeFileSync(path.join(building, 'postgresql.conf'), `\n# embedded database\n${lines.join('\n')}\n`, { flag: 'a' });
+    writeFileSync(path.join(building, 'postgresql.conf'), `\n# embedded database\n${lines.join('\n')}\n`, {
+      flag: 'a',
+    });
     renameSync(building, this.pgdata);
     return true;
   }
@@ -360,7 +364,18 @@ class Cluster {
     for (let attempt = 1; ; attempt++) {
       const chosen = port ?? (await freePort());
       try {
-        await this.run(this.binaries.pgCtl, ['start', '-D', this.pgdata, '-w', '-t', '60', '-l', this.logFile, '-o', `-p ${chosen}`]);
+        await this.run(this.binaries.pgCtl, [
+          'start',
+          '-D',
+          this.pgdata,
+          '-w',
+          '-t',
+          '60',
+          '-l',
+          this.logFile,
+          '-o',
+          `-p ${chosen}`,
+        ]);
         return chosen;
       } catch (err) {
         // A free port can be taken between choosing and binding it: choose again.
@@ -592,7 +607,10 @@ async function runningOwner(dataDir: string): Promise<(Owner & { port: number })
     const owner = readOwner(dataDir);
     if (!liveOther(owner)) return undefined;
     if (owner.port) return { ...owner, port: owner.port };
-    if (Date.now() > deadline) throw new EmbeddedDatabaseError(`The process ${owner.pid} did not finish starting the embedded database in ${dataDir}`);
+    if (Date.now() > deadline)
+      throw new EmbeddedDatabaseError(
+        `The process ${owner.pid} did not finish starting the embedded database in ${dataDir}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

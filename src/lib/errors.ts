@@ -53,7 +53,10 @@ export const ErrorCatalogue = {
   ROOM_JOIN_THROTTLED: { status: 429, message: 'You are joining rooms too fast' },
   TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many connections for this user' },
   // heats
-  DUPLICATE_HEAT: { status: 400, message: 'Cannot have duplicate heats with same role in same division and competition type' },
+  DUPLICATE_HEAT: {
+    status: 400,
+    message: 'Cannot have duplicate heats with same role in same division and competition type',
+  },
   HEAT_NOT_FOUND: { status: 404, message: 'Heat not found' },
   NOT_HEAT_OWNER: { status: 403, message: 'You can only delete your own heats' },
   // matches
@@ -87,7 +90,11 @@ export const ErrorCatalogue = {
   LAST_ADMIN: { status: 409, message: 'The last admin account cannot be deleted' },
   // security hardening (docs/security-hardening.md)
   EMAIL_CHANGE_LIMITED: { status: 429, message: 'Too many e-mail changes, please try again later' },
-  TOO_MANY_OPEN_TRANSFERS: { status: 429, message: 'Too many open transfer offers for this match', retryAfterSeconds: 60 },
+  TOO_MANY_OPEN_TRANSFERS: {
+    status: 429,
+    message: 'Too many open transfer offers for this match',
+    retryAfterSeconds: 60,
+  },
   // fair matching for people (pins, no-shows) and the matching side of blocks
   PARTICIPANT_NOT_FOUND: { status: 404, message: 'Participant not found' },
   HEAT_ALREADY_COVERED: { status: 409, message: 'This heat already has an accepted recorder' },

@@ -60,7 +60,12 @@ export function pagination(page: number, limit: number, total: number): Paginati
 }
 
 /** A confirmation: the text both as `message` and in `data` (clients read either), with extra data fields. */
-export function sendConfirmation(res: Response, message: string, extra: Record<string, unknown> = {}, status = 200): void {
+export function sendConfirmation(
+  res: Response,
+  message: string,
+  extra: Record<string, unknown> = {},
+  status = 200,
+): void {
   res.status(status).json({ success: true, message, data: { message, ...extra } });
 }
 

@@ -27,7 +27,8 @@ export function describeDatabase(url: string | undefined): string {
 function reasonOf(err: unknown): string {
   const e = err as { message?: unknown; code?: unknown; errors?: unknown };
   const inner = Array.isArray(e.errors) && e.errors.length ? (e.errors[0] as { message?: unknown }) : undefined;
-  const message = typeof e.message === 'string' && e.message ? e.message : typeof inner?.message === 'string' ? inner.message : '';
+  const message =
+    typeof e.message === 'string' && e.message ? e.message : typeof inner?.message === 'string' ? inner.message : '';
   return (message || (typeof e.code === 'string' ? e.code : 'unknown error')).split('\n')[0];
 }
 
@@ -79,7 +80,10 @@ export async function prepareDatabase<T>(prepare: () => Promise<T>, options: Pre
         );
       }
       const wait = Math.min(delay, remaining);
-      logger.warn({ attempt, database: describeDatabase(url), reason: reasonOf(err), retryInMs: wait }, 'database not reachable; retrying');
+      logger.warn(
+        { attempt, database: describeDatabase(url), reason: reasonOf(err), retryInMs: wait },
+        'database not reachable; retrying',
+      );
       await pause(wait, signal);
       if (signal.aborted) throw new StartupAborted();
       delay = Math.min(delay * 2, 5000);
@@ -98,7 +102,9 @@ export async function duringStartup<T>(signal: AbortSignal, step: Promise<T>, gr
     () => undefined,
     () => undefined,
   );
-  const aborted = new Promise<'aborted'>((resolve) => signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
+  const aborted = new Promise<'aborted'>((resolve) =>
+    signal.addEventListener('abort', () => resolve('aborted'), { once: true }),
+  );
   if ((await Promise.race([settled, aborted])) === 'aborted') {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);

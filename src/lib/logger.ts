@@ -58,4 +58,3 @@ function loggerOptions(level: string, transport?: TransportSingleOptions) {
     },
   };
 }
-

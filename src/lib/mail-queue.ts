@@ -70,7 +70,9 @@ type MailJob = MailReference;
 function transactionExecutor(tx: Prisma.TransactionClient): PgBoss.Db {
   return {
     executeSql: async (text, values) => {
-      const params = values.map((v: unknown) => (v === undefined ? null : v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v));
+      const params = values.map((v: unknown) =>
+        v === undefined ? null : v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v,
+      );
       return { rows: await tx.$queryRawUnsafe<unknown[]>(text, ...params) };
     },
   };
@@ -96,7 +98,8 @@ export class MailQueue {
     this.warnings = new WarnOnce(logger);
     this.boss.on('error', (err: Error) => {
       const reason = reasonOf(err);
-      if (isDatabaseUnavailable(err)) this.warnings.warn('unavailable', { reason }, 'mail queue: database unavailable (pg-boss retries)');
+      if (isDatabaseUnavailable(err))
+        this.warnings.warn('unavailable', { reason }, 'mail queue: database unavailable (pg-boss retries)');
       else this.warnings.warn(`error:${reason}`, { reason }, 'mail queue: database error (pg-boss retries)');
     });
   }
@@ -135,12 +138,16 @@ export class MailQueue {
    * before the transaction opens (no schema work while it holds a connection), and a worker of
    * this process is woken after the commit, so the mail usually leaves at once.
    */
-  async transaction<T>(db: PrismaClient, change: (tx: Prisma.TransactionClient) => Promise<ChangeWithMail<T>>): Promise<T> {
+  async transaction<T>(
+    db: PrismaClient,
+    change: (tx: Prisma.TransactionClient) => Promise<ChangeWithMail<T>>,
+  ): Promise<T> {
     await this.start();
     const result = await db.$transaction(async (tx) => {
       const changed = await change(tx);
       const executor = transactionExecutor(tx);
-      for (const mail of changed.mails) await this.boss.send(this.settings.name, { ...mail } satisfies MailJob, { db: executor });
+      for (const mail of changed.mails)
+        await this.boss.send(this.settings.name, { ...mail } satisfies MailJob, { db: executor });
       return changed.result;
     });
     if (this.workerId) this.boss.notifyWorker(this.workerId);
@@ -154,7 +161,9 @@ export class MailQueue {
    * account's addresses.
    */
   async dropQueuedFor(tx: Prisma.TransactionClient, userId: number): Promise<number> {
-    const [{ present }] = await tx.$queryRaw<{ present: boolean }[]>`SELECT to_regclass('pgboss.job') IS NOT NULL AS present`;
+    const [{ present }] = await tx.$queryRaw<
+      { present: boolean }[]
+    >`SELECT to_regclass('pgboss.job') IS NOT NULL AS present`;
     if (!present) return 0;
     return tx.$executeRaw`
       DELETE FROM pgboss.job
@@ -188,7 +197,10 @@ export class MailQueue {
       const about = { jobId: id, kind: data.kind, userId: data.userId };
       if (outcome.status === 'fulfilled') {
         done.push(id);
-        return this.logger.info({ ...about, ...outcome.value }, outcome.value ? 'mail sent' : 'mail dropped: no longer applies');
+        return this.logger.info(
+          { ...about, ...outcome.value },
+          outcome.value ? 'mail sent' : 'mail dropped: no longer applies',
+        );
       }
       const reason = (outcome.reason as Error).message;
       this.logger.warn({ ...about, reason }, 'mail not sent; will retry');
@@ -210,10 +222,17 @@ export class MailQueue {
       } catch (err) {
         const transient = isDatabaseUnavailable(err);
         if (!transient || this.stopping || Date.now() - started > RECORD_OUTCOME_FOR_MS) {
-          this.logger.warn({ reason: reasonOf(err) }, 'mail queue: could not record a mail outcome; the job is retried after it expires');
+          this.logger.warn(
+            { reason: reasonOf(err) },
+            'mail queue: could not record a mail outcome; the job is retried after it expires',
+          );
           return;
         }
-        this.warnings.warn('record', { reason: reasonOf(err) }, 'mail queue: database unavailable; recording the outcome of sent mail once it is back');
+        this.warnings.warn(
+          'record',
+          { reason: reasonOf(err) },
+          'mail queue: database unavailable; recording the outcome of sent mail once it is back',
+        );
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
@@ -229,7 +248,9 @@ export class MailQueue {
     const queued = await this.boss.getQueueSize(this.settings.name);
     const { rows } = await this.boss
       .getDb()
-      .executeSql("SELECT count(*)::int AS failed FROM pgboss.job WHERE name = $1 AND state = 'failed'", [this.settings.name]);
+      .executeSql("SELECT count(*)::int AS failed FROM pgboss.job WHERE name = $1 AND state = 'failed'", [
+        this.settings.name,
+      ]);
     return { queued: queued ?? 0, failed: (rows[0] as { failed: number }).failed };
   }
 

@@ -52,11 +52,20 @@ export class Mailer {
   async send(mail: Mail): Promise<void> {
     const t = this.transporter();
     if (!t) {
-      this.logger.info({ mail: { to: mail.to, subject: mail.subject, text: mail.text } }, 'mail (no SMTP configured, logged only)');
+      this.logger.info(
+        { mail: { to: mail.to, subject: mail.subject, text: mail.text } },
+        'mail (no SMTP configured, logged only)',
+      );
       return;
     }
     try {
-      await t.sendMail({ from: this.settings.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      await t.sendMail({
+        from: this.settings.mailFrom,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+      });
     } catch (err) {
       this.metrics.mailFailed(mail.kind);
       throw err;

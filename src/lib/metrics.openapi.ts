@@ -30,17 +30,22 @@ export const metricsOpenApi: Record<string, unknown> = {
         },
         '400': {
           ...errorResponse(['VALIDATION_ERROR'], 400),
-          description: '"Validation failed": a control character in the path or query (refused before any route, like every path under /api)',
+          description:
+            '"Validation failed": a control character in the path or query (refused before any route, like every path under /api)',
         },
         '401': {
           ...errorResponse(['METRICS_TOKEN_REQUIRED'], 401),
           description:
             '"A valid metrics token is required" (METRICS_TOKEN_REQUIRED), with `WWW-Authenticate: Bearer realm="metrics"`: the header is missing or the token differs',
         },
-        '404': { ...errorResponse(['NOT_FOUND'], 404), description: '"Not found": METRICS_TOKEN is not set, so the route does not exist' },
+        '404': {
+          ...errorResponse(['NOT_FOUND'], 404),
+          description: '"Not found": METRICS_TOKEN is not set, so the route does not exist',
+        },
         '429': {
           ...errorResponse(['RATE_LIMITED'], 429),
-          description: '"Too many failed metrics scrapes, please try again later" (RATE_LIMITED) with `Retry-After`: too many 401s from this IP in the window',
+          description:
+            '"Too many failed metrics scrapes, please try again later" (RATE_LIMITED) with `Retry-After`: too many 401s from this IP in the window',
         },
       },
     },

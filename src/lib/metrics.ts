@@ -102,10 +102,22 @@ export class Metrics {
     });
     const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
       new Counter<L>({ name, help, labelNames, registers });
-    this.socketsConnected = new Gauge({ name: `${METRIC_PREFIX}socketio_connected_sockets`, help: 'Socket.IO sockets connected to this instance', registers });
+    this.socketsConnected = new Gauge({
+      name: `${METRIC_PREFIX}socketio_connected_sockets`,
+      help: 'Socket.IO sockets connected to this instance',
+      registers,
+    });
     this.socketJoins = counter(`${METRIC_PREFIX}socketio_joins_total`, 'Socket.IO room joins by event name', ['event']);
-    this.socketMessages = counter(`${METRIC_PREFIX}socketio_messages_total`, 'Socket.IO messages received by event name', ['event']);
-    this.chatMessages = counter(`${METRIC_PREFIX}chat_messages_stored_total`, 'Chat messages stored, event or private chat', ['kind']);
+    this.socketMessages = counter(
+      `${METRIC_PREFIX}socketio_messages_total`,
+      'Socket.IO messages received by event name',
+      ['event'],
+    );
+    this.chatMessages = counter(
+      `${METRIC_PREFIX}chat_messages_stored_total`,
+      'Chat messages stored, event or private chat',
+      ['kind'],
+    );
     this.matchingDuration = new Histogram({
       name: `${METRIC_PREFIX}matching_run_duration_seconds`,
       help: 'Recording-partner matching run duration by outcome (its count is the number of runs)',
@@ -113,11 +125,20 @@ export class Metrics {
       buckets: MATCHING_BUCKETS,
       registers,
     });
-    this.matchingHeatsCovered = counter(`${METRIC_PREFIX}matching_heats_covered_total`, 'Heats given a recording partner by matching runs');
-    this.matchingHeatsUnfilled = counter(`${METRIC_PREFIX}matching_heats_unfilled_total`, 'Heats left without a recording partner by matching runs');
+    this.matchingHeatsCovered = counter(
+      `${METRIC_PREFIX}matching_heats_covered_total`,
+      'Heats given a recording partner by matching runs',
+    );
+    this.matchingHeatsUnfilled = counter(
+      `${METRIC_PREFIX}matching_heats_unfilled_total`,
+      'Heats left without a recording partner by matching runs',
+    );
     this.mailsSent = counter(`${METRIC_PREFIX}mails_sent_total`, 'Mails handed to the SMTP server', ['kind']);
     this.mailsFailed = counter(`${METRIC_PREFIX}mails_failed_total`, 'Mails the SMTP server did not accept', ['kind']);
-    this.loginFailures = counter(`${METRIC_PREFIX}login_failures_total`, 'Failed logins (wrong e-mail or password, or locked account)');
+    this.loginFailures = counter(
+      `${METRIC_PREFIX}login_failures_total`,
+      'Failed logins (wrong e-mail or password, or locked account)',
+    );
     this.lockouts = counter(`${METRIC_PREFIX}account_lockouts_total`, 'Accounts locked after too many failed logins');
 
     if (options.build) {

@@ -48,7 +48,11 @@ export function listLocalMigrations(dir = MIGRATIONS_DIR): LocalMigration[] {
  * Applies the pending migrations of `dir` in name order; `only` restricts them to the given names
  * (db:restore first builds the schema a backup was made with, then applies the newer ones).
  */
-export async function applyMigrations(db: SqlExecutor, dir = MIGRATIONS_DIR, only?: ReadonlySet<string>): Promise<MigrationResult> {
+export async function applyMigrations(
+  db: SqlExecutor,
+  dir = MIGRATIONS_DIR,
+  only?: ReadonlySet<string>,
+): Promise<MigrationResult> {
   await db.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
   try {
     await db.exec(`
@@ -95,7 +99,9 @@ export async function applyMigrations(db: SqlExecutor, dir = MIGRATIONS_DIR, onl
           [id, migration.checksum, migration.name],
         );
         await db.exec(migration.sql);
-        await db.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
+        await db.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [
+          id,
+        ]);
         await db.exec('COMMIT');
       } catch (err) {
         await db.exec('ROLLBACK').catch(() => undefined);

@@ -48,7 +48,23 @@ export function isForeignKeyViolation(err: unknown): boolean {
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 // SQLSTATEs: 57P01-57P03 the server terminated the session or is starting/stopping, 53300 too many
 // connections, class 08 connection exceptions (issue 23: a fail-over or a proxy dropping connections)
-const NET_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
+const NET_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
 
 /**
  * Messages of "no connection to be had": the server is down or restarting, pg's pool waited
@@ -90,7 +106,12 @@ const INVALID_INPUT_SQLSTATES = new Set(['22021', '22003', '22008', '22007', '22
 export function invalidInputSqlState(err: unknown): string | undefined {
   const plain = (err as { code?: unknown; severity?: unknown } | null)?.code;
   // pg's DatabaseError of the plain SQL reads (src/lib/sql.ts): `code` is the SQLSTATE
-  if (typeof plain === 'string' && INVALID_INPUT_SQLSTATES.has(plain) && typeof (err as { severity?: unknown }).severity === 'string') return plain;
+  if (
+    typeof plain === 'string' &&
+    INVALID_INPUT_SQLSTATES.has(plain) &&
+    typeof (err as { severity?: unknown }).severity === 'string'
+  )
+    return plain;
   const e = knownError(err);
   if (!e) return undefined;
   const meta = (e.meta ?? {}) as AnyRecord;
@@ -105,7 +126,8 @@ export function isInvalidInputValue(err: unknown): boolean {
   const e = knownError(err);
   if (!e) return false;
   if (e.code === 'P2020') return true;
-  const cause = ((e.meta as AnyRecord | undefined)?.driverAdapterError as AnyRecord | undefined)?.cause as AnyRecord | undefined;
+  const cause = ((e.meta as AnyRecord | undefined)?.driverAdapterError as AnyRecord | undefined)?.cause as
+    AnyRecord | undefined;
   const sqlState = cause?.originalCode ?? cause?.code;
   return typeof sqlState === 'string' && INVALID_INPUT_SQLSTATES.has(sqlState);
 }

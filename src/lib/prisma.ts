@@ -41,7 +41,11 @@ export class Database {
     // one line per outage, without the connection object pg attaches to the error (issue 23)
     const idleErrors = new WarnOnce(logger);
     const pg = createPgAdapter(url, pool, (err) =>
-      idleErrors.warn('idle', { reason: reasonOf(err) }, 'idle database connection closed by the server; the pool opens a new one when needed'),
+      idleErrors.warn(
+        'idle',
+        { reason: reasonOf(err) },
+        'idle database connection closed by the server; the pool opens a new one when needed',
+      ),
     );
     this.readPoolStats = pg.stats;
     this.endPool = pg.end;

@@ -103,7 +103,10 @@ export class RedisConnections {
     if (this.closed) return;
     if (!this.down) {
       this.down = true;
-      const reason = err instanceof Error && err.message ? err.message.split('\n')[0] : String((err as { code?: unknown })?.code ?? err);
+      const reason =
+        err instanceof Error && err.message
+          ? err.message.split('\n')[0]
+          : String((err as { code?: unknown })?.code ?? err);
       this.logger.warn(
         { client, reason },
         'Redis unavailable: rate limits, the chat flood limit, presence and broadcasts use this instance only until it answers again',
@@ -125,7 +128,9 @@ export class RedisConnections {
             this.probe = undefined;
             if (this.closed || !this.down) return;
             this.down = false;
-            this.logger.info('Redis answers again: rate limits, presence and broadcasts are shared across instances again');
+            this.logger.info(
+              'Redis answers again: rate limits, presence and broadcasts are shared across instances again',
+            );
           },
           () => {
             this.probe = undefined;
@@ -160,7 +165,9 @@ const CLOSE_TIMEOUT_MS = 2000;
 async function closeClient(client: RedisClientType): Promise<void> {
   if (!client.isReady) return client.destroy();
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS)));
+  const timedOut = new Promise<'timeout'>(
+    (resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS)),
+  );
   const outcome = await Promise.race([client.close().catch(() => undefined), timedOut]);
   clearTimeout(timer);
   if (outcome === 'timeout') client.destroy();

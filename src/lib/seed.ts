@@ -20,6 +20,10 @@ export async function seedReferenceData(prisma: PrismaClient): Promise<void> {
     await prisma.division.upsert({ where: { abbreviation: d.abbreviation }, update: { name: d.name }, create: d });
   }
   for (const t of COMPETITION_TYPES) {
-    await prisma.competitionType.upsert({ where: { abbreviation: t.abbreviation }, update: { name: t.name }, create: t });
+    await prisma.competitionType.upsert({
+      where: { abbreviation: t.abbreviation },
+      update: { name: t.name },
+      create: t,
+    });
   }
 }

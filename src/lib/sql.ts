@@ -47,4 +47,5 @@ export class RenderedJson<T> {
 }
 
 /** SQL rendering a timestamptz exactly like `Date.prototype.toJSON` (UTC, milliseconds, `Z`). */
-export const isoTimestamp = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export const isoTimestamp = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

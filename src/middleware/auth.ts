@@ -17,7 +17,10 @@ export interface AuthGuards {
   requireVerifiedEmail: RequestHandler;
 }
 
-export function createAuthGuards(tokens: TokenAuthenticator, options: { requireEmailVerification: boolean }): AuthGuards {
+export function createAuthGuards(
+  tokens: TokenAuthenticator,
+  options: { requireEmailVerification: boolean },
+): AuthGuards {
   const requireAuth = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError('AUTH_REQUIRED');
@@ -46,4 +49,3 @@ export function currentUser(req: Request): AuthUser {
   if (!req.user) throw new AppError('AUTH_REQUIRED');
   return req.user;
 }
-

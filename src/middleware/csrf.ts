@@ -62,4 +62,3 @@ export function createCsrf(config: Config): Csrf {
 /** Cookie names outside production (tests read them). */
 export const CSRF_COOKIE = cookieNames(false).token;
 export const CSRF_CLIENT_COOKIE = cookieNames(false).client;
-

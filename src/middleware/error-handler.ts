@@ -44,15 +44,18 @@ export function toAppError(err: unknown): AppError {
   if (isUniqueViolation(err)) return new AppError('CONFLICT');
   if (isRecordNotFound(err)) return new AppError('NOT_FOUND');
   if (isForeignKeyViolation(err)) return new AppError('INVALID_REFERENCE');
-  if (err instanceof Prisma.PrismaClientValidationError) return new AppError('BAD_REQUEST', { message: 'Invalid request' });
+  if (err instanceof Prisma.PrismaClientValidationError)
+    return new AppError('BAD_REQUEST', { message: 'Invalid request' });
   // text that is not of the column's type (22P02) in a raw query: input (issue 23, DECISIONS "Query parameters")
-  if (invalidInputSqlState(err) === '22P02') return validationFailed([{ field: 'request', message: 'a value is not of the expected type' }]);
+  if (invalidInputSqlState(err) === '22P02')
+    return validationFailed([{ field: 'request', message: 'a value is not of the expected type' }]);
   // a value the column cannot hold (NUL in text, an integer or date out of range) that slipped past validation
   if (isInvalidInputValue(err)) return new AppError('BAD_REQUEST', { message: 'Invalid request' });
   if (isDatabaseUnavailable(err)) return new AppError('SERVICE_UNAVAILABLE');
   // other HTTP errors raised by middleware (e.g. 4xx from a library)
   const status = e.status ?? e.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) return new AppError(status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST');
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return new AppError(status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST');
   return new AppError('INTERNAL_ERROR');
 }
 
@@ -65,7 +68,11 @@ export function errorBody(err: AppError): Record<string, unknown> {
 }
 
 /** Maps an error to { status, body, headers }. */
-export function toErrorResponse(err: unknown): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
+export function toErrorResponse(err: unknown): {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+} {
   const appError = toAppError(err);
   return { status: appError.status, body: errorBody(appError), headers: appError.headers };
 }

@@ -38,7 +38,10 @@ function queryProblems(query: Record<string, unknown>): ErrorDetail[] {
     }
     const values = Array.isArray(value) ? value : [value];
     if (CONTROL.test(key) || values.some((v) => typeof v === 'string' && CONTROL.test(v))) {
-      details.push({ field: key.replace(/[\u0000-\u001f\u007f]/g, '?'), message: 'must not contain control characters' });
+      details.push({
+        field: key.replace(/[\u0000-\u001f\u007f]/g, '?'),
+        message: 'must not contain control characters',
+      });
     }
   }
   return details;

@@ -35,7 +35,13 @@ interface Variant {
   perUser?: true;
 }
 
-function createLimiter(tier: Tier, config: Config, redis: RedisConnections, logger: Logger, variant?: Variant): RequestHandler {
+function createLimiter(
+  tier: Tier,
+  config: Config,
+  redis: RedisConnections,
+  logger: Logger,
+  variant?: Variant,
+): RequestHandler {
   const message = variant?.message ?? messages[tier];
   const options: Partial<Options> = {
     // per signed-in user instead of per IP (after requireAuth): counters of their own
@@ -71,7 +77,13 @@ function createLimiter(tier: Tier, config: Config, redis: RedisConnections, logg
  * store that does not answer within REDIS_DEADLINE_MS marks Redis down (src/lib/redis.ts logs it
  * once) and the request goes to this instance's limiter instead.
  */
-function sharedOrLocal(shared: RequestHandler, local: RequestHandler, redis: RedisConnections, tier: Tier, logger: Logger): RequestHandler {
+function sharedOrLocal(
+  shared: RequestHandler,
+  local: RequestHandler,
+  redis: RedisConnections,
+  tier: Tier,
+  logger: Logger,
+): RequestHandler {
   return (req, res, next) => {
     if (!redis.available) return void local(req, res, next);
     let settled = false;
@@ -82,7 +94,10 @@ function sharedOrLocal(shared: RequestHandler, local: RequestHandler, redis: Red
       logger.debug({ tier }, 'rate-limit store failed; counted by this instance');
       void local(req, res, next);
     };
-    const timer = setTimeout(() => fallBack(new RedisUnavailableError(`Redis did not answer within ${REDIS_DEADLINE_MS} ms`)), REDIS_DEADLINE_MS);
+    const timer = setTimeout(
+      () => fallBack(new RedisUnavailableError(`Redis did not answer within ${REDIS_DEADLINE_MS} ms`)),
+      REDIS_DEADLINE_MS,
+    );
     void shared(req, res, (err?: unknown) => {
       if (settled) return;
       if (err !== undefined && !(err instanceof AppError)) return fallBack(err);
@@ -97,7 +112,13 @@ function sharedOrLocal(shared: RequestHandler, local: RequestHandler, redis: Red
  * A limiter of a tier's size counted per signed-in user (`name` keeps its counters apart from the
  * tier's per-IP ones), e.g. the data export: the e-mail tier per user (src/modules/privacy).
  */
-export function createUserRateLimiter(tier: Tier, name: string, config: Config, redis: RedisConnections, logger: Logger): RequestHandler {
+export function createUserRateLimiter(
+  tier: Tier,
+  name: string,
+  config: Config,
+  redis: RedisConnections,
+  logger: Logger,
+): RequestHandler {
   return createLimiter(tier, config, redis, logger, { name, perUser: true });
 }
 
@@ -113,4 +134,3 @@ export function createRateLimiters(config: Config, redis: RedisConnections, logg
     }),
   };
 }
-

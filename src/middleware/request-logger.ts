@@ -22,14 +22,21 @@ export function createRequestLogger(logger: Logger): RequestHandler {
     customLogLevel: (req, res, err) =>
       isProbe((req as { originalUrl?: string }).originalUrl ?? req.url) && res.statusCode < 400
         ? 'debug'
-        : res.statusCode === 503 ? 'warn' : err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+        : res.statusCode === 503
+          ? 'warn'
+          : err || res.statusCode >= 500
+            ? 'error'
+            : res.statusCode >= 400
+              ? 'warn'
+              : 'info',
     customErrorObject: (_req, res, _err, val: Record<string, unknown>) => {
       const code = (res as { locals?: { errorCode?: unknown } }).locals?.errorCode;
       if (res.statusCode !== 503) return code ? { ...val, code } : val;
       const { err: _dropped, ...rest } = val;
       return { ...rest, code: code ?? 'SERVICE_UNAVAILABLE' };
     },
-    customErrorMessage: (_req, res) => (res.statusCode === 503 ? 'request failed: service unavailable' : 'request failed'),
+    customErrorMessage: (_req, res) =>
+      res.statusCode === 503 ? 'request failed: service unavailable' : 'request failed',
     serializers: {
       // Secrets in query strings (e.g. GET /api/auth/verify-email?token=…) never reach the log.
       req: (req: { id: unknown; method: string; url: string }) => ({

@@ -71,7 +71,6 @@ export const optionalText = (field: string, label: string, max = 100): Validatio
     .isLength({ max })
     .withMessage(`${label} must be at most ${max} characters`);
 
-
 /** C0 and C1 control characters (U+0000-U+001F, U+007F-U+009F): CR, LF and TAB included. */
 export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 

@@ -22,7 +22,13 @@ export type SocketRegistrar = (io: AppServer, socket: AppSocket, container: Cont
 /** The actor of a socket event: the socket's user, its address, the event name as "method". */
 export function socketActor(socket: AppSocket, event: string): Actor {
   const user = socket.data.user;
-  return { userId: user.id, username: user.username, ip: socket.handshake.address ?? null, method: 'SOCKET', path: event };
+  return {
+    userId: user.id,
+    username: user.username,
+    ip: socket.handshake.address ?? null,
+    method: 'SOCKET',
+    path: event,
+  };
 }
 
 /** What handle() reports to: the logger (unexpected errors) and the metrics (messages, joins). */
@@ -57,7 +63,8 @@ export function handle<A extends unknown[]>(
     } catch (err) {
       const appError = toAppError(err);
       // one line per failure; a 503 (database down, pool exhausted) at warn without a stack (issue 16)
-      if (appError.status === 503) logger.warn({ code: appError.code, socketId: socket.id }, 'socket handler failed: service unavailable');
+      if (appError.status === 503)
+        logger.warn({ code: appError.code, socketId: socket.id }, 'socket handler failed: service unavailable');
       else if (appError.status >= 500) logger.error({ err, socketId: socket.id }, 'socket handler failed');
       if (ack) ack({ success: false, error: appError.message, code: appError.code });
       else socket.emit('error_message', { error: appError.message });
@@ -124,7 +131,13 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
     socket.use(socketInputGuard(socket)); // NUL in a payload: refused before any handler (issue 13)
     socket.use(unknownEventGuard(socket)); // an event nobody handles gets an answer (issue 23)
     // an expired token: every event refused; a revoked session or a lost role: room joins refused
-    socket.use((packet, next) => void checkSession(socket, packet, container).then(() => next(), () => undefined));
+    socket.use(
+      (packet, next) =>
+        void checkSession(socket, packet, container).then(
+          () => next(),
+          () => undefined,
+        ),
+    );
     disconnectAtExpiry(socket, container);
     for (const register of registrars) register(io, socket, container);
   });
@@ -173,7 +186,11 @@ function disconnectAtExpiry(socket: AppSocket, { clock }: Container): void {
  * current role and are refused after the session was revoked (password change or reset). The
  * promise rejects when the event must not run.
  */
-async function checkSession(socket: AppSocket, packet: unknown[], { tokens, clock, roomJoinLimit }: Container): Promise<void> {
+async function checkSession(
+  socket: AppSocket,
+  packet: unknown[],
+  { tokens, clock, roomJoinLimit }: Container,
+): Promise<void> {
   const { session } = socket.data;
   try {
     if (clock.now().getTime() >= session.expiresAt) throw new AppError('INVALID_TOKEN');
@@ -197,4 +214,3 @@ export async function closeRealtime(io: AppServer): Promise<void> {
   io.disconnectSockets(true);
   await new Promise<void>((resolve) => io.close(() => resolve()));
 }
-

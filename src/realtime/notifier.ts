@@ -34,7 +34,11 @@ export class Notifier {
     return this.io;
   }
 
-  toRoom<E extends keyof ServerToClientEvents>(room: string, event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
+  toRoom<E extends keyof ServerToClientEvents>(
+    room: string,
+    event: E,
+    ...args: Parameters<ServerToClientEvents[E]>
+  ): void {
     try {
       this.io?.to(room).emit(event, ...args);
     } catch (err) {
@@ -43,16 +47,28 @@ export class Notifier {
   }
 
   /** As toRoom, except to the sockets in any of the `except` rooms (e.g. `user_<id>` of blocked users). */
-  toRoomExcept<E extends keyof ServerToClientEvents>(room: string, except: string[], event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
+  toRoomExcept<E extends keyof ServerToClientEvents>(
+    room: string,
+    except: string[],
+    event: E,
+    ...args: Parameters<ServerToClientEvents[E]>
+  ): void {
     if (except.length === 0) return this.toRoom(room, event, ...args);
     try {
-      this.io?.to(room).except(except).emit(event, ...args);
+      this.io
+        ?.to(room)
+        .except(except)
+        .emit(event, ...args);
     } catch (err) {
       this.logger.warn({ err, room, event }, 'socket broadcast failed');
     }
   }
 
-  toUser<E extends keyof ServerToClientEvents>(userId: number, event: E, ...args: Parameters<ServerToClientEvents[E]>): void {
+  toUser<E extends keyof ServerToClientEvents>(
+    userId: number,
+    event: E,
+    ...args: Parameters<ServerToClientEvents[E]>
+  ): void {
     this.toRoom(rooms.user(userId), event, ...args);
   }
 
@@ -99,7 +115,8 @@ export class Notifier {
     try {
       const sockets = await this.io.in(rooms.user(userId)).fetchSockets();
       for (const socket of sockets) {
-        if (keepTokenVersion === undefined || socket.data.session.tokenVersion < keepTokenVersion) socket.disconnect(true);
+        if (keepTokenVersion === undefined || socket.data.session.tokenVersion < keepTokenVersion)
+          socket.disconnect(true);
       }
     } catch (err) {
       this.logger.warn({ err, userId }, 'socket disconnect failed');

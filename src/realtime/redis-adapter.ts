@@ -40,8 +40,10 @@ function guardedPublisher(client: RedisClientType, redis: RedisConnections): Red
 
 type BroadcastOptions = Parameters<RedisAdapter['fetchSockets']>[0];
 /** socket.io-adapter's in-memory Adapter (RedisAdapter's parent): this instance's sockets and rooms */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- socket.io-adapter types fetchSockets' answer as any[]
-const LocalAdapter = Object.getPrototypeOf(RedisAdapter.prototype) as { fetchSockets(this: RedisAdapter, opts: BroadcastOptions): Promise<any[]> };
+const LocalAdapter = Object.getPrototypeOf(RedisAdapter.prototype) as {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- socket.io-adapter types fetchSockets' answer as any[]
+  fetchSockets(this: RedisAdapter, opts: BroadcastOptions): Promise<any[]>;
+};
 
 class ResilientRedisAdapter extends RedisAdapter {
   constructor(

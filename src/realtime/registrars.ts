@@ -5,4 +5,9 @@ import { registerWebrtcSocket } from '../modules/webrtc/webrtc.socket.js';
 import type { SocketRegistrar } from './io.js';
 
 /** Every feature's socket handlers. */
-export const socketRegistrars: SocketRegistrar[] = [registerActivityLogSocket, registerChatSocket, registerMatchesSocket, registerWebrtcSocket];
+export const socketRegistrars: SocketRegistrar[] = [
+  registerActivityLogSocket,
+  registerChatSocket,
+  registerMatchesSocket,
+  registerWebrtcSocket,
+];

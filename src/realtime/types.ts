@@ -123,7 +123,12 @@ export interface ServerToClientEvents {
   match_request_received: (payload: MatchNotification) => void;
   match_accepted: (payload: MatchNotification) => void;
   match_cancelled: (payload: MatchNotification) => void;
-  recording_suggestions_created: (payload: { eventSlug: string; runId: string; toBeRecorded: number; toRecord: number }) => void;
+  recording_suggestions_created: (payload: {
+    eventSlug: string;
+    runId: string;
+    toBeRecorded: number;
+    toRecord: number;
+  }) => void;
   activity_log_entry: (entry: ActivityLogEntryPayload) => void;
   webrtc_signal: (payload: WebrtcSignalRelay) => void;
   transfer_updated: (payload: TransferPayload) => void;

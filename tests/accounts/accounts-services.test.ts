@@ -20,7 +20,9 @@ describe('AuthService', () => {
     try {
       expect(hash).not.toHaveBeenCalled();
       for (let i = 0; i < 2; i++) {
-        const res = await api(container).post('/api/auth/login').send({ email: `${unique('ghost')}@example.test`, password: 'whatever1' });
+        const res = await api(container)
+          .post('/api/auth/login')
+          .send({ email: `${unique('ghost')}@example.test`, password: 'whatever1' });
         expect(res.status).toBe(401);
       }
       expect(hash).toHaveBeenCalledTimes(1);
@@ -41,7 +43,9 @@ describe('AuthService', () => {
       const res = await api(later).post('/api/auth/reset-password').send({ token, newPassword: 'brand-new-pw' });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_RESET_TOKEN');
-      expect(await prisma.activityLog.count({ where: { userId: user.id, action: 'password_reset', success: false } })).toBe(1);
+      expect(
+        await prisma.activityLog.count({ where: { userId: user.id, action: 'password_reset', success: false } }),
+      ).toBe(1);
     } finally {
       await later.close();
     }
@@ -59,7 +63,9 @@ describe('AuthService', () => {
       expect(res.status).toBe(201);
       // the link and code are created when the mail is sent (docs/security-hardening.md)
       await container.mailQueue.startWorker();
-      await until(async () => (await prisma.user.findUniqueOrThrow({ where: { username } })).verificationExpiresAt !== null);
+      await until(
+        async () => (await prisma.user.findUniqueOrThrow({ where: { username } })).verificationExpiresAt !== null,
+      );
       const row = await prisma.user.findUniqueOrThrow({ where: { username } });
       const expected = before + offset + 24 * 60 * 60 * 1000;
       expect(row.verificationExpiresAt!.getTime()).toBeGreaterThanOrEqual(expected);

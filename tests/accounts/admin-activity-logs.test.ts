@@ -13,7 +13,11 @@ const record = (activity: ActivityRecord, username: string | null = null) =>
 describe('admin activity-log endpoints', () => {
   it('refuses non-admins with 403 "Admin access required" and anonymous callers with 401', async () => {
     const { auth } = await createUser();
-    for (const path of ['/api/admin/activity-logs', '/api/admin/activity-logs/actions', '/api/admin/activity-logs/stats']) {
+    for (const path of [
+      '/api/admin/activity-logs',
+      '/api/admin/activity-logs/actions',
+      '/api/admin/activity-logs/stats',
+    ]) {
       const res = await api().get(path).set('Authorization', auth);
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ success: false, error: 'Admin access required', code: 'ADMIN_REQUIRED' });
@@ -34,30 +38,59 @@ describe('admin activity-log endpoints', () => {
     expect(page1.body.pagination).toEqual({ page: 1, limit: 50, total: 55, totalPages: 2 });
     expect(page1.body.data[0].metadata).toEqual({ i: 54 });
     expect(Object.keys(page1.body.data[0]).sort()).toEqual(
-      ['action', 'category', 'createdAt', 'id', 'ip', 'metadata', 'method', 'path', 'resource', 'success', 'userId', 'username'].sort(),
+      [
+        'action',
+        'category',
+        'createdAt',
+        'id',
+        'ip',
+        'metadata',
+        'method',
+        'path',
+        'resource',
+        'success',
+        'userId',
+        'username',
+      ].sort(),
     );
-    const page2 = await api().get('/api/admin/activity-logs').query({ action, page: 2 }).set('Authorization', admin.auth);
+    const page2 = await api()
+      .get('/api/admin/activity-logs')
+      .query({ action, page: 2 })
+      .set('Authorization', admin.auth);
     expect(page2.body.count).toBe(5);
     expect(page2.body.data[4].metadata).toEqual({ i: 0 });
 
-    const failures = await api().get('/api/admin/activity-logs').query({ username, success: 'false', category: 'event' }).set('Authorization', admin.auth);
+    const failures = await api()
+      .get('/api/admin/activity-logs')
+      .query({ username, success: 'false', category: 'event' })
+      .set('Authorization', admin.auth);
     expect(failures.body.pagination.total).toBe(11);
-    const none = await api().get('/api/admin/activity-logs').query({ action, category: 'auth' }).set('Authorization', admin.auth);
+    const none = await api()
+      .get('/api/admin/activity-logs')
+      .query({ action, category: 'auth' })
+      .set('Authorization', admin.auth);
     expect(none.body.pagination.total).toBe(0);
-    const future = await api().get('/api/admin/activity-logs').query({ action, from: new Date(Date.now() + 60_000).toISOString() }).set('Authorization', admin.auth);
+    const future = await api()
+      .get('/api/admin/activity-logs')
+      .query({ action, from: new Date(Date.now() + 60_000).toISOString() })
+      .set('Authorization', admin.auth);
     expect(future.body.pagination.total).toBe(0);
-    const past = await api().get('/api/admin/activity-logs').query({ action, to: new Date(Date.now() + 60_000).toISOString() }).set('Authorization', admin.auth);
+    const past = await api()
+      .get('/api/admin/activity-logs')
+      .query({ action, to: new Date(Date.now() + 60_000).toISOString() })
+      .set('Authorization', admin.auth);
     expect(past.body.pagination.total).toBe(55);
   });
 
-  it.each([
-    [{ page: '0' }], [{ page: 'x' }], [{ category: 'nope' }], [{ success: 'maybe' }], [{ from: 'yesterday' }],
-  ])('refuses the query %j with 400', async (q) => {
-    const admin = await createAdmin();
-    const res = await api().get('/api/admin/activity-logs').query(q).set('Authorization', admin.auth);
-    expect(res.status).toBe(400);
-    expect(res.body.error).toBe('Validation failed');
-  });
+  it.each([[{ page: '0' }], [{ page: 'x' }], [{ category: 'nope' }], [{ success: 'maybe' }], [{ from: 'yesterday' }]])(
+    'refuses the query %j with 400',
+    async (q) => {
+      const admin = await createAdmin();
+      const res = await api().get('/api/admin/activity-logs').query(q).set('Authorization', admin.auth);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('Validation failed');
+    },
+  );
 
   it('lists distinct actions and answers statistics', async () => {
     const admin = await createAdmin();
@@ -94,14 +127,25 @@ describe('live activity log over Socket.IO', () => {
     const userSocket = await connectSocket(server.url, plain.token);
     try {
       expect(await emitAck(adminSocket, 'join_admin_activity_logs')).toEqual({ success: true });
-      expect(await emitAck(userSocket, 'join_admin_activity_logs')).toEqual({ success: false, error: 'Admin access required', code: 'ADMIN_REQUIRED' });
+      expect(await emitAck(userSocket, 'join_admin_activity_logs')).toEqual({
+        success: false,
+        error: 'Admin access required',
+        code: 'ADMIN_REQUIRED',
+      });
 
       const loginUser = await createUser();
       const got = nextEvent<Record<string, unknown>>(adminSocket, 'activity_log_entry');
       const notGot = receivesWithin(userSocket, 'activity_log_entry', 500);
-      const res = await server.request.post('/api/auth/login').send({ email: loginUser.user.email, password: loginUser.password });
+      const res = await server.request
+        .post('/api/auth/login')
+        .send({ email: loginUser.user.email, password: loginUser.password });
       expect(res.status).toBe(200);
-      await expect(got).resolves.toMatchObject({ category: 'auth', action: 'login', username: loginUser.user.username, success: true });
+      await expect(got).resolves.toMatchObject({
+        category: 'auth',
+        action: 'login',
+        username: loginUser.user.username,
+        success: true,
+      });
       await expect(notGot).resolves.toBe(false);
     } finally {
       adminSocket.close();

@@ -39,19 +39,36 @@ describe('CSRF protection (CSRF_ENABLED)', () => {
   it('accepts the header X-CSRF-Token together with the cookies from GET /csrf-token', async () => {
     const { token, cookies } = await freshToken();
     const { user, password, auth } = await createUser();
-    const login = await api().post('/api/auth/login').set('Cookie', cookies).set('X-CSRF-Token', token).send({ email: user.email, password });
+    const login = await api()
+      .post('/api/auth/login')
+      .set('Cookie', cookies)
+      .set('X-CSRF-Token', token)
+      .send({ email: user.email, password });
     expect(login.status).toBe(200);
-    const patch = await api().patch('/api/users/me').set('Authorization', auth).set('Cookie', cookies).set('X-CSRF-Token', token).send({ city: 'Lyon' });
+    const patch = await api()
+      .patch('/api/users/me')
+      .set('Authorization', auth)
+      .set('Cookie', cookies)
+      .set('X-CSRF-Token', token)
+      .send({ city: 'Lyon' });
     expect(patch.status).toBe(200);
   });
 
-  it('refuses a token without its cookies, with another client\'s cookies, or a tampered token', async () => {
+  it("refuses a token without its cookies, with another client's cookies, or a tampered token", async () => {
     const a = await freshToken();
     const b = await freshToken();
     const body = { email: 'nobody@example.test', password: 'x' };
     const noCookie = await api().post('/api/auth/login').set('X-CSRF-Token', a.token).send(body);
-    const crossed = await api().post('/api/auth/login').set('Cookie', b.cookies).set('X-CSRF-Token', a.token).send(body);
-    const tampered = await api().post('/api/auth/login').set('Cookie', a.cookies).set('X-CSRF-Token', `${a.token.slice(0, -2)}00`).send(body);
+    const crossed = await api()
+      .post('/api/auth/login')
+      .set('Cookie', b.cookies)
+      .set('X-CSRF-Token', a.token)
+      .send(body);
+    const tampered = await api()
+      .post('/api/auth/login')
+      .set('Cookie', a.cookies)
+      .set('X-CSRF-Token', `${a.token.slice(0, -2)}00`)
+      .send(body);
     for (const res of [noCookie, crossed, tampered]) expect(res.status).toBe(403);
   });
 
@@ -124,7 +141,9 @@ describe('rate limiting (RATE_LIMIT_ENABLED)', () => {
     const c = testConfig();
     expect(c.rateLimit.enabled).toBe(false);
     for (let i = 0; i < 7; i++) {
-      expect((await api().post('/api/auth/resend-verification').send({ email: 'nobody@example.test' })).status).toBe(200);
+      expect((await api().post('/api/auth/resend-verification').send({ email: 'nobody@example.test' })).status).toBe(
+        200,
+      );
     }
   });
 });

@@ -12,8 +12,12 @@ describe('PasswordHasher', () => {
     const hasher = new PasswordHasher({ rounds: 4, concurrency: 1, maxQueued: 2, retryAfterSeconds: 3 });
     const hash = await hasher.hash('secret123');
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => hasher.compare('secret123', hash)));
-    expect(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<boolean>).value)).toEqual([true, true, true]);
-    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as AppError);
+    expect(
+      results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<boolean>).value),
+    ).toEqual([true, true, true]);
+    const refused = results
+      .filter((r) => r.status === 'rejected')
+      .map((r) => (r as PromiseRejectedResult).reason as AppError);
     expect(refused).toHaveLength(2);
     for (const err of refused) {
       expect(err).toBeInstanceOf(AppError);
@@ -36,7 +40,9 @@ describe('logins and bounded hashing', () => {
     const container = createTestContainer({}, { passwordHasher: hasher });
     try {
       await hasher.compareWithDummy('warm-up'); // the dummy hash exists: each login is one comparison
-      const results = await Promise.all(Array.from({ length: 12 }, () => api(container).post('/api/auth/login').send(ghostLogin())));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => api(container).post('/api/auth/login').send(ghostLogin())),
+      );
       const statuses = results.map((r) => r.status);
       expect(statuses.every((s) => s === 401 || s === 503)).toBe(true);
       const unavailable = results.filter((r) => r.status === 503);
@@ -80,22 +86,31 @@ describe('logins and bounded hashing', () => {
 });
 
 describe('failed e-mail verifications in the activity log', () => {
-  it('200 anonymous GET /auth/verify-email?token=x from one address write one activity-log row; the next minute\'s row counts them', async () => {
+  it("200 anonymous GET /auth/verify-email?token=x from one address write one activity-log row; the next minute's row counts them", async () => {
     let offsetMs = 0;
     const container = createTestContainer({}, { clock: { now: () => new Date(Date.now() + offsetMs) } });
     const since = new Date();
     try {
       const results = [];
       for (let i = 0; i < 200; i += 20) {
-        results.push(...(await Promise.all(Array.from({ length: 20 }, () => api(container).get('/api/auth/verify-email?token=x')))));
+        results.push(
+          ...(await Promise.all(
+            Array.from({ length: 20 }, () => api(container).get('/api/auth/verify-email?token=x')),
+          )),
+        );
       }
       expect(results.every((r) => r.status === 400 && r.body.code === 'INVALID_VERIFICATION_TOKEN')).toBe(true);
-      const rows = await prisma.activityLog.findMany({ where: { action: 'email_verify', success: false, createdAt: { gte: since } } });
+      const rows = await prisma.activityLog.findMany({
+        where: { action: 'email_verify', success: false, createdAt: { gte: since } },
+      });
       expect(rows).toHaveLength(1);
       expect(rows[0].metadata).toEqual({ method: 'link', failures: 1 });
       offsetMs = 61_000;
       expect((await api(container).get('/api/auth/verify-email?token=y')).status).toBe(400);
-      const later = await prisma.activityLog.findMany({ where: { action: 'email_verify', success: false, createdAt: { gte: since } }, orderBy: { id: 'asc' } });
+      const later = await prisma.activityLog.findMany({
+        where: { action: 'email_verify', success: false, createdAt: { gte: since } },
+        orderBy: { id: 'asc' },
+      });
       expect(later.map((r) => r.metadata)).toEqual([
         { method: 'link', failures: 1 },
         { method: 'link', failures: 200 },

@@ -35,14 +35,18 @@ interface Instance {
 
 async function startInstance(redisUrl: string): Promise<Instance> {
   const port = await freePort();
-  const child = spawnTs('src/server.ts', [], childEnv({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    REDIS_URL: redisUrl,
-    RATE_LIMIT_ENABLED: 'true',
-    RATE_LIMIT_AUTH_MAX: '3',
-    LOG_LEVEL: 'info',
-  }));
+  const child = spawnTs(
+    'src/server.ts',
+    [],
+    childEnv({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REDIS_URL: redisUrl,
+      RATE_LIMIT_ENABLED: 'true',
+      RATE_LIMIT_AUTH_MAX: '3',
+      LOG_LEVEL: 'info',
+    }),
+  );
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`instance did not start:\n${output}`)), 30_000);
@@ -96,7 +100,9 @@ describe('REDIS_URL: state shared by several instances', () => {
     try {
       expect(await emitAck(socket, 'join_admin_activity_logs')).toEqual({ success: true });
       const got = nextEvent<Record<string, unknown>>(socket, 'activity_log_entry', 5000);
-      const res = await supertest(b!.url).post('/api/auth/login').send({ email: user.user.email, password: user.password });
+      const res = await supertest(b!.url)
+        .post('/api/auth/login')
+        .send({ email: user.user.email, password: user.password });
       expect(res.status).toBe(200);
       await expect(got).resolves.toMatchObject({ action: 'login', username: user.user.username });
     } finally {
@@ -104,7 +110,7 @@ describe('REDIS_URL: state shared by several instances', () => {
     }
   });
 
-  it('presence spans instances: deltas only for a user\'s first socket joined and last socket gone, wherever they are', async () => {
+  it("presence spans instances: deltas only for a user's first socket joined and last socket gone, wherever they are", async () => {
     if (!redisUrl) return;
     const event = await createEvent({ withChatRoom: true });
     const watcher = await createUser();
@@ -117,7 +123,11 @@ describe('REDIS_URL: state shared by several instances', () => {
       expect(await emitAck(w, 'join_event_room', event.slug)).toMatchObject({ success: true });
       const joined = nextEvent(w, 'user_joined', 5000);
       await emitAck(onB, 'join_event_room', event.slug);
-      await expect(joined).resolves.toEqual({ userId: mover.user.id, username: mover.user.username, avatar: mover.user.avatar });
+      await expect(joined).resolves.toEqual({
+        userId: mover.user.id,
+        username: mover.user.username,
+        avatar: mover.user.avatar,
+      });
 
       // the second socket (other instance) joins, then the first one leaves: no delta
       const quiet = receivesWithin(w, 'user_joined', 500);
@@ -162,7 +172,10 @@ describe('REDIS_URL set but Redis unreachable', () => {
     instance = await startInstance('redis://127.0.0.1:1/0');
     const res = await supertest(instance.url).get('/api/health').timeout(10_000);
     expect(res.status).toBe(200);
-    const login = await supertest(instance.url).post('/api/auth/login').send({ email: 'nobody@example.test', password: 'x' }).timeout(10_000);
+    const login = await supertest(instance.url)
+      .post('/api/auth/login')
+      .send({ email: 'nobody@example.test', password: 'x' })
+      .timeout(10_000);
     expect(login.status).toBe(401);
   }, 30_000);
 });

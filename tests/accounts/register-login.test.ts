@@ -8,8 +8,22 @@ import { codeFromMail, installSmtpCapture, tokenFromLink, type SmtpCapture } fro
 import { testConfig, withTestContainer } from '../helpers/container';
 
 const USER_FIELDS = [
-  'avatar', 'city', 'country', 'createdAt', 'email', 'emailVerified', 'facebookUrl', 'firstName', 'id',
-  'instagramUrl', 'isAdmin', 'lastName', 'registryId', 'tiktokUrl', 'username', 'youtubeUrl',
+  'avatar',
+  'city',
+  'country',
+  'createdAt',
+  'email',
+  'emailVerified',
+  'facebookUrl',
+  'firstName',
+  'id',
+  'instagramUrl',
+  'isAdmin',
+  'lastName',
+  'registryId',
+  'tiktokUrl',
+  'username',
+  'youtubeUrl',
 ].sort();
 
 function newAccount() {
@@ -80,7 +94,9 @@ describe('registration', () => {
 
   it('ignores isAdmin and emailVerified in the body (no mass assignment)', async () => {
     const account = newAccount();
-    const res = await api().post('/api/auth/register').send({ ...account, isAdmin: true, emailVerified: true, failedLoginAttempts: 99 });
+    const res = await api()
+      .post('/api/auth/register')
+      .send({ ...account, isAdmin: true, emailVerified: true, failedLoginAttempts: 99 });
     expect(res.status).toBe(201);
     const row = await prisma.user.findUniqueOrThrow({ where: { username: account.username } });
     expect(row).toMatchObject({ isAdmin: false, emailVerified: false, failedLoginAttempts: 0 });
@@ -109,12 +125,16 @@ describe('registration', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, error: 'Validation failed', code: 'VALIDATION_ERROR' });
     expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
-    expect(await prisma.user.count({ where: { email: typeof account.email === 'string' ? account.email : '' } })).toBe(0);
+    expect(await prisma.user.count({ where: { email: typeof account.email === 'string' ? account.email : '' } })).toBe(
+      0,
+    );
   });
 
   it('accepts a username of exactly 3 and of exactly 50 characters', async () => {
     for (const username of [`u${unique('').slice(-2)}`, `x${unique('')}`.padEnd(50, '_')]) {
-      const res = await api().post('/api/auth/register').send({ username, email: `${unique('e')}@example.test`, password: 'secret1' });
+      const res = await api()
+        .post('/api/auth/register')
+        .send({ username, email: `${unique('e')}@example.test`, password: 'secret1' });
       expect(res.status).toBe(201);
     }
   });
@@ -122,10 +142,14 @@ describe('registration', () => {
   it('refuses a duplicate e-mail (409 "Email already registered") and username (409 "Username already taken")', async () => {
     const account = newAccount();
     expect((await api().post('/api/auth/register').send(account)).status).toBe(201);
-    const sameEmail = await api().post('/api/auth/register').send({ ...newAccount(), email: account.email.toUpperCase() });
+    const sameEmail = await api()
+      .post('/api/auth/register')
+      .send({ ...newAccount(), email: account.email.toUpperCase() });
     expect(sameEmail.status).toBe(409);
     expect(sameEmail.body).toMatchObject({ success: false, error: 'Email already registered', code: 'EMAIL_TAKEN' });
-    const sameName = await api().post('/api/auth/register').send({ ...newAccount(), username: account.username });
+    const sameName = await api()
+      .post('/api/auth/register')
+      .send({ ...newAccount(), username: account.username });
     expect(sameName.status).toBe(409);
     expect(sameName.body).toMatchObject({ success: false, error: 'Username already taken', code: 'USERNAME_TAKEN' });
   });
@@ -135,17 +159,23 @@ describe('registration', () => {
     const first = await api().post('/api/auth/register').send(account);
     expect(first.status).toBe(201);
     expect(first.body.data.user.username).toBe(account.username);
-    const lower = await api().post('/api/auth/register').send({ ...newAccount(), username: account.username.toLowerCase() });
+    const lower = await api()
+      .post('/api/auth/register')
+      .send({ ...newAccount(), username: account.username.toLowerCase() });
     expect(lower.status).toBe(409);
     expect(lower.body).toMatchObject({ success: false, error: 'Username already taken', code: 'USERNAME_TAKEN' });
-    const upper = await api().post('/api/auth/register').send({ ...newAccount(), username: account.username.toUpperCase() });
+    const upper = await api()
+      .post('/api/auth/register')
+      .send({ ...newAccount(), username: account.username.toUpperCase() });
     expect(upper.status).toBe(409);
     expect(await prisma.user.count({ where: { username: { equals: account.username, mode: 'insensitive' } } })).toBe(1);
   });
 
   it('refuses a registryId that is a number, not a string (400 with details)', async () => {
     const account = newAccount();
-    const res = await api().post('/api/auth/register').send({ ...account, registryId: 12345 });
+    const res = await api()
+      .post('/api/auth/register')
+      .send({ ...account, registryId: 12345 });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
     expect(res.body.details).toEqual([expect.objectContaining({ field: 'registryId' })]);
@@ -172,7 +202,9 @@ describe('registration', () => {
       smtp.setDown(false);
     }
     const mail = await smtp.mailTo(account.email, 30_000);
-    const verify = await api().get('/api/auth/verify-email').query({ token: tokenFromLink(mail.text, '/verify-email') });
+    const verify = await api()
+      .get('/api/auth/verify-email')
+      .query({ token: tokenFromLink(mail.text, '/verify-email') });
     expect(verify.status).toBe(200);
     expect((await prisma.user.findUniqueOrThrow({ where: { email: account.email } })).emailVerified).toBe(true);
   });
@@ -181,7 +213,9 @@ describe('registration', () => {
 describe('login', () => {
   it('answers 200 with data { token, user } for the right password', async () => {
     const { user, password } = await createUser();
-    const res = await api().post('/api/auth/login').send({ email: ` ${user.email.toUpperCase()} `, password });
+    const res = await api()
+      .post('/api/auth/login')
+      .send({ email: ` ${user.email.toUpperCase()} `, password });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data).sort()).toEqual(['token', 'user']);
     expect(Object.keys(res.body.data.user).sort()).toEqual(USER_FIELDS);
@@ -194,12 +228,16 @@ describe('login', () => {
   it('answers a wrong password and an unknown e-mail identically (401 "Invalid email or password")', async () => {
     const { user } = await createUser();
     const wrong = await api().post('/api/auth/login').send({ email: user.email, password: 'wrong-password' });
-    const unknown = await api().post('/api/auth/login').send({ email: `${unique('nobody')}@example.test`, password: 'wrong-password' });
+    const unknown = await api()
+      .post('/api/auth/login')
+      .send({ email: `${unique('nobody')}@example.test`, password: 'wrong-password' });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.body).toEqual({ success: false, error: 'Invalid email or password', code: 'INVALID_CREDENTIALS' });
     expect(unknown.body).toEqual(wrong.body);
-    expect(await prisma.activityLog.count({ where: { userId: user.id, action: 'login_failed', success: false } })).toBe(1);
+    expect(await prisma.activityLog.count({ where: { userId: user.id, action: 'login_failed', success: false } })).toBe(
+      1,
+    );
   });
 
   it.each([
@@ -221,7 +259,11 @@ describe('login', () => {
     }
     const fifth = await api().post('/api/auth/login').send({ email: user.email, password: 'wrong' });
     expect(fifth.status).toBe(423);
-    expect(fifth.body).toMatchObject({ success: false, error: 'Account is locked. Try again in 15 minute(s).', code: 'ACCOUNT_LOCKED' });
+    expect(fifth.body).toMatchObject({
+      success: false,
+      error: 'Account is locked. Try again in 15 minute(s).',
+      code: 'ACCOUNT_LOCKED',
+    });
     expect(fifth.body.retryAfter).toBeGreaterThan(14 * 60);
     expect(fifth.body.retryAfter).toBeLessThanOrEqual(15 * 60);
     expect(Number(fifth.headers['retry-after'])).toBe(fifth.body.retryAfter);
@@ -238,7 +280,10 @@ describe('login', () => {
 
   it('tells the remaining time in minutes, rounded up', async () => {
     const { user } = await createUser();
-    await prisma.user.update({ where: { id: user.id }, data: { failedLoginAttempts: 5, lockedUntil: new Date(Date.now() + 61_000) } });
+    await prisma.user.update({
+      where: { id: user.id },
+      data: { failedLoginAttempts: 5, lockedUntil: new Date(Date.now() + 61_000) },
+    });
     const res = await api().post('/api/auth/login').send({ email: user.email, password: 'whatever' });
     expect(res.status).toBe(423);
     expect(res.body.error).toBe('Account is locked. Try again in 2 minute(s).');
@@ -246,7 +291,10 @@ describe('login', () => {
 
   it('unlocks automatically after the lock duration and counts afresh', async () => {
     const { user, password } = await createUser();
-    await prisma.user.update({ where: { id: user.id }, data: { failedLoginAttempts: 5, lockedUntil: new Date(Date.now() - 1000) } });
+    await prisma.user.update({
+      where: { id: user.id },
+      data: { failedLoginAttempts: 5, lockedUntil: new Date(Date.now() - 1000) },
+    });
     const wrong = await api().post('/api/auth/login').send({ email: user.email, password: 'wrong' });
     expect(wrong.status).toBe(401);
     expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).failedLoginAttempts).toBe(1);
@@ -268,7 +316,9 @@ describe('login', () => {
     const { user } = await createUser();
     await prisma.user.update({ where: { id: user.id }, data: { failedLoginAttempts: 0 } });
     const results = await withTestContainer({ lockout: { maxAttempts: 1000, minutes: 15 } }, (c) =>
-      Promise.all(Array.from({ length: 12 }, () => api(c).post('/api/auth/login').send({ email: user.email, password: 'wrong' }))),
+      Promise.all(
+        Array.from({ length: 12 }, () => api(c).post('/api/auth/login').send({ email: user.email, password: 'wrong' })),
+      ),
     );
     expect(results.every((r) => r.status === 401)).toBe(true);
     expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).failedLoginAttempts).toBe(12);
@@ -276,7 +326,9 @@ describe('login', () => {
 
   it('gives no token to the right password sent after 18 parallel wrong ones: the lock is decided before comparing', async () => {
     const { user, password } = await createUser();
-    const wrong = Array.from({ length: 18 }, () => api().post('/api/auth/login').send({ email: user.email, password: 'wrong' }));
+    const wrong = Array.from({ length: 18 }, () =>
+      api().post('/api/auth/login').send({ email: user.email, password: 'wrong' }),
+    );
     const right = api().post('/api/auth/login').send({ email: user.email, password });
     const results = await Promise.all([...wrong, right]);
     const statuses = results.map((r) => r.status);
@@ -292,7 +344,9 @@ describe('login', () => {
 
   it('never locks the account for ten logins with the right password at once (issue 23): all answer 200', async () => {
     const { user, password } = await createUser();
-    const results = await Promise.all(Array.from({ length: 10 }, () => api().post('/api/auth/login').send({ email: user.email, password })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => api().post('/api/auth/login').send({ email: user.email, password })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
     const row = await prisma.user.findUniqueOrThrow({ where: { id: user.id } });
     expect(row).toMatchObject({ failedLoginAttempts: 0, lockedUntil: null });
@@ -303,7 +357,9 @@ describe('login', () => {
 
   it('still locks for ten wrong passwords at once (issue 23): 4 × 401, the rest 423, the account locked', async () => {
     const { user, password } = await createUser();
-    const results = await Promise.all(Array.from({ length: 10 }, () => api().post('/api/auth/login').send({ email: user.email, password: 'wrong' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => api().post('/api/auth/login').send({ email: user.email, password: 'wrong' })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(4);
     expect(statuses.filter((s) => s === 423)).toHaveLength(6);
@@ -346,9 +402,14 @@ describe('access tokens', () => {
   it('refuses alg none, a wrong signature, an expired token and a deleted user with 401 "Invalid or expired token"', async () => {
     const { user, token } = await createUser();
     const none = jwt.sign({}, '', { algorithm: 'none', subject: String(user.id) });
-    const wrongSig = jwt.sign({}, 'another-secret-another-secret-another-secret', { algorithm: 'HS256', subject: String(user.id) });
+    const wrongSig = jwt.sign({}, 'another-secret-another-secret-another-secret', {
+      algorithm: 'HS256',
+      subject: String(user.id),
+    });
     const hs512 = jwt.sign({}, process.env.JWT_SECRET!, { algorithm: 'HS512', subject: String(user.id) });
-    const expired = jwt.sign({ exp: Math.floor(Date.now() / 1000) - 5 }, process.env.JWT_SECRET!, { subject: String(user.id) });
+    const expired = jwt.sign({ exp: Math.floor(Date.now() / 1000) - 5 }, process.env.JWT_SECRET!, {
+      subject: String(user.id),
+    });
     const tampered = `${token.split('.')[0]}.${Buffer.from(JSON.stringify({ sub: '1', exp: 9999999999 })).toString('base64url')}.${token.split('.')[2]}`;
     for (const t of [none, wrongSig, hs512, expired, tampered]) {
       const res = await api().get('/api/users/me').set('Authorization', `Bearer ${t}`);

@@ -35,15 +35,23 @@ const registry = useHttpStub(async (req, res) => {
         // All-Stars spelled ALS, leader placements as an object
         res.writeHead(200, { 'content-type': 'application/json' }).end(
           JSON.stringify({
-            leader: { dancer: { first_name: 'Al', last_name: 'Star', wscid: 777 }, placements: { 'West Coast Swing': { ALS: { division: { abbreviation: 'ALS' }, total_points: '12' } } } },
+            leader: {
+              dancer: { first_name: 'Al', last_name: 'Star', wscid: 777 },
+              placements: { 'West Coast Swing': { ALS: { division: { abbreviation: 'ALS' }, total_points: '12' } } },
+            },
             follower: { dancer: { first_name: 'Al', last_name: 'Star', wscid: 777 }, placements: [] },
-            dancer_first: 'Al', dancer_last: 'Star', dancer_wsdcid: 777, short_dominate_role: 'Leader',
+            dancer_first: 'Al',
+            dancer_last: 'Star',
+            dancer_wsdcid: 777,
+            short_dominate_role: 'Leader',
           }),
         );
       } else if (num === '404') {
         res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not found</body></html>');
       } else {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ leader: { type: 'none' }, follower: [] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ leader: { type: 'none' }, follower: [] }));
       }
       return;
     case '/slow':
@@ -100,7 +108,13 @@ describe('GET /registry/lookup', () => {
   it('maps ALS to ALL and reads placements given as an object on the leader side', async () => {
     const res = await registryApi().get('/api/registry/lookup').query({ id: '777' });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ registryId: '777', firstName: 'Al', lastName: 'Star', primaryRole: 'Leader', divisions: [{ abbreviation: 'ALL', points: 12, role: 'Leader' }] });
+    expect(res.body.data).toEqual({
+      registryId: '777',
+      firstName: 'Al',
+      lastName: 'Star',
+      primaryRole: 'Leader',
+      divisions: [{ abbreviation: 'ALL', points: 12, role: 'Leader' }],
+    });
   });
 
   it('caches results: a second lookup does not reach the registry', async () => {
@@ -113,7 +127,11 @@ describe('GET /registry/lookup', () => {
     for (const id of ['404', '123']) {
       const res = await registryApi().get('/api/registry/lookup').query({ id });
       expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ success: false, error: 'Dancer not found in registry', code: 'REGISTRY_DANCER_NOT_FOUND' });
+      expect(res.body).toMatchObject({
+        success: false,
+        error: 'Dancer not found in registry',
+        code: 'REGISTRY_DANCER_NOT_FOUND',
+      });
     }
   });
 

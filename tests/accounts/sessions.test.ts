@@ -3,7 +3,14 @@ import { prisma } from '../helpers/db';
 import { createAdmin, createEvent, createUser, ensureEventRoom, joinEvent, type TestUser } from '../helpers/factories';
 import { testConfig } from '../helpers/container';
 import { useTestServer } from '../helpers/server';
-import { connectSocket, emitAck, nextEvent, receivesWithin, useSocketClients, type ClientSocket } from '../helpers/socket';
+import {
+  connectSocket,
+  emitAck,
+  nextEvent,
+  receivesWithin,
+  useSocketClients,
+  type ClientSocket,
+} from '../helpers/socket';
 import { sha256 } from '../../src/lib/ids';
 
 /** Resolves when the server disconnected the socket (rejects after 3 s). */
@@ -65,7 +72,9 @@ describe('sessions end with a password change or reset', () => {
       where: { id: me.user.id },
       data: { resetTokenHash: sha256(resetToken), resetExpiresAt: new Date(Date.now() + 60_000) },
     });
-    const res = await server.request.post('/api/auth/reset-password').send({ token: resetToken, newPassword: 'after-reset' });
+    const res = await server.request
+      .post('/api/auth/reset-password')
+      .send({ token: resetToken, newPassword: 'after-reset' });
     expect(res.status).toBe(200);
     await expect(gone).resolves.toBe('io server disconnect');
     expect((await server.request.get('/api/users/me').set('Authorization', me.auth)).status).toBe(401);
@@ -135,7 +144,9 @@ describe('the activity-log stream follows the current role', () => {
   };
   const someLogin = async () => {
     const u = await createUser();
-    expect((await server.request.post('/api/auth/login').send({ email: u.user.email, password: u.password })).status).toBe(200);
+    expect(
+      (await server.request.post('/api/auth/login').send({ email: u.user.email, password: u.password })).status,
+    ).toBe(200);
     return u;
   };
 
@@ -159,7 +170,11 @@ describe('the activity-log stream follows the current role', () => {
     const got = receivesWithin(socket, 'activity_log_entry', 700);
     await someLogin();
     await expect(got).resolves.toBe(false);
-    expect(await emitAck(socket, 'join_admin_activity_logs')).toEqual({ success: false, error: 'Admin access required', code: 'ADMIN_REQUIRED' });
+    expect(await emitAck(socket, 'join_admin_activity_logs')).toEqual({
+      success: false,
+      error: 'Admin access required',
+      code: 'ADMIN_REQUIRED',
+    });
   });
 
   it('a user promoted while connected may join the stream without reconnecting', async () => {

@@ -14,7 +14,13 @@ async function registered() {
   const res = await api().post('/api/auth/register').send({ username, email, password: 'secret123' });
   expect(res.status).toBe(201);
   const mail = await smtp.mailTo(email);
-  return { email, id: res.body.data.user.id as number, token: res.body.data.token as string, link: tokenFromLink(mail.text, '/verify-email'), code: codeFromMail(mail.text) };
+  return {
+    email,
+    id: res.body.data.user.id as number,
+    token: res.body.data.token as string,
+    link: tokenFromLink(mail.text, '/verify-email'),
+    code: codeFromMail(mail.text),
+  };
 }
 
 const verified = async (id: number) => (await prisma.user.findUniqueOrThrow({ where: { id } })).emailVerified;
@@ -26,10 +32,19 @@ describe('e-mail verification by link token', () => {
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     const row = await prisma.user.findUniqueOrThrow({ where: { id: u.id } });
-    expect(row).toMatchObject({ emailVerified: true, verificationTokenHash: null, verificationCodeHash: null, verificationExpiresAt: null });
+    expect(row).toMatchObject({
+      emailVerified: true,
+      verificationTokenHash: null,
+      verificationCodeHash: null,
+      verificationExpiresAt: null,
+    });
     const again = await api().get('/api/auth/verify-email').query({ token: u.link });
     expect(again.status).toBe(400);
-    expect(again.body).toMatchObject({ success: false, error: 'Invalid or expired verification token', code: 'INVALID_VERIFICATION_TOKEN' });
+    expect(again.body).toMatchObject({
+      success: false,
+      error: 'Invalid or expired verification token',
+      code: 'INVALID_VERIFICATION_TOKEN',
+    });
     expect(await prisma.activityLog.count({ where: { userId: u.id, action: 'email_verify', success: true } })).toBe(1);
   });
 
@@ -43,7 +58,13 @@ describe('e-mail verification by link token', () => {
   });
 
   it('refuses an unknown token (400) and a missing token (400 "Validation failed")', async () => {
-    expect((await api().get('/api/auth/verify-email').query({ token: 'x'.repeat(43) })).status).toBe(400);
+    expect(
+      (
+        await api()
+          .get('/api/auth/verify-email')
+          .query({ token: 'x'.repeat(43) })
+      ).status,
+    ).toBe(400);
     const missing = await api().get('/api/auth/verify-email');
     expect(missing.status).toBe(400);
     expect(missing.body.error).toBe('Validation failed');
@@ -81,7 +102,9 @@ describe('e-mail verification by code', () => {
   it('counts parallel guesses exactly: at most 5 of 20 are even compared', async () => {
     const u = await registered();
     const wrong = u.code === '000000' ? '111111' : '000000';
-    await Promise.all(Array.from({ length: 20 }, () => api().post('/api/auth/verify-code').send({ email: u.email, code: wrong })));
+    await Promise.all(
+      Array.from({ length: 20 }, () => api().post('/api/auth/verify-code').send({ email: u.email, code: wrong })),
+    );
     expect((await prisma.user.findUniqueOrThrow({ where: { id: u.id } })).verificationAttempts).toBe(5);
   });
 
@@ -104,7 +127,9 @@ describe('e-mail verification by code', () => {
   });
 
   it('answers an unknown e-mail like a wrong code', async () => {
-    const res = await api().post('/api/auth/verify-code').send({ email: `${unique('x')}@example.test`, code: '123456' });
+    const res = await api()
+      .post('/api/auth/verify-code')
+      .send({ email: `${unique('x')}@example.test`, code: '123456' });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('Invalid or expired verification code');
   });
@@ -127,7 +152,9 @@ describe('resend verification', () => {
   it('answers the same body for an unknown address, a verified one and an unverified one, mailing only the last', async () => {
     const u = await registered();
     const known = await createUser({ emailVerified: true });
-    const a = await api().post('/api/auth/resend-verification').send({ email: `${unique('ghost')}@example.test` });
+    const a = await api()
+      .post('/api/auth/resend-verification')
+      .send({ email: `${unique('ghost')}@example.test` });
     const b = await api().post('/api/auth/resend-verification').send({ email: known.user.email });
     const c = await api().post('/api/auth/resend-verification').send({ email: u.email });
     expect([a.status, b.status, c.status]).toEqual([200, 200, 200]);
@@ -162,18 +189,25 @@ describe('password reset', () => {
 
     const res = await api().post('/api/auth/reset-password').send({ token, newPassword: 'brand-new-pw' });
     expect(res.status).toBe(200);
-    expect((await api().post('/api/auth/login').send({ email: user.email, password: 'brand-new-pw' })).status).toBe(200);
+    expect((await api().post('/api/auth/login').send({ email: user.email, password: 'brand-new-pw' })).status).toBe(
+      200,
+    );
     expect((await api().post('/api/auth/login').send({ email: user.email, password: 'secret123' })).status).toBe(401);
 
     const again = await api().post('/api/auth/reset-password').send({ token, newPassword: 'another-pw' });
     expect(again.status).toBe(400);
     expect(again.body.error).toBe('Invalid or expired reset token');
-    expect(await prisma.activityLog.count({ where: { userId: user.id, action: 'password_reset', success: true } })).toBe(1);
+    expect(
+      await prisma.activityLog.count({ where: { userId: user.id, action: 'password_reset', success: true } }),
+    ).toBe(1);
   });
 
   it('clears the lock and the failed-attempt counter', async () => {
     const { user } = await createUser();
-    await prisma.user.update({ where: { id: user.id }, data: { failedLoginAttempts: 5, lockedUntil: new Date(Date.now() + 15 * 60 * 1000) } });
+    await prisma.user.update({
+      where: { id: user.id },
+      data: { failedLoginAttempts: 5, lockedUntil: new Date(Date.now() + 15 * 60 * 1000) },
+    });
     const token = await requestReset(user.email);
     expect((await api().post('/api/auth/reset-password').send({ token, newPassword: 'unlocked-pw' })).status).toBe(200);
     const row = await prisma.user.findUniqueOrThrow({ where: { id: user.id } });

@@ -28,18 +28,27 @@ describe('EventChatService.postMessage', () => {
   afterAll(async () => {
     await container.close();
   });
-  const actorOf = (user: { id: number; username: string }) => ({ ...systemActor('test'), userId: user.id, username: user.username });
+  const actorOf = (user: { id: number; username: string }) => ({
+    ...systemActor('test'),
+    userId: user.id,
+    username: user.username,
+  });
 
   it('refuses whitespace-only content with 400 before storing anything', async () => {
     const { user, joined } = await participantInRoom();
-    await expect(container.eventChat.postMessage(actorOf(user), user.id, joined, '   \n ')).rejects.toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
+    await expect(container.eventChat.postMessage(actorOf(user), user.id, joined, '   \n ')).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+    });
     expect(await prisma.message.count({ where: { userId: user.id } })).toBe(0);
   });
 
   it('checks the verified e-mail against the database, not the identity the socket was opened with', async () => {
     const { user, joined } = await participantInRoom();
     await prisma.user.update({ where: { id: user.id }, data: { emailVerified: false } });
-    await expect(container.eventChat.postMessage(actorOf(user), user.id, joined, 'hi')).rejects.toMatchObject({ code: 'EMAIL_NOT_VERIFIED' });
+    await expect(container.eventChat.postMessage(actorOf(user), user.id, joined, 'hi')).rejects.toMatchObject({
+      code: 'EMAIL_NOT_VERIFIED',
+    });
   });
 
   it('logs a flood once per user and minute, and again after a minute', async () => {
@@ -47,12 +56,17 @@ describe('EventChatService.postMessage', () => {
     allow = false;
     try {
       for (let i = 0; i < 3; i++) {
-        await expect(container.eventChat.postMessage(actorOf(user), user.id, joined, 'x')).rejects.toMatchObject({ code: 'CHAT_FLOOD', status: 429 });
+        await expect(container.eventChat.postMessage(actorOf(user), user.id, joined, 'x')).rejects.toMatchObject({
+          code: 'CHAT_FLOOD',
+          status: 429,
+        });
       }
       const logs = () => prisma.activityLog.count({ where: { userId: user.id, action: 'chat_flood_limited' } });
       expect(await logs()).toBe(1);
       clock.advance(61_000);
-      await expect(container.eventChat.postMessage(actorOf(user), user.id, joined, 'x')).rejects.toMatchObject({ code: 'CHAT_FLOOD' });
+      await expect(container.eventChat.postMessage(actorOf(user), user.id, joined, 'x')).rejects.toMatchObject({
+        code: 'CHAT_FLOOD',
+      });
       expect(await logs()).toBe(2);
       const log = await prisma.activityLog.findFirst({ where: { userId: user.id, action: 'chat_flood_limited' } });
       expect(log).toMatchObject({ category: 'chat', success: false, resource: `event:${joined.slug}` });
@@ -63,9 +77,14 @@ describe('EventChatService.postMessage', () => {
 
   it('answers NOT_IN_ROOM without a joined room and NOT_PARTICIPANT after leaving', async () => {
     const { user, event, joined } = await participantInRoom();
-    await expect(container.eventChat.postMessage(actorOf(user), user.id, undefined, 'x')).rejects.toMatchObject({ code: 'NOT_IN_ROOM' });
+    await expect(container.eventChat.postMessage(actorOf(user), user.id, undefined, 'x')).rejects.toMatchObject({
+      code: 'NOT_IN_ROOM',
+    });
     await container.events.leave(actorOf(user), event.slug, user.id);
-    await expect(container.eventChat.postMessage(actorOf(user), user.id, joined, 'x')).rejects.toMatchObject({ code: 'NOT_PARTICIPANT', status: 403 });
+    await expect(container.eventChat.postMessage(actorOf(user), user.id, joined, 'x')).rejects.toMatchObject({
+      code: 'NOT_PARTICIPANT',
+      status: 403,
+    });
   });
 
   it('stores the message exactly as sent and returns the room to broadcast to', async () => {
@@ -73,6 +92,8 @@ describe('EventChatService.postMessage', () => {
     const { eventId, message } = await container.eventChat.postMessage(actorOf(user), user.id, joined, '  <b>hi</b> ');
     expect(eventId).toBe(joined.eventId);
     expect(message).toMatchObject({ userId: user.id, username: user.username, content: '  <b>hi</b> ' });
-    expect(await prisma.message.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ content: '  <b>hi</b> ' });
+    expect(await prisma.message.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({
+      content: '  <b>hi</b> ',
+    });
   });
 });

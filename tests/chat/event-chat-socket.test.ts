@@ -12,7 +12,11 @@ describe('event chat over Socket.IO', () => {
   /** A participant of `event` with a socket that joined the event room. */
   const joined = async (event: { id: number; slug: string }, user?: TestUser) => {
     const u = user ?? (await createUser());
-    if (!(await prisma.eventParticipant.findUnique({ where: { userId_eventId: { userId: u.user.id, eventId: event.id } } }))) {
+    if (
+      !(await prisma.eventParticipant.findUnique({
+        where: { userId_eventId: { userId: u.user.id, eventId: event.id } },
+      }))
+    ) {
       await joinEvent(u.user, event);
     }
     const socket = await connect(u);
@@ -25,7 +29,11 @@ describe('event chat over Socket.IO', () => {
     const event = await createEvent();
     const stranger = await createUser();
     const socket = await connect(stranger);
-    expect(await emitAck(socket, 'join_event_room', 'NoSuchEvent33')).toEqual({ success: false, error: 'Event not found', code: 'EVENT_NOT_FOUND' });
+    expect(await emitAck(socket, 'join_event_room', 'NoSuchEvent33')).toEqual({
+      success: false,
+      error: 'Event not found',
+      code: 'EVENT_NOT_FOUND',
+    });
     expect(await emitAck(socket, 'join_event_room', event.slug)).toEqual({
       success: false,
       error: 'You must be a participant of this event',
@@ -34,7 +42,11 @@ describe('event chat over Socket.IO', () => {
     const pushed = nextEvent<{ error: string }>(socket, 'error_message');
     socket.emit('join_event_room', event.slug);
     await expect(pushed).resolves.toEqual({ error: 'You must be a participant of this event' });
-    expect(await emitAck(socket, 'join_event_room', { not: 'a slug' })).toEqual({ success: false, error: 'Event not found', code: 'EVENT_NOT_FOUND' });
+    expect(await emitAck(socket, 'join_event_room', { not: 'a slug' })).toEqual({
+      success: false,
+      error: 'Event not found',
+      code: 'EVENT_NOT_FOUND',
+    });
   });
 
   it('join sends the last 20 messages oldest first and active_users to the joining socket, creating a missing room', async () => {
@@ -46,8 +58,12 @@ describe('event chat over Socket.IO', () => {
     const presence = nextEvent<ActiveUser[]>(aliceSocket, 'active_users');
     expect(await emitAck(aliceSocket, 'join_event_room', event.slug)).toMatchObject({ success: true });
     expect(await history).toEqual([]);
-    expect(await presence).toEqual([{ userId: alice.user.id, username: alice.user.username, avatar: alice.user.avatar }]);
-    const room = await prisma.chatRoom.findUniqueOrThrow({ where: { eventId_type: { eventId: event.id, type: 'event' } } });
+    expect(await presence).toEqual([
+      { userId: alice.user.id, username: alice.user.username, avatar: alice.user.avatar },
+    ]);
+    const room = await prisma.chatRoom.findUniqueOrThrow({
+      where: { eventId_type: { eventId: event.id, type: 'event' } },
+    });
 
     await prisma.message.createMany({
       data: Array.from({ length: 25 }, (_, i) => ({ roomId: room.id, userId: alice.user.id, content: `m${i + 1}` })),
@@ -62,7 +78,7 @@ describe('event chat over Socket.IO', () => {
     expect((await bobList).map((u) => u.userId).sort()).toEqual([alice.user.id, bob.user.id].sort());
   });
 
-  it('presence: the room gets user_joined for a user\'s first socket and user_left for the last one, never the list', async () => {
+  it("presence: the room gets user_joined for a user's first socket and user_left for the last one, never the list", async () => {
     const event = await createEvent();
     const { socket: alice } = await joined(event);
     const seen: [string, unknown][] = [];
@@ -229,6 +245,8 @@ describe('event chat over Socket.IO', () => {
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ category: 'chat', success: false });
     // ordinary messages are not logged
-    expect(await prisma.activityLog.count({ where: { userId: user.user.id, category: 'chat', success: true } })).toBe(0);
+    expect(await prisma.activityLog.count({ where: { userId: user.user.id, category: 'chat', success: true } })).toBe(
+      0,
+    );
   });
 });

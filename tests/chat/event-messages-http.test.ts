@@ -85,7 +85,15 @@ describe('GET /events/:slug/messages', () => {
     await ensureEventRoom(event);
     const { user, auth } = await createUser();
     await joinEvent(user, event);
-    for (const query of ['?limit=0', '?limit=101', '?limit=abc', '?before=-1', '?before=0', '?before=1.5', '?before=x']) {
+    for (const query of [
+      '?limit=0',
+      '?limit=101',
+      '?limit=abc',
+      '?before=-1',
+      '?before=0',
+      '?before=1.5',
+      '?before=x',
+    ]) {
       const res = await api().get(`/api/events/${event.slug}/messages${query}`).set('Authorization', auth);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ success: false, error: 'Validation failed', details: [expect.any(Object)] });

@@ -77,9 +77,13 @@ describe('event room joins arriving together', () => {
     const event = await createEvent({ withChatRoom: true });
     const users = await participants(12, event);
     const room = await prisma.chatRoom.findFirstOrThrow({ where: { eventId: event.id, type: 'event' } });
-    await prisma.message.create({ data: { roomId: room.id, userId: users[1].user.id, content: 'see you on the floor' } });
+    await prisma.message.create({
+      data: { roomId: room.id, userId: users[1].user.id, content: 'see you on the floor' },
+    });
     const sockets = await Promise.all(users.map((u) => connect(u)));
-    await prisma.eventParticipant.delete({ where: { userId_eventId: { userId: users[0].user.id, eventId: event.id } } });
+    await prisma.eventParticipant.delete({
+      where: { userId_eventId: { userId: users[0].user.id, eventId: event.id } },
+    });
     const acks = await Promise.all(sockets.map((s) => emitAck(s, 'join_event_room', event.slug)));
     expect(acks[0]).toMatchObject({ success: false, code: 'NOT_PARTICIPANT' });
     expect(acks.slice(1).every((a) => a.success)).toBe(true);
@@ -89,9 +93,12 @@ describe('event room joins arriving together', () => {
     const event = await createEvent({ withChatRoom: true });
     const users = await participants(10, event);
     const room = await prisma.chatRoom.findFirstOrThrow({ where: { eventId: event.id, type: 'event' } });
-    for (const content of ['first', 'second']) await prisma.message.create({ data: { roomId: room.id, userId: users[0].user.id, content } });
+    for (const content of ['first', 'second'])
+      await prisma.message.create({ data: { roomId: room.id, userId: users[0].user.id, content } });
     const sockets = await Promise.all(users.map((u) => connect(u)));
-    const histories = sockets.map((s) => new Promise<{ content: string }[]>((resolve) => s.once('message_history', resolve)));
+    const histories = sockets.map(
+      (s) => new Promise<{ content: string }[]>((resolve) => s.once('message_history', resolve)),
+    );
     await Promise.all(sockets.map((s) => emitAck(s, 'join_event_room', event.slug)));
     for (const h of await Promise.all(histories)) expect(h.map((m) => m.content)).toEqual(['first', 'second']);
   });

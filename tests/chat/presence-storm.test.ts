@@ -13,7 +13,11 @@ interface Received {
 }
 
 function meter(socket: ClientSocket): Received {
-  const received: Received = { bytes: 0, presenceFrames: { active_users: 0, user_joined: 0, user_left: 0 }, disconnected: false };
+  const received: Received = {
+    bytes: 0,
+    presenceFrames: { active_users: 0, user_joined: 0, user_left: 0 },
+    disconnected: false,
+  };
   socket.io.engine.on('packet', (packet: { data?: unknown }) => {
     const data = packet.data;
     if (typeof data === 'string') received.bytes += Buffer.byteLength(data);
@@ -67,7 +71,9 @@ describe(`presence storm: ${N} sockets joining one event room one by one`, () =>
     expect(meters.some((m) => m.disconnected)).toBe(false);
 
     const deliveries = sockets.map((s) => nextEvent<ChatMessagePayload>(s, 'event_message', 15_000));
-    expect(await emitAck(sockets[N - 1], 'send_event_message', { content: 'everyone?' })).toMatchObject({ success: true });
+    expect(await emitAck(sockets[N - 1], 'send_event_message', { content: 'everyone?' })).toMatchObject({
+      success: true,
+    });
     const messages = await Promise.all(deliveries);
     expect(messages.filter((m) => m.content === 'everyone?')).toHaveLength(N);
 

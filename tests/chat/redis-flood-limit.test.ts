@@ -95,7 +95,9 @@ describe('chat flood limit with a Redis that does not answer', () => {
       // Redis is tried again after a while, fails again: still the one warning
       now += 60_000;
       expect(await limiter.take(42)).toBe(true);
-      expect(warnings()).toEqual([expect.objectContaining({ level: 40, msg: expect.stringContaining('limiting per instance') })]);
+      expect(warnings()).toEqual([
+        expect.objectContaining({ level: 40, msg: expect.stringContaining('limiting per instance') }),
+      ]);
     } finally {
       await redis.close();
     }
@@ -109,7 +111,12 @@ describe('REDIS_URL: the chat flood limit across two service instances', () => {
 
   beforeAll(async () => {
     if (!available) return;
-    const env = childEnv({ REDIS_URL, REDIS_KEY_PREFIX: PREFIX, RATE_LIMIT_ENABLED: 'false', MATCHING_SCHEDULER_ENABLED: 'false' });
+    const env = childEnv({
+      REDIS_URL,
+      REDIS_KEY_PREFIX: PREFIX,
+      RATE_LIMIT_ENABLED: 'false',
+      MATCHING_SCHEDULER_ENABLED: 'false',
+    });
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
     await Promise.all([waitForHealth(a), waitForHealth(b)]);
   }, 90_000);
@@ -141,7 +148,9 @@ describe('REDIS_URL: the chat flood limit across two service instances', () => {
     const perInstance = 15; // each instance alone would let 10 of its 15 through: 20
     const started = Date.now();
     const acks = await Promise.all(
-      Array.from({ length: 2 * perInstance }, (_, i) => emitAck(i % 2 ? onB : onA, 'send_event_message', { content: `burst ${i}` })),
+      Array.from({ length: 2 * perInstance }, (_, i) =>
+        emitAck(i % 2 ? onB : onA, 'send_event_message', { content: `burst ${i}` }),
+      ),
     );
     const elapsedSeconds = (Date.now() - started) / 1000;
 

@@ -29,13 +29,20 @@ describe('abuse limits of the real-time channel', () => {
     sockets.push(socket);
 
     let presenceDeliveries = 0;
-    for (const s of others) s.onAny((name: string) => (presenceDeliveries += ['active_users', 'user_joined', 'user_left'].includes(name) ? 1 : 0));
+    for (const s of others)
+      s.onAny(
+        (name: string) => (presenceDeliveries += ['active_users', 'user_joined', 'user_left'].includes(name) ? 1 : 0),
+      );
     const acks = await Promise.all(Array.from({ length: 500 }, () => emitAck(socket, 'join_event_room', event.slug)));
     const refused = acks.filter((a) => !a.success);
     // a burst of 10, refilled at 1 a second: the run takes far less than 100 s
     expect(acks.length - refused.length).toBeGreaterThanOrEqual(1);
     expect(acks.length - refused.length).toBeLessThan(100);
-    expect(refused[0]).toEqual({ success: false, error: 'You are joining rooms too fast', code: 'ROOM_JOIN_THROTTLED' });
+    expect(refused[0]).toEqual({
+      success: false,
+      error: 'You are joining rooms too fast',
+      code: 'ROOM_JOIN_THROTTLED',
+    });
 
     // a message sent afterwards arrives after every delta the joins caused
     const delivered = others.map((s) => nextEvent(s, 'event_message', 10_000));

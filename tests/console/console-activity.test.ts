@@ -1,7 +1,15 @@
 /// <reference lib="dom" />
 import type { Browser, Page } from 'playwright-core';
 import type { Actor } from '../../src/lib/actor';
-import { browserDescribe, launchBrowser, openSignedIn, openTab, screenshot, viewReady, type ConsoleTab } from '../helpers/console-browser';
+import {
+  browserDescribe,
+  launchBrowser,
+  openSignedIn,
+  openTab,
+  screenshot,
+  viewReady,
+  type ConsoleTab,
+} from '../helpers/console-browser';
 import { prisma } from '../helpers/db';
 import { createAdmin, unique, type TestUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -31,13 +39,24 @@ async function seedEntries(username: string, count: number) {
   return prisma.activityLog.findMany({ where: { username }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
 }
 
-const actorOf = (username: string): Actor => ({ userId: null, username, ip: '198.51.100.4', method: 'POST', path: '/api/test' });
+const actorOf = (username: string): Actor => ({
+  userId: null,
+  username,
+  ip: '198.51.100.4',
+  method: 'POST',
+  path: '/api/test',
+});
 
-const rowIds = (page: Page) => page.locator('[data-testid="activity-table"] tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.id));
+const rowIds = (page: Page) =>
+  page
+    .locator('[data-testid="activity-table"] tbody tr')
+    .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.id));
 
 /** The query of the last list request of the tab, as an object. */
 function lastListQuery(tab: ConsoleTab): Record<string, string> {
-  const list = tab.apiRequests.filter((r) => r.startsWith('GET /api/admin/activity-logs') && !/\/(stats|actions)/.test(r));
+  const list = tab.apiRequests.filter(
+    (r) => r.startsWith('GET /api/admin/activity-logs') && !/\/(stats|actions)/.test(r),
+  );
   const url = new URL(list[list.length - 1].slice(4), 'http://x');
   return Object.fromEntries(url.searchParams);
 }
@@ -76,15 +95,29 @@ browserDescribe('admin console activity log', () => {
     const { page } = tab;
     await openSignedIn(tab, admin.token, '/console', 'activity');
     expect(await page.locator('h1').allTextContents()).toEqual(['Activity log']);
-    expect(await page.locator('[data-testid="activity-table"] thead th[scope="col"]').allTextContents()).toEqual(COLUMNS);
+    expect(await page.locator('[data-testid="activity-table"] thead th[scope="col"]').allTextContents()).toEqual(
+      COLUMNS,
+    );
 
     const list = await server.request.get('/api/admin/activity-logs').set('Authorization', admin.auth).expect(200);
-    const stats = await server.request.get('/api/admin/activity-logs/stats').set('Authorization', admin.auth).expect(200);
-    const actions = await server.request.get('/api/admin/activity-logs/actions').set('Authorization', admin.auth).expect(200);
+    const stats = await server.request
+      .get('/api/admin/activity-logs/stats')
+      .set('Authorization', admin.auth)
+      .expect(200);
+    const actions = await server.request
+      .get('/api/admin/activity-logs/actions')
+      .set('Authorization', admin.auth)
+      .expect(200);
     expect(await rowIds(page)).toEqual(list.body.data.map((e: { id: number }) => String(e.id)));
     const first = list.body.data[0];
     const cells = await page.locator(`[data-testid="activity-table"] tr[data-id="${first.id}"] td`).allTextContents();
-    expect(cells.slice(1)).toEqual([first.category, first.action, first.username ?? '—', first.success ? 'success' : 'failure', first.ip ?? '—']);
+    expect(cells.slice(1)).toEqual([
+      first.category,
+      first.action,
+      first.username ?? '—',
+      first.success ? 'success' : 'failure',
+      first.ip ?? '—',
+    ]);
     expect(await page.locator(`tr[data-id="${first.id}"] time`).getAttribute('datetime')).toBe(first.createdAt);
 
     expect(await page.getByTestId('stat-total').textContent()).toBe(String(stats.body.data.total));
@@ -93,7 +126,9 @@ browserDescribe('admin console activity log', () => {
     for (const c of ['auth', 'event', 'match', 'admin', 'chat']) {
       expect(await page.getByTestId(`stat-category-${c}`).textContent()).toBe(String(stats.body.data.byCategory[c]));
     }
-    const options = await page.locator('[data-testid="filter-action"] option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value));
+    const options = await page
+      .locator('[data-testid="filter-action"] option')
+      .evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value));
     expect(options).toEqual(['', ...actions.body.data]);
     expect(await page.getByTestId('live-status').textContent()).toBe('off');
     expect(await page.getByTestId('live-toggle').isChecked()).toBe(false);
@@ -142,7 +177,14 @@ browserDescribe('admin console activity log', () => {
 
     await applied(page, () => page.getByTestId('filter-reset').click());
     expect(lastListQuery(tab)).toEqual({});
-    for (const id of ['filter-category', 'filter-action', 'filter-username', 'filter-success', 'filter-from', 'filter-to']) {
+    for (const id of [
+      'filter-category',
+      'filter-action',
+      'filter-username',
+      'filter-success',
+      'filter-from',
+      'filter-to',
+    ]) {
       expect(await page.getByTestId(id).inputValue()).toBe('');
     }
   });
@@ -164,7 +206,13 @@ browserDescribe('admin console activity log', () => {
     const entry = await server.container.audit.record(actorOf(watched), { category: 'event', action: 'console_live' });
     const row = page.locator(`[data-testid="activity-table"] tbody tr:first-child[data-id="${entry!.id}"]`);
     await row.waitFor({ timeout: 10_000 });
-    expect((await row.locator('td').allTextContents()).slice(1)).toEqual(['event', 'console_live', watched, 'success', '198.51.100.4']);
+    expect((await row.locator('td').allTextContents()).slice(1)).toEqual([
+      'event',
+      'console_live',
+      watched,
+      'success',
+      '198.51.100.4',
+    ]);
     expect(await row.locator('time').getAttribute('datetime')).toBe(entry!.createdAt.toISOString());
     expect(await page.locator('[data-testid="activity-table"] tbody tr').count()).toBe(3);
     expect(tab.apiRequests.length).toBe(listLoads);
@@ -195,8 +243,14 @@ browserDescribe('admin console activity log', () => {
     const before = await rowIds(page);
     expect(before).toHaveLength(50);
 
-    const entry = await server.container.audit.record(actorOf(username), { category: 'admin', action: 'console_cap', success: false });
-    await page.locator(`[data-testid="activity-table"] tbody tr:first-child[data-id="${entry!.id}"]`).waitFor({ timeout: 10_000 });
+    const entry = await server.container.audit.record(actorOf(username), {
+      category: 'admin',
+      action: 'console_cap',
+      success: false,
+    });
+    await page
+      .locator(`[data-testid="activity-table"] tbody tr:first-child[data-id="${entry!.id}"]`)
+      .waitFor({ timeout: 10_000 });
     expect(await rowIds(page)).toEqual([String(entry!.id), ...before.slice(0, 49)]);
   });
 });

@@ -2,15 +2,36 @@
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import type { Browser, Page } from 'playwright-core';
-import { browserDescribe, launchBrowser, openSignedIn, openTab, screenshot, signIn, viewReady, type ConsoleTab } from '../helpers/console-browser';
+import {
+  browserDescribe,
+  launchBrowser,
+  openSignedIn,
+  openTab,
+  screenshot,
+  signIn,
+  viewReady,
+  type ConsoleTab,
+} from '../helpers/console-browser';
 import { prisma } from '../helpers/db';
-import { createAdmin, createEvent, createUser, divisionId, joinEvent, unique, type TestUser } from '../helpers/factories';
+import {
+  createAdmin,
+  createEvent,
+  createUser,
+  divisionId,
+  joinEvent,
+  unique,
+  type TestUser,
+} from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /** Events, one event (facts, edit) and the venue screen of the admin console (docs/console.md). */
 const text = (page: Page, testid: string) => page.getByTestId(testid).textContent();
 
-async function fillEventForm(page: Page, prefix: string, v: { name?: string; location?: string; start?: string; end?: string; description?: string }) {
+async function fillEventForm(
+  page: Page,
+  prefix: string,
+  v: { name?: string; location?: string; start?: string; end?: string; description?: string },
+) {
   if (v.name !== undefined) await page.getByTestId(`${prefix}-name`).fill(v.name);
   if (v.location !== undefined) await page.getByTestId(`${prefix}-location`).fill(v.location);
   if (v.start !== undefined) await page.getByTestId(`${prefix}-start`).fill(v.start);
@@ -54,14 +75,31 @@ browserDescribe('admin console events, event and venue screen', () => {
     const { page } = tab;
     await openSignedIn(tab, admin.token, '/console/events', 'events');
     expect(await page.locator('h1').allTextContents()).toEqual(['Events']);
-    expect(await page.locator('[data-testid="events-table"] thead th[scope="col"]').allTextContents()).toEqual(['Name', 'Location', 'Start', 'End', 'Participants']);
+    expect(await page.locator('[data-testid="events-table"] thead th[scope="col"]').allTextContents()).toEqual([
+      'Name',
+      'Location',
+      'Start',
+      'End',
+      'Participants',
+    ]);
     const list = await server.request.get('/api/events').set('Authorization', admin.auth).expect(200);
-    const slugs = await page.locator('[data-testid="events-table"] tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.slug));
+    const slugs = await page
+      .locator('[data-testid="events-table"] tbody tr')
+      .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.slug));
     expect(slugs).toEqual(list.body.data.map((e: { slug: string }) => e.slug));
     const row = page.locator(`[data-testid="events-table"] tr[data-slug="${event.slug}"]`);
     expect(await row.locator('a').getAttribute('href')).toBe(`/console/events/${event.slug}`);
-    expect(await row.locator('td').allTextContents()).toEqual(['Warsaw Swing Open', 'Warsaw, Poland', expect.any(String), expect.any(String), '1']);
-    expect(await row.locator('time').evaluateAll((t) => t.map((x) => x.getAttribute('datetime')))).toEqual([event.startDate.toISOString(), event.endDate.toISOString()]);
+    expect(await row.locator('td').allTextContents()).toEqual([
+      'Warsaw Swing Open',
+      'Warsaw, Poland',
+      expect.any(String),
+      expect.any(String),
+      '1',
+    ]);
+    expect(await row.locator('time').evaluateAll((t) => t.map((x) => x.getAttribute('datetime')))).toEqual([
+      event.startDate.toISOString(),
+      event.endDate.toISOString(),
+    ]);
     await screenshot(page, 'events');
 
     await row.locator('a').click();
@@ -73,7 +111,12 @@ browserDescribe('admin console events, event and venue screen', () => {
     const name = `Berlin Swing Weekend ${unique('')}`;
     const { page } = tab;
     await openSignedIn(tab, admin.token, '/console/events', 'events');
-    await fillEventForm(page, 'event-create', { name, location: 'Berlin, Germany', start: '2027-05-14T18:00', end: '2027-05-16T23:30' });
+    await fillEventForm(page, 'event-create', {
+      name,
+      location: 'Berlin, Germany',
+      start: '2027-05-14T18:00',
+      end: '2027-05-16T23:30',
+    });
     await page.getByTestId('event-create-submit').click();
     await viewReady(page, 'event');
     expect(await page.locator('h1').textContent()).toBe(name);
@@ -83,15 +126,23 @@ browserDescribe('admin console events, event and venue screen', () => {
     expect(stored).toMatchObject({ location: 'Berlin, Germany', description: null });
     expect(stored.startDate.toISOString()).toBe('2027-05-14T18:00:00.000Z');
     expect(stored.endDate.toISOString()).toBe('2027-05-16T23:30:00.000Z');
-    const audit = await prisma.activityLog.findFirst({ where: { action: 'event_create', resource: `event:${stored.slug}` } });
+    const audit = await prisma.activityLog.findFirst({
+      where: { action: 'event_create', resource: `event:${stored.slug}` },
+    });
     expect(audit).toMatchObject({ userId: admin.user.id, success: true });
   });
 
-  it('shows the API\'s error and every detail when a creation is refused, keeping the form', async () => {
+  it("shows the API's error and every detail when a creation is refused, keeping the form", async () => {
     const name = `Refused ${unique('')}`;
     const { page } = tab;
     await openSignedIn(tab, admin.token, '/console/events', 'events');
-    await fillEventForm(page, 'event-create', { name, location: 'Paris', start: '2027-05-16T10:00', end: '2027-05-14T10:00', description: 'Backwards' });
+    await fillEventForm(page, 'event-create', {
+      name,
+      location: 'Paris',
+      start: '2027-05-16T10:00',
+      end: '2027-05-14T10:00',
+      description: 'Backwards',
+    });
     await page.getByTestId('event-create-submit').click();
     const error = page.getByTestId('event-create-error');
     await error.waitFor();
@@ -102,13 +153,18 @@ browserDescribe('admin console events, event and venue screen', () => {
     expect(await prisma.event.count({ where: { name } })).toBe(0);
   });
 
-  it('shows an event\'s facts, slots in order with division names, and the links to the venue screen and matching', async () => {
+  it("shows an event's facts, slots in order with division names, and the links to the venue screen and matching", async () => {
     const [nov, int, adv] = await Promise.all([divisionId('NOV'), divisionId('INT'), divisionId('ADV')]);
     const event = await createEvent({
       name: 'Lisbon Swing Fest',
       location: 'Lisbon, Portugal',
       registrationDeadline: new Date('2027-01-20T12:00:00.000Z'),
-      scheduleConfig: { slots: [{ order: 2, divisionIds: [adv] }, { order: 1, divisionIds: [nov, int] }] },
+      scheduleConfig: {
+        slots: [
+          { order: 2, divisionIds: [adv] },
+          { order: 1, divisionIds: [nov, int] },
+        ],
+      },
     });
     for (let i = 0; i < 2; i++) await joinEvent((await createUser()).user, event);
     const { page } = tab;
@@ -120,7 +176,10 @@ browserDescribe('admin console events, event and venue screen', () => {
     expect(await page.getByTestId('event-end').getAttribute('datetime')).toBe(event.endDate.toISOString());
     expect(await text(page, 'event-participants')).toBe('2');
     expect(await page.getByTestId('event-deadline').getAttribute('datetime')).toBe('2027-01-20T12:00:00.000Z');
-    expect(await page.locator('[data-testid="event-slots"] li').allTextContents()).toEqual([`Slot 1: ${names[nov]}, ${names[int]}`, `Slot 2: ${names[adv]}`]);
+    expect(await page.locator('[data-testid="event-slots"] li').allTextContents()).toEqual([
+      `Slot 1: ${names[nov]}, ${names[int]}`,
+      `Slot 2: ${names[adv]}`,
+    ]);
     expect(await page.getByTestId('venue-link').getAttribute('href')).toBe(`/console/events/${event.slug}/venue`);
     expect(await page.getByTestId('matching-link').getAttribute('href')).toBe(`/console/events/${event.slug}/matching`);
     await screenshot(page, 'event');
@@ -150,7 +209,12 @@ browserDescribe('admin console events, event and venue screen', () => {
     expect(await page.getByTestId('event-edit-end').inputValue()).toBe('2027-06-03T20:00');
     expect(await page.getByTestId('event-edit-description').inputValue()).toBe('Three days');
 
-    await fillEventForm(page, 'event-edit', { name: 'Prague Swing Days 2027', location: 'Prague, Czechia', end: '2027-06-04T18:00', description: '' });
+    await fillEventForm(page, 'event-edit', {
+      name: 'Prague Swing Days 2027',
+      location: 'Prague, Czechia',
+      end: '2027-06-04T18:00',
+      description: '',
+    });
     await page.getByTestId('event-edit-submit').click();
     await page.locator('h1', { hasText: 'Prague Swing Days 2027' }).waitFor();
     expect(await text(page, 'event-location')).toBe('Prague, Czechia');
@@ -158,11 +222,17 @@ browserDescribe('admin console events, event and venue screen', () => {
     const stored = await prisma.event.findUniqueOrThrow({ where: { id: event.id } });
     expect(stored).toMatchObject({ name: 'Prague Swing Days 2027', location: 'Prague, Czechia', description: null });
     expect(stored.endDate.toISOString()).toBe('2027-06-04T18:00:00.000Z');
-    expect(await prisma.activityLog.count({ where: { action: 'event_update', resource: `event:${event.slug}` } })).toBe(1);
+    expect(await prisma.activityLog.count({ where: { action: 'event_update', resource: `event:${event.slug}` } })).toBe(
+      1,
+    );
   });
 
   it('shows the error of a refused edit and changes nothing', async () => {
-    const event = await createEvent({ name: 'Vienna Swing', startDate: new Date('2027-07-01T09:00:00.000Z'), endDate: new Date('2027-07-02T09:00:00.000Z') });
+    const event = await createEvent({
+      name: 'Vienna Swing',
+      startDate: new Date('2027-07-01T09:00:00.000Z'),
+      endDate: new Date('2027-07-02T09:00:00.000Z'),
+    });
     const { page } = tab;
     await openSignedIn(tab, admin.token, `/console/events/${event.slug}`, 'event');
     await fillEventForm(page, 'event-edit', { name: 'Renamed', end: '2027-06-30T09:00' });
@@ -187,7 +257,10 @@ browserDescribe('admin console events, event and venue screen', () => {
     await signIn(page, admin.user.email, admin.password);
     await viewReady(page, 'venue');
 
-    const details = await server.request.get(`/api/events/${event.slug}/details`).set('Authorization', admin.auth).expect(200);
+    const details = await server.request
+      .get(`/api/events/${event.slug}/details`)
+      .set('Authorization', admin.auth)
+      .expect(200);
     const url = details.body.data.checkin.url as string;
     expect(await text(page, 'venue-name')).toBe('Budapest Swing Marathon');
     expect(await page.locator('h1').count()).toBe(1);

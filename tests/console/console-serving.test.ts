@@ -16,17 +16,29 @@ const get = (p: string) => fetch(`${server.url}${p}`);
 
 describe('the admin console page', () => {
   it('answers every console path with the same HTML page, without a token', async () => {
-    const paths = ['/console', '/console/', '/console/events', '/console/events/abc123def456', '/console/events/abc123def456/matching', '/console/events/abc123def456/venue', '/console/anything/else'];
+    const paths = [
+      '/console',
+      '/console/',
+      '/console/events',
+      '/console/events/abc123def456',
+      '/console/events/abc123def456/matching',
+      '/console/events/abc123def456/venue',
+      '/console/anything/else',
+    ];
     const bodies = new Set<string>();
     for (const p of paths) {
       const res = await get(p);
-      expect({ path: p, status: res.status, type: res.headers.get('content-type') }).toEqual({ path: p, status: 200, type: 'text/html; charset=utf-8' });
+      expect({ path: p, status: res.status, type: res.headers.get('content-type') }).toEqual({
+        path: p,
+        status: 200,
+        type: 'text/html; charset=utf-8',
+      });
       bodies.add(await res.text());
     }
     expect(bodies.size).toBe(1);
   });
 
-  it('carries the console policy exactly, and keeps helmet\'s other headers', async () => {
+  it("carries the console policy exactly, and keeps helmet's other headers", async () => {
     const res = await get('/console/events');
     expect(res.headers.get('content-security-policy')).toBe(EXPECTED_CSP);
     expect(CONSOLE_CSP).toBe(EXPECTED_CSP);
@@ -73,7 +85,12 @@ describe('the admin console assets', () => {
   });
 
   it('answers 404 "Not found" in the envelope, with the console policy, for an unknown asset', async () => {
-    for (const p of ['/console/assets/nope.js', '/console/assets/index.html', '/console/assets/%2e%2e%2fpackage.json', '/console/assets/sub/main.js']) {
+    for (const p of [
+      '/console/assets/nope.js',
+      '/console/assets/index.html',
+      '/console/assets/%2e%2e%2fpackage.json',
+      '/console/assets/sub/main.js',
+    ]) {
       const res = await get(p);
       if (res.status === 200) throw new Error(`${p} answered 200`);
       expect(res.status).toBe(404);
@@ -93,7 +110,7 @@ describe('the admin console assets', () => {
 });
 
 describe('the admin console in the metrics', () => {
-  it('labels console requests with the console\'s route templates, not the API\'s', async () => {
+  it("labels console requests with the console's route templates, not the API's", async () => {
     await get('/console/events/abc123def456');
     await get('/console/assets/main.js');
     const text = await server.container.metrics.registry.metrics();
@@ -108,9 +125,18 @@ describe('the admin console of the service process', () => {
     const proc = await spawnServer({});
     try {
       await proc.waitForOutput(/listening on/);
-      for (const p of ['/console/events', '/console/assets/main.js', '/console/assets/view-matching.js', '/console/assets/socket.io.esm.min.js']) {
+      for (const p of [
+        '/console/events',
+        '/console/assets/main.js',
+        '/console/assets/view-matching.js',
+        '/console/assets/socket.io.esm.min.js',
+      ]) {
         const res = await fetch(`${proc.url}${p}`);
-        expect({ path: p, status: res.status, csp: res.headers.get('content-security-policy') }).toEqual({ path: p, status: 200, csp: EXPECTED_CSP });
+        expect({ path: p, status: res.status, csp: res.headers.get('content-security-policy') }).toEqual({
+          path: p,
+          status: 200,
+          csp: EXPECTED_CSP,
+        });
       }
     } finally {
       proc.child.kill('SIGTERM');

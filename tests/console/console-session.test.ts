@@ -1,7 +1,16 @@
 /// <reference lib="dom" />
 import jwt from 'jsonwebtoken';
 import type { Browser } from 'playwright-core';
-import { browserDescribe, launchBrowser, openSignedIn, openTab, screenshot, signIn, viewReady, type ConsoleTab } from '../helpers/console-browser';
+import {
+  browserDescribe,
+  launchBrowser,
+  openSignedIn,
+  openTab,
+  screenshot,
+  signIn,
+  viewReady,
+  type ConsoleTab,
+} from '../helpers/console-browser';
 import { prisma } from '../helpers/db';
 import { createAdmin, createUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -94,7 +103,7 @@ browserDescribe('admin console sign-in and session', () => {
     await viewReady(page, 'login');
   });
 
-  it('shows the API\'s error for a wrong password and keeps the form', async () => {
+  it("shows the API's error for a wrong password and keeps the form", async () => {
     const admin = await createAdmin();
     const { page } = tab;
     await page.goto(`${server.url}/console`);
@@ -105,11 +114,13 @@ browserDescribe('admin console sign-in and session', () => {
     expect(await page.getByTestId('view-login').getAttribute('aria-busy')).toBe('false');
   });
 
-  it('drops a kept token the API refuses and shows the sign-in with the API\'s error', async () => {
+  it("drops a kept token the API refuses and shows the sign-in with the API's error", async () => {
     const admin = await createAdmin();
     const { page } = tab;
     await page.goto(`${server.url}/console`);
-    const forged = jwt.sign({ sub: String(admin.user.id) }, 'another-secret-that-is-at-least-32-characters', { expiresIn: '1h' });
+    const forged = jwt.sign({ sub: String(admin.user.id) }, 'another-secret-that-is-at-least-32-characters', {
+      expiresIn: '1h',
+    });
     await page.evaluate((t) => sessionStorage.setItem('consoleToken', t), forged);
     await page.goto(`${server.url}/console/events`);
     await viewReady(page, 'login');
@@ -125,7 +136,7 @@ browserDescribe('admin console sign-in and session', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('consoleToken'))).toBeNull();
   });
 
-  it('ends the session when a later API call answers 401, showing the API\'s error', async () => {
+  it("ends the session when a later API call answers 401, showing the API's error", async () => {
     const admin = await createAdmin();
     const { page } = tab;
     await openSignedIn(tab, admin.token, '/console', 'activity');

@@ -27,15 +27,63 @@ describe('GET /dashboard', () => {
     const nov = await divisionId('NOV');
     const jj = await competitionTypeId('J&J');
     const str = await competitionTypeId('STR');
-    const myHeat = await prisma.heat.create({ data: { userId: me.user.id, eventId: e1.id, divisionId: nov, competitionTypeId: jj, heatNumber: 1, role: 'Leader' } });
-    await prisma.heat.create({ data: { userId: me.user.id, eventId: e1.id, divisionId: nov, competitionTypeId: str, heatNumber: 2, role: 'Leader' } });
-    const bobHeat = await prisma.heat.create({ data: { userId: bob.user.id, eventId: e1.id, divisionId: nov, competitionTypeId: jj, heatNumber: 3, role: 'Follower' } });
+    const myHeat = await prisma.heat.create({
+      data: {
+        userId: me.user.id,
+        eventId: e1.id,
+        divisionId: nov,
+        competitionTypeId: jj,
+        heatNumber: 1,
+        role: 'Leader',
+      },
+    });
+    await prisma.heat.create({
+      data: {
+        userId: me.user.id,
+        eventId: e1.id,
+        divisionId: nov,
+        competitionTypeId: str,
+        heatNumber: 2,
+        role: 'Leader',
+      },
+    });
+    const bobHeat = await prisma.heat.create({
+      data: {
+        userId: bob.user.id,
+        eventId: e1.id,
+        divisionId: nov,
+        competitionTypeId: jj,
+        heatNumber: 3,
+        role: 'Follower',
+      },
+    });
     const run = await prisma.matchingRun.create({ data: { eventId: e1.id, trigger: 'manual', status: 'success' } });
     await prisma.recordingSuggestion.createMany({
       data: [
-        { eventId: e1.id, heatId: myHeat.id, dancerId: me.user.id, recorderId: bob.user.id, status: 'pending', originRunId: run.id },
-        { eventId: e1.id, heatId: myHeat.id, dancerId: me.user.id, recorderId: carol.user.id, status: 'rejected', originRunId: run.id },
-        { eventId: e1.id, heatId: bobHeat.id, dancerId: bob.user.id, recorderId: me.user.id, status: 'accepted', originRunId: run.id },
+        {
+          eventId: e1.id,
+          heatId: myHeat.id,
+          dancerId: me.user.id,
+          recorderId: bob.user.id,
+          status: 'pending',
+          originRunId: run.id,
+        },
+        {
+          eventId: e1.id,
+          heatId: myHeat.id,
+          dancerId: me.user.id,
+          recorderId: carol.user.id,
+          status: 'rejected',
+          originRunId: run.id,
+        },
+        {
+          eventId: e1.id,
+          heatId: bobHeat.id,
+          dancerId: bob.user.id,
+          recorderId: me.user.id,
+          status: 'accepted',
+          originRunId: run.id,
+        },
       ],
     });
     await insertMatch(e1, me.user, bob.user, 'accepted');
@@ -56,9 +104,20 @@ describe('GET /dashboard', () => {
       activeMatches: 1,
     });
     expect(events[1].joinedAt).toBeDefined();
-    expect(events[0]).toMatchObject({ id: e2.id, heatsCount: 0, recordingSuggestions: { toBeRecorded: 0, toRecord: 0 }, activeMatches: 0 });
+    expect(events[0]).toMatchObject({
+      id: e2.id,
+      heatsCount: 0,
+      recordingSuggestions: { toBeRecorded: 0, toRecord: 0 },
+      activeMatches: 0,
+    });
     expect(incomingRequests).toHaveLength(1);
-    expect(incomingRequests[0]).toMatchObject({ slug: incoming.slug, status: 'pending', isInitiator: false, partner: { id: carol.user.id }, event: { slug: e2.slug } });
+    expect(incomingRequests[0]).toMatchObject({
+      slug: incoming.slug,
+      status: 'pending',
+      isInitiator: false,
+      partner: { id: carol.user.id },
+      event: { slug: e2.slug },
+    });
   });
 
   it('answers empty lists for a new user', async () => {

@@ -18,7 +18,7 @@ const participation = (userId: number, eventId: number) =>
   prisma.eventParticipant.findUniqueOrThrow({ where: { userId_eventId: { userId, eventId } } });
 
 describe('PUT /events/:slug/competitor-number', () => {
-  it('sets and clears the participant\'s own number and answers the updated setting', async () => {
+  it("sets and clears the participant's own number and answers the updated setting", async () => {
     const event = await createEvent();
     const u = await createUser();
     await joinEvent(u.user, event);
@@ -34,7 +34,11 @@ describe('PUT /events/:slug/competitor-number', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ competitorNumber: null });
     expect((await participation(u.user.id, event.id)).competitorNumber).toBeNull();
-    expect(await prisma.activityLog.count({ where: { userId: u.user.id, action: 'competitor_number_update', category: 'event' } })).toBe(3);
+    expect(
+      await prisma.activityLog.count({
+        where: { userId: u.user.id, action: 'competitor_number_update', category: 'event' },
+      }),
+    ).toBe(3);
   });
 
   it('refuses anything but 1-10 letters or digits (or null) with 400', async () => {
@@ -64,7 +68,7 @@ describe('PUT /events/:slug/competitor-number', () => {
 });
 
 describe('PUT /events/:slug/recorder-opt-out', () => {
-  it('sets the participant\'s own opt-out both ways', async () => {
+  it("sets the participant's own opt-out both ways", async () => {
     const event = await createEvent();
     const u = await createUser();
     await joinEvent(u.user, event);
@@ -75,7 +79,11 @@ describe('PUT /events/:slug/recorder-opt-out', () => {
     res = await put(`/events/${event.slug}/recorder-opt-out`, u.auth, { optOut: false });
     expect(res.body.data).toEqual({ recorderOptOut: false });
     expect((await participation(u.user.id, event.id)).recorderOptOut).toBe(false);
-    expect(await prisma.activityLog.count({ where: { userId: u.user.id, action: 'recorder_opt_out_update', category: 'event' } })).toBe(2);
+    expect(
+      await prisma.activityLog.count({
+        where: { userId: u.user.id, action: 'recorder_opt_out_update', category: 'event' },
+      }),
+    ).toBe(2);
   });
 
   it('refuses a non-boolean (400) and a non-participant (403)', async () => {
@@ -101,29 +109,49 @@ describe('PUT /events/:slug/registration-deadline', () => {
     let res = await put(`/events/${event.slug}/registration-deadline`, admin.auth, { registrationDeadline: deadline });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, data: { registrationDeadline: deadline } });
-    expect((await prisma.event.findUniqueOrThrow({ where: { id: event.id } })).registrationDeadline?.toISOString()).toBe(deadline);
+    expect(
+      (await prisma.event.findUniqueOrThrow({ where: { id: event.id } })).registrationDeadline?.toISOString(),
+    ).toBe(deadline);
 
-    res = await put(`/events/${event.slug}/registration-deadline`, admin.auth, { registrationDeadline: '2030-05-01T20:00:00+02:00' });
+    res = await put(`/events/${event.slug}/registration-deadline`, admin.auth, {
+      registrationDeadline: '2030-05-01T20:00:00+02:00',
+    });
     expect(res.body.data).toEqual({ registrationDeadline: deadline });
     // no offset: taken as UTC
-    res = await put(`/events/${event.slug}/registration-deadline`, admin.auth, { registrationDeadline: '2030-05-01T18:00:00' });
+    res = await put(`/events/${event.slug}/registration-deadline`, admin.auth, {
+      registrationDeadline: '2030-05-01T18:00:00',
+    });
     expect(res.body.data).toEqual({ registrationDeadline: deadline });
 
     res = await put(`/events/${event.slug}/registration-deadline`, admin.auth, { registrationDeadline: null });
     expect(res.body.data).toEqual({ registrationDeadline: null });
     expect((await prisma.event.findUniqueOrThrow({ where: { id: event.id } })).registrationDeadline).toBeNull();
-    expect(await prisma.activityLog.count({ where: { userId: admin.user.id, action: 'registration_deadline_update', category: 'admin' } })).toBe(4);
+    expect(
+      await prisma.activityLog.count({
+        where: { userId: admin.user.id, action: 'registration_deadline_update', category: 'admin' },
+      }),
+    ).toBe(4);
   });
 
   it('answers 403 "Admin access required" to a participant, 400 to bad dates, 404 to unknown events', async () => {
     const event = await createEvent();
     const u = await createUser();
     await joinEvent(u.user, event);
-    let res = await put(`/events/${event.slug}/registration-deadline`, u.auth, { registrationDeadline: '2030-01-01T00:00:00Z' });
+    let res = await put(`/events/${event.slug}/registration-deadline`, u.auth, {
+      registrationDeadline: '2030-01-01T00:00:00Z',
+    });
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('Admin access required');
     const admin = await createAdmin();
-    for (const registrationDeadline of ['tomorrow', '2030-13-45T00:00:00Z', '2030-02-30T10:00:00Z', '2030-W01', 12345, undefined, '']) {
+    for (const registrationDeadline of [
+      'tomorrow',
+      '2030-13-45T00:00:00Z',
+      '2030-02-30T10:00:00Z',
+      '2030-W01',
+      12345,
+      undefined,
+      '',
+    ]) {
       res = await put(`/events/${event.slug}/registration-deadline`, admin.auth, { registrationDeadline });
       expect(res.status).toBe(400);
     }
@@ -156,7 +184,11 @@ describe('PUT /events/:slug/schedule-config', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ scheduleConfig: null });
     expect((await prisma.event.findUniqueOrThrow({ where: { id: event.id } })).scheduleConfig).toBeNull();
-    expect(await prisma.activityLog.count({ where: { userId: admin.user.id, action: 'schedule_config_update', category: 'admin' } })).toBe(3);
+    expect(
+      await prisma.activityLog.count({
+        where: { userId: admin.user.id, action: 'schedule_config_update', category: 'admin' },
+      }),
+    ).toBe(3);
   });
 
   it('refuses a division in two slots, unknown divisions and malformed slots with 400, keeping the old value', async () => {
@@ -164,14 +196,42 @@ describe('PUT /events/:slug/schedule-config', () => {
     const event = await createEvent({ scheduleConfig: old });
     const admin = await createAdmin();
     const bad: [unknown, string][] = [
-      [{ slots: [{ order: 1, divisionIds: [R.NEW, R.NOV] }, { order: 2, divisionIds: [R.NOV, R.INT] }] }, 'A division may appear in at most one slot'],
+      [
+        {
+          slots: [
+            { order: 1, divisionIds: [R.NEW, R.NOV] },
+            { order: 2, divisionIds: [R.NOV, R.INT] },
+          ],
+        },
+        'A division may appear in at most one slot',
+      ],
       [{ slots: [{ order: 1, divisionIds: [R.NEW, R.NEW] }] }, 'A division may appear in at most one slot'],
       [{ slots: [{ order: 1, divisionIds: [99999] }] }, 'Unknown division: 99999'],
-      [{ slots: [{ order: 1, divisionIds: [R.NEW] }, { order: 1, divisionIds: [R.NOV] }] }, 'Slot order values must be unique'],
-      [{ slots: [{ order: 1, divisionIds: [] }] }, 'Each slot must have an integer order and a non-empty divisionIds array of integers'],
-      [{ slots: [{ order: 1.5, divisionIds: [R.NEW] }] }, 'Each slot must have an integer order and a non-empty divisionIds array of integers'],
-      [{ slots: [{ divisionIds: [R.NEW] }] }, 'Each slot must have an integer order and a non-empty divisionIds array of integers'],
-      [{ slots: [{ order: 1, divisionIds: ['1'] }] }, 'Each slot must have an integer order and a non-empty divisionIds array of integers'],
+      [
+        {
+          slots: [
+            { order: 1, divisionIds: [R.NEW] },
+            { order: 1, divisionIds: [R.NOV] },
+          ],
+        },
+        'Slot order values must be unique',
+      ],
+      [
+        { slots: [{ order: 1, divisionIds: [] }] },
+        'Each slot must have an integer order and a non-empty divisionIds array of integers',
+      ],
+      [
+        { slots: [{ order: 1.5, divisionIds: [R.NEW] }] },
+        'Each slot must have an integer order and a non-empty divisionIds array of integers',
+      ],
+      [
+        { slots: [{ divisionIds: [R.NEW] }] },
+        'Each slot must have an integer order and a non-empty divisionIds array of integers',
+      ],
+      [
+        { slots: [{ order: 1, divisionIds: ['1'] }] },
+        'Each slot must have an integer order and a non-empty divisionIds array of integers',
+      ],
       [{ slots: 'all' }, 'scheduleConfig must be an object with a slots array, or null'],
       [[1, 2], 'scheduleConfig must be an object with a slots array, or null'],
       [undefined, 'scheduleConfig must be an object with a slots array, or null'],

@@ -28,7 +28,9 @@ describe('POST /admin/events', () => {
     expect(res.body.data.slug).toMatch(/^[A-Za-z0-9]{12,50}$/);
     const stored = await prisma.event.findUniqueOrThrow({ where: { slug: res.body.data.slug } });
     expect(stored.name).toBe('Swing Fling');
-    const log = await prisma.activityLog.findFirst({ where: { action: 'event_create', resource: `event:${stored.slug}` } });
+    const log = await prisma.activityLog.findFirst({
+      where: { action: 'event_create', resource: `event:${stored.slug}` },
+    });
     expect(log).toMatchObject({ category: 'event', userId: admin.user.id });
   });
 
@@ -67,23 +69,43 @@ describe('PATCH /admin/events/:slug', () => {
       .send({ name: 'Renamed', description: null, participantsCount: 500 });
     expect(res.status).toBe(200);
     const stored = await prisma.event.findUniqueOrThrow({ where: { id: event.id } });
-    expect(stored).toMatchObject({ name: 'Renamed', description: null, location: event.location, participantsCount: 0 });
+    expect(stored).toMatchObject({
+      name: 'Renamed',
+      description: null,
+      location: event.location,
+      participantsCount: 0,
+    });
     expect(res.body.data.name).toBe('Renamed');
-    const log = await prisma.activityLog.findFirst({ where: { action: 'event_update', resource: `event:${event.slug}` } });
-    expect(log).toMatchObject({ category: 'event', userId: admin.user.id, success: true, metadata: { fields: ['name', 'description'] } });
+    const log = await prisma.activityLog.findFirst({
+      where: { action: 'event_update', resource: `event:${event.slug}` },
+    });
+    expect(log).toMatchObject({
+      category: 'event',
+      userId: admin.user.id,
+      success: true,
+      metadata: { fields: ['name', 'description'] },
+    });
   });
 
   it('checks the date order against the stored dates, answers 404 for an unknown slug, 403 for non-admins', async () => {
     const admin = await createAdmin();
     const event = await createEvent();
     const before = new Date(event.startDate.getTime() - 3600_000).toISOString();
-    const res = await api().patch(`/api/admin/events/${event.slug}`).set('Authorization', admin.auth).send({ endDate: before });
+    const res = await api()
+      .patch(`/api/admin/events/${event.slug}`)
+      .set('Authorization', admin.auth)
+      .send({ endDate: before });
     expect(res.status).toBe(400);
     expect(res.body.details[0].field).toBe('endDate');
-    const missing = await api().patch('/api/admin/events/NoSuchEvent55').set('Authorization', admin.auth).send({ name: 'x' });
+    const missing = await api()
+      .patch('/api/admin/events/NoSuchEvent55')
+      .set('Authorization', admin.auth)
+      .send({ name: 'x' });
     expect(missing.status).toBe(404);
     expect(missing.body.error).toBe('Event not found');
     const user = await createUser();
-    expect((await api().patch(`/api/admin/events/${event.slug}`).set('Authorization', user.auth).send({ name: 'x' })).status).toBe(403);
+    expect(
+      (await api().patch(`/api/admin/events/${event.slug}`).set('Authorization', user.auth).send({ name: 'x' })).status,
+    ).toBe(403);
   });
 });

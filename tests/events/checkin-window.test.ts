@@ -12,13 +12,19 @@ describe('check-in window (enforced in production)', () => {
     const { auth } = await createUser();
     const now = Date.now();
     const event = await createEvent({ startDate: new Date(now + startOffset), endDate: new Date(now + endOffset) });
-    return api().post(`/api/events/checkin/${await checkinTokenFor(event)}`).set('Authorization', auth);
+    return api()
+      .post(`/api/events/checkin/${await checkinTokenFor(event)}`)
+      .set('Authorization', auth);
   }
 
   it('refuses check-in before startDate - 1 day with 400 and the SPEC message', async () => {
     const res = await checkinAt(3 * DAY, 4 * DAY);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ success: false, error: 'Check-in is not available for this event at this time', code: 'CHECKIN_NOT_AVAILABLE' });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: 'Check-in is not available for this event at this time',
+      code: 'CHECKIN_NOT_AVAILABLE',
+    });
   });
 
   it('refuses check-in after endDate + 1 day', async () => {

@@ -11,7 +11,9 @@ describe('POST /events/checkin/:token and DELETE /events/:slug/leave', () => {
     const res = await api().post('/api/events/checkin/nope-not-a-token').set('Authorization', auth);
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ success: false, error: 'Invalid check-in token', code: 'INVALID_CHECKIN_TOKEN' });
-    const long = await api().post(`/api/events/checkin/${'a'.repeat(300)}`).set('Authorization', auth);
+    const long = await api()
+      .post(`/api/events/checkin/${'a'.repeat(300)}`)
+      .set('Authorization', auth);
     expect(long.status).toBe(404);
     expect(long.body.error).toBe('Invalid check-in token');
     const anonymous = await api().post('/api/events/checkin/whatever');
@@ -64,7 +66,9 @@ describe('POST /events/checkin/:token and DELETE /events/:slug/leave', () => {
     const start = new Date(Date.now() + 365 * 24 * 3600 * 1000);
     const event = await createEvent({ startDate: start, endDate: new Date(start.getTime() + 3600_000) });
     const { auth } = await createUser();
-    const res = await api().post(`/api/events/checkin/${await checkinTokenFor(event)}`).set('Authorization', auth);
+    const res = await api()
+      .post(`/api/events/checkin/${await checkinTokenFor(event)}`)
+      .set('Authorization', auth);
     expect(res.status).toBe(200);
   });
 
@@ -98,7 +102,9 @@ describe('POST /events/checkin/:token and DELETE /events/:slug/leave', () => {
     const event = await createEvent();
     const token = await checkinTokenFor(event);
     const users = await createUsers(20);
-    await Promise.all(users.map((u) => server.request.post(`/api/events/checkin/${token}`).set('Authorization', u.auth)));
+    await Promise.all(
+      users.map((u) => server.request.post(`/api/events/checkin/${token}`).set('Authorization', u.auth)),
+    );
     for (let round = 0; round < 3; round++) {
       await Promise.all(
         users.flatMap((u, i) =>

@@ -59,7 +59,13 @@ describe('GET /events/:slug', () => {
     await joinEvent(a.user, event);
     await joinEvent(b.user, event);
     const match = await prisma.match.create({
-      data: { slug: `m${Date.now()}abcdef`, eventId: event.id, user1Id: a.user.id, user2Id: b.user.id, status: 'accepted' },
+      data: {
+        slug: `m${Date.now()}abcdef`,
+        eventId: event.id,
+        user1Id: a.user.id,
+        user2Id: b.user.id,
+        status: 'accepted',
+      },
     });
     await prisma.chatRoom.create({ data: { matchId: match.id, type: 'private' } });
 
@@ -125,7 +131,10 @@ describe('GET /events/:slug/details', () => {
       registrationDeadline: deadline.toISOString(),
       matchingRunAt: null,
     });
-    expect(res.body.data.participants.map((p: { userId: number }) => p.userId)).toEqual([second.user.id, first.user.id]);
+    expect(res.body.data.participants.map((p: { userId: number }) => p.userId)).toEqual([
+      second.user.id,
+      first.user.id,
+    ]);
     expect(res.body.data.participants[1]).toEqual({
       userId: first.user.id,
       username: first.user.username,
@@ -175,7 +184,10 @@ describe('GET /events/:slug/checkin-qr', () => {
     expect((png.body as Buffer).subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     expect(await prisma.eventCheckinToken.count({ where: { eventId: event.id } })).toBe(1);
 
-    const svg = await api().get(`/api/events/${event.slug}/checkin-qr?format=svg`).set('Authorization', admin.auth).buffer(true);
+    const svg = await api()
+      .get(`/api/events/${event.slug}/checkin-qr?format=svg`)
+      .set('Authorization', admin.auth)
+      .buffer(true);
     expect(svg.status).toBe(200);
     expect(svg.headers['content-type']).toMatch(/^image\/svg\+xml/);
     expect(String(svg.text ?? svg.body)).toContain('<svg');
@@ -185,7 +197,9 @@ describe('GET /events/:slug/checkin-qr', () => {
     const event = await createEvent();
     const participant = await createUser();
     await joinEvent(participant.user, event);
-    const ok = await api().get(`/api/events/${event.slug}/checkin-qr?format=svg`).set('Authorization', participant.auth);
+    const ok = await api()
+      .get(`/api/events/${event.slug}/checkin-qr?format=svg`)
+      .set('Authorization', participant.auth);
     expect(ok.status).toBe(200);
     const stranger = await createUser();
     const refused = await api().get(`/api/events/${event.slug}/checkin-qr`).set('Authorization', stranger.auth);

@@ -19,11 +19,21 @@ describe('EventsService', () => {
 
   it('check-in: the window is measured with the injected clock', async () => {
     const { user } = await createUser();
-    const inWindow = await createEvent({ startDate: new Date(now.getTime() + DAY / 2), endDate: new Date(now.getTime() + 2 * DAY) });
-    const later = await createEvent({ startDate: new Date(now.getTime() + 3 * DAY), endDate: new Date(now.getTime() + 4 * DAY) });
+    const inWindow = await createEvent({
+      startDate: new Date(now.getTime() + DAY / 2),
+      endDate: new Date(now.getTime() + 2 * DAY),
+    });
+    const later = await createEvent({
+      startDate: new Date(now.getTime() + 3 * DAY),
+      endDate: new Date(now.getTime() + 4 * DAY),
+    });
     const actor = { ...systemActor('test'), userId: user.id };
-    await expect(container.events.checkin(actor, await checkinTokenFor(inWindow), user.id)).resolves.toMatchObject({ alreadyCheckedIn: false });
-    await expect(container.events.checkin(actor, await checkinTokenFor(later), user.id)).rejects.toMatchObject({ code: 'CHECKIN_NOT_AVAILABLE' });
+    await expect(container.events.checkin(actor, await checkinTokenFor(inWindow), user.id)).resolves.toMatchObject({
+      alreadyCheckedIn: false,
+    });
+    await expect(container.events.checkin(actor, await checkinTokenFor(later), user.id)).rejects.toMatchObject({
+      code: 'CHECKIN_NOT_AVAILABLE',
+    });
   });
 
   it('create: the CLI path logs event_create with the system actor', async () => {
@@ -33,14 +43,21 @@ describe('EventsService', () => {
       startDate: new Date('2031-01-01T10:00:00Z'),
       endDate: new Date('2031-01-02T10:00:00Z'),
     });
-    const log = await prisma.activityLog.findFirst({ where: { action: 'event_create', resource: `event:${event.slug}` } });
+    const log = await prisma.activityLog.findFirst({
+      where: { action: 'event_create', resource: `event:${event.slug}` },
+    });
     expect(log).toMatchObject({ category: 'event', userId: null, method: 'cli', success: true });
   });
 
   it('create: refuses an end before the start with 400 and logs nothing', async () => {
     const name = `Backwards ${Date.now()}`;
     await expect(
-      container.events.create(systemActor('cli'), { name, location: 'X', startDate: new Date('2031-01-02'), endDate: new Date('2031-01-01') }),
+      container.events.create(systemActor('cli'), {
+        name,
+        location: 'X',
+        startDate: new Date('2031-01-02'),
+        endDate: new Date('2031-01-01'),
+      }),
     ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
     expect(await prisma.event.count({ where: { name } })).toBe(0);
   });

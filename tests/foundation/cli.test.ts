@@ -9,7 +9,19 @@ describe('command line', () => {
   it('event:create prints the new slug alone on the last line', async () => {
     const result = await runTs(
       'src/cli.ts',
-      ['event:create', '--name', 'Swing Camp', '--location', 'Kraków, Poland', '--start', '2027-03-01T10:00:00Z', '--end', '2027-03-03T18:00:00Z', '--registry-id', '555'],
+      [
+        'event:create',
+        '--name',
+        'Swing Camp',
+        '--location',
+        'Kraków, Poland',
+        '--start',
+        '2027-03-01T10:00:00Z',
+        '--end',
+        '2027-03-03T18:00:00Z',
+        '--registry-id',
+        '555',
+      ],
       childEnv(),
     );
     expect(result.code).toBe(0);
@@ -20,7 +32,11 @@ describe('command line', () => {
   });
 
   it('event:create refuses a missing name with exit 1', async () => {
-    const result = await runTs('src/cli.ts', ['event:create', '--location', 'X', '--start', '2027-01-01', '--end', '2027-01-02'], childEnv());
+    const result = await runTs(
+      'src/cli.ts',
+      ['event:create', '--location', 'X', '--start', '2027-01-01', '--end', '2027-01-02'],
+      childEnv(),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--name is required');
   });

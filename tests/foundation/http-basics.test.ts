@@ -45,8 +45,9 @@ describe('HTTP basics', () => {
 
 describe('database unreachable', () => {
   it('answers /api/health with 503 and never a stack trace', async () => {
-    const { status, body } = await withTestContainer({ databaseUrl: 'postgresql://postgres@127.0.0.1:1/nowhere' }, (c) =>
-      api(c).get('/api/health'),
+    const { status, body } = await withTestContainer(
+      { databaseUrl: 'postgresql://postgres@127.0.0.1:1/nowhere' },
+      (c) => api(c).get('/api/health'),
     );
     expect(status).toBe(503);
     expect(body).toEqual({

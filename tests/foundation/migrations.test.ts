@@ -6,7 +6,9 @@ import { COMPETITION_TYPES, DIVISIONS, seedReferenceData } from '../../src/lib/s
 
 describe('migrations and reference data', () => {
   it('records every migration in _prisma_migrations with the sha256 checksum of its file', async () => {
-    const rows = await prisma.$queryRaw<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }[]>`
+    const rows = await prisma.$queryRaw<
+      { migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }[]
+    >`
       SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name`;
     const local = listLocalMigrations();
     expect(rows.map((r) => r.migration_name)).toEqual(local.map((m) => m.name));
@@ -42,7 +44,14 @@ describe('migrations and reference data', () => {
     const types = await prisma.competitionType.findMany({ orderBy: { id: 'asc' } });
     expect(divisions).toEqual(before);
     expect(divisions.map((d) => d.abbreviation)).toEqual(DIVISIONS.map((d) => d.abbreviation));
-    expect(divisions.map((d) => d.name)).toEqual(['Newcomer', 'Novice', 'Intermediate', 'Advanced', 'All-Stars', 'Champions']);
+    expect(divisions.map((d) => d.name)).toEqual([
+      'Newcomer',
+      'Novice',
+      'Intermediate',
+      'Advanced',
+      'All-Stars',
+      'Champions',
+    ]);
     expect(types.map((t) => [t.name, t.abbreviation])).toEqual(COMPETITION_TYPES.map((t) => [t.name, t.abbreviation]));
   });
 });

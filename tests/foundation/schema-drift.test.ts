@@ -9,7 +9,11 @@ import { prisma } from '../helpers/db';
  * nullability, every @@unique/@unique a unique index and every @@index an index over the
  * same columns. Constraints Prisma cannot express are listed in SQL_ONLY_INDEXES.
  */
-const SQL_ONLY_INDEXES = new Set(['Match_eventId_pair_key', 'User_username_lower_key', 'Report_open_reporter_target_key']);
+const SQL_ONLY_INDEXES = new Set([
+  'Match_eventId_pair_key',
+  'User_username_lower_key',
+  'Report_open_reporter_target_key',
+]);
 
 interface DmmfField {
   name: string;
@@ -73,7 +77,8 @@ describe('migrated database vs Prisma schema', () => {
 
   it('has every unique, index and primary key of the schema, and no unlisted extra', () => {
     const columnsOf = (def: string) =>
-      /\((.*)\)/.exec(def.replace(/ NULLS NOT DISTINCT/, ''))![1]
+      /\((.*)\)/
+        .exec(def.replace(/ NULLS NOT DISTINCT/, ''))![1]
         .split(',')
         .map((c) => c.trim().replace(/"/g, ''));
     const actual = indexes
@@ -83,9 +88,7 @@ describe('migrated database vs Prisma schema', () => {
         return `${i.tablename}:${kind}:${columnsOf(i.indexdef).join(',')}`;
       })
       .sort();
-    const expected = dmmf.indexes
-      .map((i) => `${i.model}:${i.type}:${i.fields.map((f) => f.name).join(',')}`)
-      .sort();
+    const expected = dmmf.indexes.map((i) => `${i.model}:${i.type}:${i.fields.map((f) => f.name).join(',')}`).sort();
     expect(actual).toEqual(expected);
   });
 

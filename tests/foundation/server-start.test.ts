@@ -28,7 +28,17 @@ function postmaster(dir: string): number | undefined {
 }
 
 async function createEventWithCli(env: NodeJS.ProcessEnv, name: string) {
-  const args = ['event:create', '--name', name, '--location', 'Lyon', '--start', '2027-05-01T10:00:00Z', '--end', '2027-05-02T18:00:00Z'];
+  const args = [
+    'event:create',
+    '--name',
+    name,
+    '--location',
+    'Lyon',
+    '--start',
+    '2027-05-01T10:00:00Z',
+    '--end',
+    '2027-05-02T18:00:00Z',
+  ];
   const result = await runTs('src/cli.ts', args, env);
   return { ...result, slug: result.stdout.trim().split('\n').pop()! };
 }
@@ -129,7 +139,10 @@ describe('server on the embedded PostgreSQL server (no DATABASE_URL)', () => {
     expect(postmaster(dir)).toBeUndefined();
     const other = spawn('sleep', ['120'], { stdio: 'ignore' });
     const pgdata = path.join(dir, 'pgdata');
-    writeFileSync(path.join(pgdata, 'postmaster.pid'), `${other.pid}\n${pgdata}\n1795500000\n5432\n\n127.0.0.1\n  0 0\nready   \n`);
+    writeFileSync(
+      path.join(pgdata, 'postmaster.pid'),
+      `${other.pid}\n${pgdata}\n1795500000\n5432\n\n127.0.0.1\n  0 0\nready   \n`,
+    );
     const server = await startServer(env);
     try {
       expect((await waitForHealth(server)).body.data.status).toBe('ok');

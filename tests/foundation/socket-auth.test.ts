@@ -15,7 +15,9 @@ describe('Socket.IO authentication', () => {
     const { user } = await createUser();
     const wrong = jwt.sign({}, 'another-secret-another-secret-another', { subject: String(user.id) });
     const none = jwt.sign({}, '', { algorithm: 'none', subject: String(user.id) });
-    const expired = jwt.sign({ exp: Math.floor(Date.now() / 1000) - 10 }, process.env.JWT_SECRET!, { subject: String(user.id) });
+    const expired = jwt.sign({ exp: Math.floor(Date.now() / 1000) - 10 }, process.env.JWT_SECRET!, {
+      subject: String(user.id),
+    });
     for (const token of [wrong, none, expired, 'garbage']) {
       await expect(connectSocket(server.url, token)).rejects.toThrow('Invalid or expired token');
     }

@@ -88,7 +88,9 @@ describe('heats_updated broadcast', () => {
       });
     const watcherSocket = await inEventRoom((await createUser()).token, event.id);
     const received = nextEvent<{ userId: number; heats: { id: number }[] }>(watcherSocket, 'heats_updated');
-    const res = await server.request.delete(`/api/events/${event.slug}/heats/${saved.body.data[0].id}`).set('Authorization', dancer.auth);
+    const res = await server.request
+      .delete(`/api/events/${event.slug}/heats/${saved.body.data[0].id}`)
+      .set('Authorization', dancer.auth);
     expect(res.status).toBe(200);
     const payload = await received;
     expect(payload.userId).toBe(dancer.user.id);

@@ -26,7 +26,10 @@ async function participantAt(event?: Event) {
 }
 
 const post = (slug: string, auth: string, body: unknown) =>
-  api().post(`/api/events/${slug}/heats`).set('Authorization', auth).send(body as object);
+  api()
+    .post(`/api/events/${slug}/heats`)
+    .set('Authorization', auth)
+    .send(body as object);
 
 describe('GET /divisions and /competition-types', () => {
   it('lists the six divisions without a token, ordered by id, as { id, name, abbreviation }', async () => {
@@ -35,7 +38,14 @@ describe('GET /divisions and /competition-types', () => {
     expect(res.body.success).toBe(true);
     const ids = res.body.data.map((d: { id: number }) => d.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    expect(res.body.data.map((d: { abbreviation: string }) => d.abbreviation)).toEqual(['NEW', 'NOV', 'INT', 'ADV', 'ALL', 'CHA']);
+    expect(res.body.data.map((d: { abbreviation: string }) => d.abbreviation)).toEqual([
+      'NEW',
+      'NOV',
+      'INT',
+      'ADV',
+      'ALL',
+      'CHA',
+    ]);
     for (const d of res.body.data) expect(Object.keys(d).sort()).toEqual(['abbreviation', 'id', 'name']);
     expect(res.body.data[0]).toEqual({ id: R.NEW, name: 'Newcomer', abbreviation: 'NEW' });
   });
@@ -103,11 +113,26 @@ describe('POST /events/:slug/heats — body validation', () => {
   });
 
   it('refuses non-integer ids and unknown divisions or competition types with a clear 400', async () => {
-    await expect400({ heats: [{ divisionId: 'abc', competitionTypeId: R.JJ, heatNumber: 1 }] }, 'divisionId and competitionTypeId must be positive integers');
-    await expect400({ heats: [{ divisionId: R.NOV, competitionTypeId: 1.5, heatNumber: 1 }] }, 'divisionId and competitionTypeId must be positive integers');
-    await expect400({ heats: [{ divisionId: 99999, competitionTypeId: R.JJ, heatNumber: 1 }] }, 'Unknown division: 99999');
-    await expect400({ heats: [{ divisionId: R.NOV, competitionTypeId: 99999, heatNumber: 1 }] }, 'Unknown competition type: 99999');
-    await expect400({ heats: [{ divisionId: 1e12, competitionTypeId: R.JJ, heatNumber: 1 }] }, 'divisionId and competitionTypeId must be positive integers');
+    await expect400(
+      { heats: [{ divisionId: 'abc', competitionTypeId: R.JJ, heatNumber: 1 }] },
+      'divisionId and competitionTypeId must be positive integers',
+    );
+    await expect400(
+      { heats: [{ divisionId: R.NOV, competitionTypeId: 1.5, heatNumber: 1 }] },
+      'divisionId and competitionTypeId must be positive integers',
+    );
+    await expect400(
+      { heats: [{ divisionId: 99999, competitionTypeId: R.JJ, heatNumber: 1 }] },
+      'Unknown division: 99999',
+    );
+    await expect400(
+      { heats: [{ divisionId: R.NOV, competitionTypeId: 99999, heatNumber: 1 }] },
+      'Unknown competition type: 99999',
+    );
+    await expect400(
+      { heats: [{ divisionId: 1e12, competitionTypeId: R.JJ, heatNumber: 1 }] },
+      'divisionId and competitionTypeId must be positive integers',
+    );
   });
 
   it('refuses more than 100 heats in one submission', async () => {
@@ -131,7 +156,9 @@ describe('POST /events/:slug/heats — check order', () => {
 
   it('a valid body on an unknown event answers 404 "Event not found"', async () => {
     const u = await createUser();
-    const res = await post('no-such-event', u.auth, { heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1 }] });
+    const res = await post('no-such-event', u.auth, {
+      heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1 }],
+    });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ success: false, error: 'Event not found', code: 'EVENT_NOT_FOUND' });
   });
@@ -139,7 +166,9 @@ describe('POST /events/:slug/heats — check order', () => {
   it('a valid body from a non-participant answers 403 and stores nothing', async () => {
     const event = await createEvent();
     const u = await createUser();
-    const res = await post(event.slug, u.auth, { heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1 }] });
+    const res = await post(event.slug, u.auth, {
+      heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1 }],
+    });
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ success: false, error: MSG.participant });
     expect(await prisma.heat.count({ where: { eventId: event.id } })).toBe(0);
@@ -148,14 +177,16 @@ describe('POST /events/:slug/heats — check order', () => {
   it('an invalid body from a non-participant answers 400, not 403', async () => {
     const event = await createEvent();
     const u = await createUser();
-    const res = await post(event.slug, u.auth, { heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 0 }] });
+    const res = await post(event.slug, u.auth, {
+      heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 0 }],
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe(MSG.number);
   });
 });
 
 describe('POST /events/:slug/heats — replacement', () => {
-  it('answers 200 with count and the caller\'s heats in the SPEC shape, role null when omitted', async () => {
+  it("answers 200 with count and the caller's heats in the SPEC shape, role null when omitted", async () => {
     const p = await participantAt();
     const res = await post(p.event.slug, p.auth, {
       heats: [
@@ -187,9 +218,13 @@ describe('POST /events/:slug/heats — replacement', () => {
 
   it('accepts numeric strings for ids and heat numbers', async () => {
     const p = await participantAt();
-    const res = await post(p.event.slug, p.auth, { heats: [{ divisionId: String(R.ADV), competitionTypeId: String(R.JJ), heatNumber: '4' }] });
+    const res = await post(p.event.slug, p.auth, {
+      heats: [{ divisionId: String(R.ADV), competitionTypeId: String(R.JJ), heatNumber: '4' }],
+    });
     expect(res.status).toBe(200);
-    expect(await storedHeats(p.user.id, p.event.id)).toEqual([{ divisionId: R.ADV, competitionTypeId: R.JJ, heatNumber: 4, role: null }]);
+    expect(await storedHeats(p.user.id, p.event.id)).toEqual([
+      { divisionId: R.ADV, competitionTypeId: R.JJ, heatNumber: 4, role: null },
+    ]);
   });
 
   it('replaces the whole previous set and leaves other users and other events alone', async () => {
@@ -197,7 +232,9 @@ describe('POST /events/:slug/heats — replacement', () => {
     const other = await participantAt(p.event);
     const otherEvent = await createEvent();
     await joinEvent(p.user, otherEvent);
-    await post(other.event.slug, other.auth, { heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1 }] });
+    await post(other.event.slug, other.auth, {
+      heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1 }],
+    });
     await post(otherEvent.slug, p.auth, { heats: [{ divisionId: R.CHA, competitionTypeId: R.STR, heatNumber: 9 }] });
     await post(p.event.slug, p.auth, {
       heats: [
@@ -205,12 +242,18 @@ describe('POST /events/:slug/heats — replacement', () => {
         { divisionId: R.INT, competitionTypeId: R.JJ, heatNumber: 2 },
       ],
     });
-    const res = await post(p.event.slug, p.auth, { heats: [{ divisionId: R.ADV, competitionTypeId: R.STR, heatNumber: 5, role: 'Leader' }] });
+    const res = await post(p.event.slug, p.auth, {
+      heats: [{ divisionId: R.ADV, competitionTypeId: R.STR, heatNumber: 5, role: 'Leader' }],
+    });
     expect(res.status).toBe(200);
     expect(res.body.count).toBe(1);
-    expect(await storedHeats(p.user.id, p.event.id)).toEqual([{ divisionId: R.ADV, competitionTypeId: R.STR, heatNumber: 5, role: 'Leader' }]);
+    expect(await storedHeats(p.user.id, p.event.id)).toEqual([
+      { divisionId: R.ADV, competitionTypeId: R.STR, heatNumber: 5, role: 'Leader' },
+    ]);
     expect(await storedHeats(other.user.id, p.event.id)).toHaveLength(1);
-    expect(await storedHeats(p.user.id, otherEvent.id)).toEqual([{ divisionId: R.CHA, competitionTypeId: R.STR, heatNumber: 9, role: null }]);
+    expect(await storedHeats(p.user.id, otherEvent.id)).toEqual([
+      { divisionId: R.CHA, competitionTypeId: R.STR, heatNumber: 9, role: null },
+    ]);
   });
 
   it('allows Leader and Follower, and a role-less heat beside a role, in one division and type', async () => {
@@ -280,7 +323,9 @@ describe('POST /events/:slug/heats — replacement', () => {
       `CREATE TRIGGER heats_test_refuse BEFORE INSERT ON "Heat" FOR EACH ROW EXECUTE FUNCTION heats_test_refuse()`,
     );
     try {
-      const res = await post(p.event.slug, p.auth, { heats: [{ divisionId: R.ADV, competitionTypeId: R.STR, heatNumber: 8 }] });
+      const res = await post(p.event.slug, p.auth, {
+        heats: [{ divisionId: R.ADV, competitionTypeId: R.STR, heatNumber: 8 }],
+      });
       expect(res.status).toBe(500);
       expect(res.body.error).toBe('Internal server error');
     } finally {
@@ -307,15 +352,19 @@ describe('POST /events/:slug/heats — replacement', () => {
     const final = await storedHeats(p.user.id, p.event.id);
     const sortKey = (h: { divisionId: number; competitionTypeId: number; heatNumber: number }) =>
       `${h.competitionTypeId}:${h.divisionId}:${h.heatNumber}`;
-    const normalize = (hs: { divisionId: number; competitionTypeId: number; heatNumber: number; role: string | null }[]) =>
-      JSON.stringify([...hs].sort((a, b) => sortKey(a).localeCompare(sortKey(b))).map((h) => ({ ...h, role: h.role ?? null })));
+    const normalize = (
+      hs: { divisionId: number; competitionTypeId: number; heatNumber: number; role: string | null }[],
+    ) =>
+      JSON.stringify(
+        [...hs].sort((a, b) => sortKey(a).localeCompare(sortKey(b))).map((h) => ({ ...h, role: h.role ?? null })),
+      );
     const matches = submissions.filter((s) => normalize(s) === normalize(final));
     expect(matches).toHaveLength(1);
   });
 });
 
 describe('GET /events/:slug/heats/me', () => {
-  it('lists the caller\'s heats ordered by competitionTypeId, divisionId, heatNumber with competitorNumber', async () => {
+  it("lists the caller's heats ordered by competitionTypeId, divisionId, heatNumber with competitorNumber", async () => {
     const event = await createEvent();
     const u = await createUser();
     await joinEvent(u.user, event, { competitorNumber: '123' });
@@ -331,7 +380,13 @@ describe('GET /events/:slug/heats/me', () => {
     const res = await api().get(`/api/events/${event.slug}/heats/me`).set('Authorization', u.auth);
     expect(res.status).toBe(200);
     expect(res.body.count).toBe(5);
-    expect(res.body.data.map((h: { competitionTypeId: number; divisionId: number; heatNumber: number }) => [h.competitionTypeId, h.divisionId, h.heatNumber])).toEqual([
+    expect(
+      res.body.data.map((h: { competitionTypeId: number; divisionId: number; heatNumber: number }) => [
+        h.competitionTypeId,
+        h.divisionId,
+        h.heatNumber,
+      ]),
+    ).toEqual([
       [R.JJ, R.INT, 1],
       [R.JJ, R.INT, 2],
       [R.JJ, R.ADV, 5],
@@ -364,7 +419,10 @@ describe('GET /events/:slug/heats/all', () => {
     const a = await participantAt(event);
     const b = await participantAt(event);
     await participantAt(event); // a participant without heats is not listed
-    await prisma.eventParticipant.update({ where: { userId_eventId: { userId: b.user.id, eventId: event.id } }, data: { competitorNumber: 'B7' } });
+    await prisma.eventParticipant.update({
+      where: { userId_eventId: { userId: b.user.id, eventId: event.id } },
+      data: { competitorNumber: 'B7' },
+    });
     await post(event.slug, a.auth, { heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1 }] });
     await post(event.slug, b.auth, {
       heats: [
@@ -374,7 +432,9 @@ describe('GET /events/:slug/heats/all', () => {
     });
     // heats at another event stay out
     const elsewhere = await participantAt();
-    await post(elsewhere.event.slug, elsewhere.auth, { heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1 }] });
+    await post(elsewhere.event.slug, elsewhere.auth, {
+      heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1 }],
+    });
 
     const viewer = await createUser(); // any authenticated user may read the list
     const res = await api().get(`/api/events/${event.slug}/heats/all`).set('Authorization', viewer.auth);
@@ -388,7 +448,10 @@ describe('GET /events/:slug/heats/all', () => {
       competitorNumber: null,
       heats: [{ divisionId: R.NOV, competitionTypeId: R.JJ, heatNumber: 1, role: null, competitorNumber: null }],
     });
-    const groupB = byUser.get(b.user.id) as { competitorNumber: string; heats: { competitionTypeId: number; competitorNumber: string }[] };
+    const groupB = byUser.get(b.user.id) as {
+      competitorNumber: string;
+      heats: { competitionTypeId: number; competitorNumber: string }[];
+    };
     expect(groupB.competitorNumber).toBe('B7');
     expect(groupB.heats.map((h) => h.competitionTypeId)).toEqual([R.JJ, R.STR]);
     expect(groupB.heats.every((h) => h.competitorNumber === 'B7')).toBe(true);
@@ -416,7 +479,7 @@ describe('DELETE /events/:slug/heats/:id', () => {
     return { ...p, heatIds: res.body.data.map((h: { id: number }) => h.id) as number[] };
   }
 
-  it('deletes the caller\'s heat: 200 { success, message }, logged', async () => {
+  it("deletes the caller's heat: 200 { success, message }, logged", async () => {
     const p = await withHeats();
     const res = await api().delete(`/api/events/${p.event.slug}/heats/${p.heatIds[0]}`).set('Authorization', p.auth);
     expect(res.status).toBe(200);
@@ -430,7 +493,8 @@ describe('DELETE /events/:slug/heats/:id', () => {
   it('checks event 404 → heat 404 → owner 403', async () => {
     const p = await withHeats();
     const intruder = await participantAt(p.event);
-    const del = (slug: string, id: string | number, auth: string) => api().delete(`/api/events/${slug}/heats/${id}`).set('Authorization', auth);
+    const del = (slug: string, id: string | number, auth: string) =>
+      api().delete(`/api/events/${slug}/heats/${id}`).set('Authorization', auth);
 
     let res = await del('no-such-event', p.heatIds[0], intruder.auth);
     expect(res.status).toBe(404);

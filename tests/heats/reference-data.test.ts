@@ -11,7 +11,14 @@ describe('ReferenceData', () => {
     expect(ids.has(R.NOV)).toBe(true);
     expect((await reference.competitionTypeIds()).has(R.JJ)).toBe(true);
     expect(await reference.divisionIds()).toBe(ids);
-    expect((await reference.divisions()).map((d) => d.abbreviation)).toEqual(['NEW', 'NOV', 'INT', 'ADV', 'ALL', 'CHA']);
+    expect((await reference.divisions()).map((d) => d.abbreviation)).toEqual([
+      'NEW',
+      'NOV',
+      'INT',
+      'ADV',
+      'ALL',
+      'CHA',
+    ]);
   });
 });
 
@@ -34,7 +41,10 @@ describe('parseHeats (the heats body check, without a database)', () => {
   });
 
   it('checks ids against the given reference data', () => {
-    expect(failure([{ divisionId: 3, competitionTypeId: 7, heatNumber: 1 }])).toEqual({ error: 'Unknown division: 3', field: 'heats[0].divisionId' });
+    expect(failure([{ divisionId: 3, competitionTypeId: 7, heatNumber: 1 }])).toEqual({
+      error: 'Unknown division: 3',
+      field: 'heats[0].divisionId',
+    });
     expect(failure([{ divisionId: 1, competitionTypeId: 8, heatNumber: 1 }])).toEqual({
       error: 'Unknown competition type: 8',
       field: 'heats[0].competitionTypeId',

@@ -15,7 +15,9 @@ const inCi = process.env.CI === 'true';
 /** `describe` for a block of browser tests: skipped visibly without Chromium outside CI. */
 export function browserDescribe(name: string, fn: () => void): void {
   if (!haveChromium && !inCi) {
-    console.warn(`\n*** SKIPPED "${name}": no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH) ***\n`);
+    console.warn(
+      `\n*** SKIPPED "${name}": no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH) ***\n`,
+    );
     describe.skip(name, fn);
     return;
   }
@@ -27,7 +29,13 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -47,11 +55,18 @@ export interface ConsoleTab {
 }
 
 export async function openTab(browser: Browser, serverUrl: string): Promise<ConsoleTab> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', locale: 'en-GB', acceptDownloads: true });
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    timezoneId: 'UTC',
+    locale: 'en-GB',
+    acceptDownloads: true,
+  });
   await context.addInitScript(() => {
     const w = globalThis as unknown as { __csp: string[] };
     w.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e: { violatedDirective: string; blockedURI: string }) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e: { violatedDirective: string; blockedURI: string }) =>
+      w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   const page = await context.newPage();
   const origin = new URL(serverUrl).origin;
@@ -66,11 +81,13 @@ export async function openTab(browser: Browser, serverUrl: string): Promise<Cons
     if (url.startsWith('data:') || url.startsWith('blob:')) return;
     const parsed = new URL(url);
     if (parsed.origin !== origin) found.push(`request to another host: ${url}`);
-    else if (parsed.pathname.startsWith('/api/')) apiRequests.push(`${req.method()} ${parsed.pathname}${parsed.search}`);
+    else if (parsed.pathname.startsWith('/api/'))
+      apiRequests.push(`${req.method()} ${parsed.pathname}${parsed.search}`);
   });
   page.on('response', (res) => {
     const url = new URL(res.url());
-    if (url.origin === origin && url.pathname.startsWith('/console') && res.status() >= 400) found.push(`console asset ${url.pathname} → ${res.status()}`);
+    if (url.origin === origin && url.pathname.startsWith('/console') && res.status() >= 400)
+      found.push(`console asset ${url.pathname} → ${res.status()}`);
   });
   return {
     page,
@@ -78,7 +95,9 @@ export async function openTab(browser: Browser, serverUrl: string): Promise<Cons
     origin,
     apiRequests,
     problems: async () => {
-      const csp = page.isClosed() ? [] : await page.evaluate(() => (globalThis as unknown as { __csp?: string[] }).__csp ?? []).catch(() => []);
+      const csp = page.isClosed()
+        ? []
+        : await page.evaluate(() => (globalThis as unknown as { __csp?: string[] }).__csp ?? []).catch(() => []);
       return [...found, ...csp.map((c) => `CSP violation: ${c}`)];
     },
     close: () => context.close(),
@@ -101,7 +120,14 @@ export async function signIn(page: Page, email: string, password: string): Promi
 export async function openSignedIn(tab: ConsoleTab, token: string, consolePath: string, view: string): Promise<void> {
   await tab.page.goto(`${tab.origin}/console`);
   await viewReady(tab.page, 'login');
-  await tab.page.evaluate((t) => (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('consoleToken', t), token);
+  await tab.page.evaluate(
+    (t) =>
+      (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem(
+        'consoleToken',
+        t,
+      ),
+    token,
+  );
   await tab.page.goto(`${tab.origin}${consolePath}`);
   await viewReady(tab.page, view);
 }
@@ -112,7 +138,10 @@ export async function openSignedIn(tab: ConsoleTab, token: string, consolePath: 
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
   const root = path.join(__dirname, '..', '..');
-  const dir = process.env.CONSOLE_SCREENSHOTS === '1' ? path.join(root, 'docs', 'console') : path.join(root, 'test-artifacts', 'console');
+  const dir =
+    process.env.CONSOLE_SCREENSHOTS === '1'
+      ? path.join(root, 'docs', 'console')
+      : path.join(root, 'test-artifacts', 'console');
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
 }

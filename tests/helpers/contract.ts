@@ -48,9 +48,17 @@ for (const [template, item] of Object.entries(doc.paths)) {
     if (!(item as Json)[method]) continue;
     const segments = template.split('/').filter(Boolean);
     const regex = new RegExp(
-      '^/' + segments.map((s) => (s.startsWith('{') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') + '/?$',
+      '^/' +
+        segments.map((s) => (s.startsWith('{') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') +
+        '/?$',
     );
-    operations.push({ key: `${method.toUpperCase()} ${template}`, method, template, regex, literals: segments.filter((s) => !s.startsWith('{')).length });
+    operations.push({
+      key: `${method.toUpperCase()} ${template}`,
+      method,
+      template,
+      regex,
+      literals: segments.filter((s) => !s.startsWith('{')).length,
+    });
   }
 }
 // A concrete path wins over a template (OpenAPI rule): most literal segments first.
@@ -121,7 +129,9 @@ export function checkResponse(r: ReceivedResponse): string | null {
   const fn = validatorAt(['paths', op.template, op.method, 'responses', status, 'content', mediaType, 'schema']);
   // a test that asked for the raw text (e.g. a CSV download that may answer a JSON error) gets a string body
   const body = typeof r.body === 'string' || Buffer.isBuffer(r.body) ? parseJson(String(r.body)) : r.body;
-  return fn(body) ? null : `${where}: body does not match ${op.key} ${status}: ${describeErrors(fn)}; body ${preview(r.body)}`;
+  return fn(body)
+    ? null
+    : `${where}: body does not match ${op.key} ${status}: ${describeErrors(fn)}; body ${preview(r.body)}`;
 }
 
 const socket = (doc as unknown as { 'x-socket-io': { clientToServer: Json; serverToClient: Json } })['x-socket-io'];
@@ -129,7 +139,8 @@ const socket = (doc as unknown as { 'x-socket-io': { clientToServer: Json; serve
 /** Validates a payload received by a test socket; returns a description of the mismatch, or null. */
 export function checkSocketEvent(event: string, payload: unknown): string | null {
   stats.socketPayloads++;
-  if (!(event in socket.serverToClient)) return `socket event "${event}" is not documented in x-socket-io.serverToClient`;
+  if (!(event in socket.serverToClient))
+    return `socket event "${event}" is not documented in x-socket-io.serverToClient`;
   const fn = validatorAt(['x-socket-io', 'serverToClient', event, 'payload']);
   return fn(payload) ? null : `socket event "${event}": ${describeErrors(fn)}; payload ${preview(payload)}`;
 }
@@ -137,7 +148,8 @@ export function checkSocketEvent(event: string, payload: unknown): string | null
 /** Validates the acknowledgement of a client event; returns a description of the mismatch, or null. */
 export function checkSocketAck(event: string, ack: unknown): string | null {
   stats.socketPayloads++;
-  if (!(event in socket.clientToServer)) return `socket event "${event}" is not documented in x-socket-io.clientToServer`;
+  if (!(event in socket.clientToServer))
+    return `socket event "${event}" is not documented in x-socket-io.clientToServer`;
   const fn = validatorAt(['x-socket-io', 'clientToServer', event, 'ack']);
   return fn(ack) ? null : `ack of "${event}": ${describeErrors(fn)}; ack ${preview(ack)}`;
 }

@@ -11,7 +11,8 @@ import type { Event, User } from '../../src/generated/prisma/client';
  * each other or on an empty database.
  */
 let counter = 0;
-export const unique = (prefix = 'u') => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${randomBytes(2).toString('hex')}`;
+export const unique = (prefix = 'u') =>
+  `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${randomBytes(2).toString('hex')}`;
 
 export const DEFAULT_PASSWORD = 'secret123';
 

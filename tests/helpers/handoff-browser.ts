@@ -40,7 +40,10 @@ export interface PageServer {
 export async function startPageServer(serviceUrl: string): Promise<PageServer> {
   const files: Record<string, { type: string; body: Buffer | string }> = {
     '/': { type: 'text/html', body: PAGE_HTML },
-    '/socket.io.min.js': { type: 'text/javascript', body: readFileSync(path.resolve(__dirname, '../../node_modules/socket.io-client/dist/socket.io.min.js')) },
+    '/socket.io.min.js': {
+      type: 'text/javascript',
+      body: readFileSync(path.resolve(__dirname, '../../node_modules/socket.io-client/dist/socket.io.min.js')),
+    },
     '/handoff-page.js': { type: 'text/javascript', body: readFileSync(path.join(__dirname, 'handoff-page.js')) },
   };
   const server = createServer((req, res) => {
@@ -96,11 +99,19 @@ export interface PageUser {
 }
 
 /** A page in its own browser context (like a separate phone), connected to the service. */
-export async function openHandoffPage(browser: Browser, pageUrl: string, serviceUrl: string, user: PageUser): Promise<Page> {
+export async function openHandoffPage(
+  browser: Browser,
+  pageUrl: string,
+  serviceUrl: string,
+  user: PageUser,
+): Promise<Page> {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(pageUrl);
-  await page.evaluate((args) => (globalThis as unknown as { connect(a: unknown): Promise<unknown> }).connect(args), { serviceUrl, ...user });
+  await page.evaluate((args) => (globalThis as unknown as { connect(a: unknown): Promise<unknown> }).connect(args), {
+    serviceUrl,
+    ...user,
+  });
   return page;
 }
 
@@ -115,7 +126,12 @@ type HandoffWindow = {
 };
 
 /** Page A offers and sends `size` random bytes; page B answers, receives, hashes and completes the record. */
-export async function runHandoff(sender: Page, receiver: Page, size: number, fileName = 'heat-video.mp4'): Promise<HandoffResult> {
+export async function runHandoff(
+  sender: Page,
+  receiver: Page,
+  size: number,
+  fileName = 'heat-video.mp4',
+): Promise<HandoffResult> {
   const received = receiver.evaluate(() => (globalThis as unknown as HandoffWindow).receivedFile());
   const sent = sender.evaluate((args) => (globalThis as unknown as HandoffWindow).sendFile(args), { size, fileName });
   const [senderResult, receiverResult] = await Promise.all([sent, received]);
@@ -123,22 +139,30 @@ export async function runHandoff(sender: Page, receiver: Page, size: number, fil
 }
 
 /** The acks the page's service refused (and local WebRTC errors). */
-export const signalErrors = (page: Page) => page.evaluate(() => (globalThis as unknown as { signalErrors(): unknown[] }).signalErrors());
+export const signalErrors = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as { signalErrors(): unknown[] }).signalErrors());
 
 /** One raw `webrtc_signal` from the page, answered with the service's ack. */
 export const trySignal = (page: Page, kind: string, data: unknown) =>
-  page.evaluate((args) => (globalThis as unknown as { trySignal(k: string, d: unknown): Promise<unknown> }).trySignal(args.kind, args.data), { kind, data });
+  page.evaluate(
+    (args) =>
+      (globalThis as unknown as { trySignal(k: string, d: unknown): Promise<unknown> }).trySignal(args.kind, args.data),
+    { kind, data },
+  );
 
 /** How many `webrtc_signal` events the page sent. */
-export const signalsSent = (page: Page) => page.evaluate(() => (globalThis as unknown as { signalsSent(): number }).signalsSent());
+export const signalsSent = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as { signalsSent(): number }).signalsSent());
 
 /**
  * Benchmark reference: the two pages signal each other through the test driver instead of the
  * service (same pages, same transfer; only the signaling path differs).
  */
 export async function linkDirectSignaling(a: Page, b: Page): Promise<void> {
-  const deliver = (to: Page) => (msg: unknown) => to.evaluate((m) => (globalThis as unknown as { deliverSignal(m: unknown): void }).deliverSignal(m), msg);
+  const deliver = (to: Page) => (msg: unknown) =>
+    to.evaluate((m) => (globalThis as unknown as { deliverSignal(m: unknown): void }).deliverSignal(m), msg);
   await a.exposeFunction('directSignal', deliver(b));
   await b.exposeFunction('directSignal', deliver(a));
-  for (const page of [a, b]) await page.evaluate(() => (globalThis as unknown as { useDirectSignaling(): void }).useDirectSignaling());
+  for (const page of [a, b])
+    await page.evaluate(() => (globalThis as unknown as { useDirectSignaling(): void }).useDirectSignaling());
 }

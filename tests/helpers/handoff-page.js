@@ -8,7 +8,14 @@
   const CHUNK = 64 * 1024;
   const HIGH_WATER = 4 * 1024 * 1024;
   const LOW_WATER = 1024 * 1024;
-  const state = { signalErrors: [], transfers: [], waiters: [], remoteSet: false, pendingCandidates: [], chain: Promise.resolve() };
+  const state = {
+    signalErrors: [],
+    transfers: [],
+    waiters: [],
+    remoteSet: false,
+    pendingCandidates: [],
+    chain: Promise.resolve(),
+  };
   let channelArrived;
   state.received = new Promise((resolve) => (channelArrived = resolve));
   window.handoffState = state;
@@ -26,7 +33,8 @@
 
   function signal(kind, data) {
     state.signalsSent = (state.signalsSent || 0) + 1;
-    if (state.direct) return window.directSignal({ matchSlug: state.matchSlug, kind, data }).then(() => ({ success: true }));
+    if (state.direct)
+      return window.directSignal({ matchSlug: state.matchSlug, kind, data }).then(() => ({ success: true }));
     return new Promise((resolve) =>
       state.socket.emit('webrtc_signal', { matchSlug: state.matchSlug, kind, data }, (ack) => {
         if (!ack.success) state.signalErrors.push(ack);
@@ -93,36 +101,47 @@
     let buffer;
     let offset = 0;
     let startedAt = 0;
-    channelArrived(new Promise((resolve, reject) => {
-      channel.onmessage = async (m) => {
-        try {
-          if (typeof m.data === 'string') {
-            header = JSON.parse(m.data);
-            buffer = new Uint8Array(header.size);
-            startedAt = performance.now();
-            return;
+    channelArrived(
+      new Promise((resolve, reject) => {
+        channel.onmessage = async (m) => {
+          try {
+            if (typeof m.data === 'string') {
+              header = JSON.parse(m.data);
+              buffer = new Uint8Array(header.size);
+              startedAt = performance.now();
+              return;
+            }
+            buffer.set(new Uint8Array(m.data), offset);
+            offset += m.data.byteLength;
+            if (offset < header.size) return;
+            const ms = performance.now() - startedAt;
+            const digest = await sha256(buffer);
+            // The receiver checks the file against the hash the sender recorded before completing.
+            const record = (await api('GET', '/api/matches/' + state.matchSlug + '/transfers')).find(
+              (t) => t.id === header.transferId,
+            );
+            const status = record && record.sha256 === digest ? 'completed' : 'failed';
+            const updated = await api('PATCH', '/api/matches/' + state.matchSlug + '/transfers/' + header.transferId, {
+              status,
+            });
+            resolve({ sha256: digest, bytes: offset, ms, transferId: header.transferId, status: updated.status });
+          } catch (err) {
+            reject(err);
           }
-          buffer.set(new Uint8Array(m.data), offset);
-          offset += m.data.byteLength;
-          if (offset < header.size) return;
-          const ms = performance.now() - startedAt;
-          const digest = await sha256(buffer);
-          // The receiver checks the file against the hash the sender recorded before completing.
-          const record = (await api('GET', '/api/matches/' + state.matchSlug + '/transfers')).find((t) => t.id === header.transferId);
-          const status = record && record.sha256 === digest ? 'completed' : 'failed';
-          const updated = await api('PATCH', '/api/matches/' + state.matchSlug + '/transfers/' + header.transferId, { status });
-          resolve({ sha256: digest, bytes: offset, ms, transferId: header.transferId, status: updated.status });
-        } catch (err) {
-          reject(err);
-        }
-      };
-    }));
+        };
+      }),
+    );
   }
 
   /** Connects to the service, fetches the ICE servers and prepares a peer connection. */
   window.connect = async ({ serviceUrl, token, matchSlug }) => {
     Object.assign(state, { token, matchSlug });
-    state.socket = io(serviceUrl, { path: '/socket.io', transports: ['websocket'], auth: { token }, reconnection: false });
+    state.socket = io(serviceUrl, {
+      path: '/socket.io',
+      transports: ['websocket'],
+      auth: { token },
+      reconnection: false,
+    });
     await new Promise((resolve, reject) => {
       state.socket.once('connect', resolve);
       state.socket.once('connect_error', reject);
@@ -145,7 +164,11 @@
   window.sendFile = async ({ size, fileName }) => {
     const file = randomFile(size);
     const digest = await sha256(file);
-    const transfer = await api('POST', '/api/matches/' + state.matchSlug + '/transfers', { fileName, size, sha256: digest });
+    const transfer = await api('POST', '/api/matches/' + state.matchSlug + '/transfers', {
+      fileName,
+      size,
+      sha256: digest,
+    });
     const completed = transferReaches(transfer.id, 'completed');
 
     const channel = state.pc.createDataChannel('video', { ordered: true });
@@ -161,7 +184,13 @@
     channel.send(JSON.stringify({ transferId: transfer.id, size, fileName }));
     const maxBuffered = await pump(channel, file);
     const record = await completed;
-    return { sha256: digest, transferId: transfer.id, status: record.status, ms: performance.now() - startedAt, maxBuffered };
+    return {
+      sha256: digest,
+      transferId: transfer.id,
+      status: record.status,
+      ms: performance.now() - startedAt,
+      maxBuffered,
+    };
   };
 
   /** Receiver: resolves once the whole file arrived, was hashed and the record updated. */

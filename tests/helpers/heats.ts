@@ -33,5 +33,10 @@ export async function storedHeats(userId: number, eventId: number) {
     where: { userId, eventId },
     orderBy: [{ competitionTypeId: 'asc' }, { divisionId: 'asc' }, { heatNumber: 'asc' }, { role: 'asc' }],
   });
-  return rows.map((h) => ({ divisionId: h.divisionId, competitionTypeId: h.competitionTypeId, heatNumber: h.heatNumber, role: h.role }));
+  return rows.map((h) => ({
+    divisionId: h.divisionId,
+    competitionTypeId: h.competitionTypeId,
+    heatNumber: h.heatNumber,
+    role: h.role,
+  }));
 }

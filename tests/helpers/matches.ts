@@ -14,7 +14,9 @@ export interface Trio {
 }
 
 /** An event with three participants. */
-export async function createTrio(overrides: { alice?: UserOverrides; bob?: UserOverrides; carol?: UserOverrides } = {}): Promise<Trio> {
+export async function createTrio(
+  overrides: { alice?: UserOverrides; bob?: UserOverrides; carol?: UserOverrides } = {},
+): Promise<Trio> {
   const event = await createEvent();
   const alice = await createUser(overrides.alice);
   const bob = await createUser(overrides.bob);

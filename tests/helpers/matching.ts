@@ -1,6 +1,15 @@
 import { prisma } from './db';
 import type { Event } from '../../src/generated/prisma/client';
-import { competitionTypeId, createAdmin, createEvent, createUser, divisionId, joinEvent, type EventOverrides, type TestUser } from './factories';
+import {
+  competitionTypeId,
+  createAdmin,
+  createEvent,
+  createUser,
+  divisionId,
+  joinEvent,
+  type EventOverrides,
+  type TestUser,
+} from './factories';
 import { api } from './server';
 
 /** Hand-built matching scenarios: participants with a location, heats inserted directly. */
@@ -48,12 +57,23 @@ export async function runMatching(event: Event, admin: TestUser) {
   if (res.status !== 201 || res.body.data.status !== 'success') {
     throw new Error(`run failed: ${res.status} ${JSON.stringify(res.body)}`);
   }
-  return res.body.data as { id: string; heatsTotal: number; heatsAssigned: number; heatsUnassigned: number; status: string };
+  return res.body.data as {
+    id: string;
+    heatsTotal: number;
+    heatsAssigned: number;
+    heatsUnassigned: number;
+    status: string;
+  };
 }
 
 export interface SuggestionBody {
   id: number;
-  heat: { id: number; heatNumber: number; division: { abbreviation: string }; competitionType: { abbreviation: string } };
+  heat: {
+    id: number;
+    heatNumber: number;
+    division: { abbreviation: string };
+    competitionType: { abbreviation: string };
+  };
   dancer: { id: number; username: string };
   recorder: { id: number; username: string } | null;
   status: string;
@@ -64,16 +84,26 @@ export interface SuggestionBody {
 export async function mySuggestions(event: Event, u: TestUser) {
   const res = await api().get(`/api/events/${event.slug}/match-suggestions`).set('Authorization', u.auth);
   if (res.status !== 200) throw new Error(`match-suggestions: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data as { toBeRecorded: SuggestionBody[]; toRecord: SuggestionBody[]; registrationDeadline: string | null; matchingRunAt: string | null };
+  return res.body.data as {
+    toBeRecorded: SuggestionBody[];
+    toRecord: SuggestionBody[];
+    registrationDeadline: string | null;
+    matchingRunAt: string | null;
+  };
 }
 
 /** The current (pending or accepted) recorder id of a heat, read from the database. */
 export async function recorderOf(heatId: number): Promise<number | null | undefined> {
-  const rows = await prisma.recordingSuggestion.findMany({ where: { heatId, status: { in: ['pending', 'accepted', 'not_found'] } } });
+  const rows = await prisma.recordingSuggestion.findMany({
+    where: { heatId, status: { in: ['pending', 'accepted', 'not_found'] } },
+  });
   if (rows.length > 1) throw new Error(`heat ${heatId} has ${rows.length} live suggestions`);
   return rows[0]?.recorderId;
 }
 
 export async function decide(event: Event, u: TestUser, suggestionId: number, status: string) {
-  return api().put(`/api/events/${event.slug}/match-suggestions/${suggestionId}/status`).set('Authorization', u.auth).send({ status });
+  return api()
+    .put(`/api/events/${event.slug}/match-suggestions/${suggestionId}/status`)
+    .set('Authorization', u.auth)
+    .send({ status });
 }

@@ -57,20 +57,48 @@ export async function createHistory(): Promise<History> {
   for (const content of ['hello from dana', 'anyone for a J&J?']) {
     danaMessageIds.push((await prisma.message.create({ data: { roomId: room.id, userId: dana.user.id, content } })).id);
   }
-  const partnerMessageId = (await prisma.message.create({ data: { roomId: room.id, userId: partner.user.id, content: 'hi dana' } })).id;
+  const partnerMessageId = (
+    await prisma.message.create({ data: { roomId: room.id, userId: partner.user.id, content: 'hi dana' } })
+  ).id;
 
   const accepted = await insertMatch(event, dana.user, partner.user, 'accepted');
   const matchRoomId = accepted.chatRoom!.id;
   await prisma.message.create({ data: { roomId: matchRoomId, userId: dana.user.id, content: 'private from dana' } });
-  await prisma.message.create({ data: { roomId: matchRoomId, userId: partner.user.id, content: 'private from partner' } });
+  await prisma.message.create({
+    data: { roomId: matchRoomId, userId: partner.user.id, content: 'private from partner' },
+  });
   const transfer = await prisma.videoTransfer.create({
-    data: { matchId: accepted.id, senderId: dana.user.id, receiverId: partner.user.id, fileName: 'heat1.mp4', size: 1234n, sha256: 'a'.repeat(64), status: 'completed' },
+    data: {
+      matchId: accepted.id,
+      senderId: dana.user.id,
+      receiverId: partner.user.id,
+      fileName: 'heat1.mp4',
+      size: 1234n,
+      sha256: 'a'.repeat(64),
+      status: 'completed',
+    },
   });
   const given = await prisma.rating.create({
-    data: { matchId: accepted.id, raterId: dana.user.id, ratedId: partner.user.id, eventId: event.id, score: 5, comment: 'Great lead', wouldCollaborateAgain: true },
+    data: {
+      matchId: accepted.id,
+      raterId: dana.user.id,
+      ratedId: partner.user.id,
+      eventId: event.id,
+      score: 5,
+      comment: 'Great lead',
+      wouldCollaborateAgain: true,
+    },
   });
   const received = await prisma.rating.create({
-    data: { matchId: accepted.id, raterId: partner.user.id, ratedId: dana.user.id, eventId: event.id, score: 3, comment: 'Fine', wouldCollaborateAgain: false },
+    data: {
+      matchId: accepted.id,
+      raterId: partner.user.id,
+      ratedId: dana.user.id,
+      eventId: event.id,
+      score: 3,
+      comment: 'Fine',
+      wouldCollaborateAgain: false,
+    },
   });
   const pending = await insertMatch(event, dana.user, carol.user, 'pending');
 
@@ -81,7 +109,13 @@ export async function createHistory(): Promise<History> {
     const row = await rowOf(heatId);
     await prisma.recordingSuggestion.update({
       where: { id: row.id },
-      data: { recorderId, status, pinned, unfilledReason: null, why: { locality: 'anywhere', optOut: false, recorderBalance: 0, pinned } },
+      data: {
+        recorderId,
+        status,
+        pinned,
+        unfilledReason: null,
+        why: { locality: 'anywhere', optOut: false, recorderBalance: 0, pinned },
+      },
     });
     return row.id;
   };
@@ -92,13 +126,23 @@ export async function createHistory(): Promise<History> {
     erin: await set(heats.erin, dana.user.id, 'rejected'),
   };
   const run = await prisma.matchingRun.create({
-    data: { eventId: event.id, trigger: 'manual', status: 'success', triggeredById: dana.user.id, finishedAt: new Date() },
+    data: {
+      eventId: event.id,
+      trigger: 'manual',
+      status: 'success',
+      triggeredById: dana.user.id,
+      finishedAt: new Date(),
+    },
   });
   await prisma.userBlock.create({ data: { blockerId: dana.user.id, blockedId: erin.user.id } });
   await prisma.userBlock.create({ data: { blockerId: carol.user.id, blockedId: dana.user.id } });
 
   // activity-log entries of dana's own, with her address
-  const profile = await api().patch('/api/users/me').set('Authorization', dana.auth).set('X-Forwarded-For', '203.0.113.7').send({ lastName: 'Doe' });
+  const profile = await api()
+    .patch('/api/users/me')
+    .set('Authorization', dana.auth)
+    .set('X-Forwarded-For', '203.0.113.7')
+    .send({ lastName: 'Doe' });
   if (profile.status !== 200) throw new Error(`profile update: ${profile.status}`);
 
   return {

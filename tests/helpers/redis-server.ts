@@ -46,9 +46,13 @@ async function answers(url: string): Promise<boolean> {
 }
 
 function spawnRedis(port: number): ChildProcess {
-  const child = spawn(BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    BINARY,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   child.on('error', () => undefined);
   return child;
 }
@@ -62,7 +66,9 @@ async function waitUntilAnswering(url: string, child: ChildProcess): Promise<voi
 }
 
 const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
@@ -109,7 +115,10 @@ export function usePrivateRedis(): { get(): PrivateRedis | undefined } {
   });
   return {
     get() {
-      if (missing && process.env.CI === 'true') throw new Error(`CI=true and ${BINARY} is not installed: the Redis tests cannot run (apt-get install redis-server)`);
+      if (missing && process.env.CI === 'true')
+        throw new Error(
+          `CI=true and ${BINARY} is not installed: the Redis tests cannot run (apt-get install redis-server)`,
+        );
       if (missing) console.warn(`${BINARY} not installed: Redis test skipped`);
       return redis;
     },

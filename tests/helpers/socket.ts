@@ -56,7 +56,11 @@ export function useSocketClients(url: () => string): (user: { token: string } | 
 }
 
 /** Resolves with the next payload of `event`, or rejects after `timeoutMs`. */
-export function nextEvent<T = unknown>(socket: ClientSocket, event: keyof ServerToClientEvents, timeoutMs = 3000): Promise<T> {
+export function nextEvent<T = unknown>(
+  socket: ClientSocket,
+  event: keyof ServerToClientEvents,
+  timeoutMs = 3000,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       socket.off(event, listener as never);
@@ -79,7 +83,11 @@ export function receivesWithin(socket: ClientSocket, event: keyof ServerToClient
 }
 
 /** Emits with an acknowledgement callback and resolves with the ack payload. */
-export function emitAck<T = unknown>(socket: ClientSocket, event: keyof ClientToServerEvents, ...args: unknown[]): Promise<AckResponse<T>> {
+export function emitAck<T = unknown>(
+  socket: ClientSocket,
+  event: keyof ClientToServerEvents,
+  ...args: unknown[]
+): Promise<AckResponse<T>> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ack for ${String(event)}`)), 5000);
     (socket.emit as (...a: unknown[]) => void)(event, ...args, (response: AckResponse<T>) => {

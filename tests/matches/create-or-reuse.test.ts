@@ -16,7 +16,14 @@ async function suggestionFor(event: { id: number }, dancer: { id: number }, reco
     },
   });
   return prisma.recordingSuggestion.create({
-    data: { eventId: event.id, heatId: heat.id, dancerId: dancer.id, recorderId: recorder.id, status: 'accepted', originRunId: run.id },
+    data: {
+      eventId: event.id,
+      heatId: heat.id,
+      dancerId: dancer.id,
+      recorderId: recorder.id,
+      status: 'accepted',
+      originRunId: run.id,
+    },
   });
 }
 
@@ -27,9 +34,20 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
     const { event, alice, bob } = await createTrio();
     const s = await suggestionFor(event, alice.user, bob.user);
     const match = await prisma.$transaction((tx) =>
-      matches().createOrReuseAcceptedMatch(tx, { eventId: event.id, userAId: alice.user.id, userBId: bob.user.id, suggestionId: s.id }),
+      matches().createOrReuseAcceptedMatch(tx, {
+        eventId: event.id,
+        userAId: alice.user.id,
+        userBId: bob.user.id,
+        suggestionId: s.id,
+      }),
     );
-    expect(match).toMatchObject({ status: 'accepted', source: 'auto', suggestionId: s.id, user1Id: alice.user.id, user2Id: bob.user.id });
+    expect(match).toMatchObject({
+      status: 'accepted',
+      source: 'auto',
+      suggestionId: s.id,
+      user1Id: alice.user.id,
+      user2Id: bob.user.id,
+    });
     expect(match.respondedAt).toBeInstanceOf(Date);
     expect(match.slug).toMatch(/^[A-Za-z0-9]{12,}$/);
     const room = await prisma.chatRoom.findUniqueOrThrow({ where: { matchId: match.id } });
@@ -42,7 +60,12 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
     const pending = await insertMatch(event, bob.user, alice.user);
     const s = await suggestionFor(event, alice.user, bob.user);
     const match = await prisma.$transaction((tx) =>
-      matches().createOrReuseAcceptedMatch(tx, { eventId: event.id, userAId: alice.user.id, userBId: bob.user.id, suggestionId: s.id }),
+      matches().createOrReuseAcceptedMatch(tx, {
+        eventId: event.id,
+        userAId: alice.user.id,
+        userBId: bob.user.id,
+        suggestionId: s.id,
+      }),
     );
     expect(match.id).toBe(pending.id);
     expect(match).toMatchObject({ status: 'accepted', source: 'manual', suggestionId: s.id });
@@ -56,18 +79,28 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
     const done = await insertMatch(event, alice.user, bob.user, 'completed');
     const s1 = await suggestionFor(event, alice.user, bob.user);
     const again = await prisma.$transaction((tx) =>
-      matches().createOrReuseAcceptedMatch(tx, { eventId: event.id, userAId: bob.user.id, userBId: alice.user.id, suggestionId: s1.id }),
+      matches().createOrReuseAcceptedMatch(tx, {
+        eventId: event.id,
+        userAId: bob.user.id,
+        userBId: alice.user.id,
+        suggestionId: s1.id,
+      }),
     );
     expect(again).toMatchObject({ id: done.id, status: 'completed' });
     expect(await prisma.chatRoom.count({ where: { matchId: done.id } })).toBe(1);
   });
 
-  it('rolls back with the caller\'s transaction', async () => {
+  it("rolls back with the caller's transaction", async () => {
     const { event, alice, bob } = await createTrio();
     const s = await suggestionFor(event, alice.user, bob.user);
     await expect(
       prisma.$transaction(async (tx) => {
-        await matches().createOrReuseAcceptedMatch(tx, { eventId: event.id, userAId: alice.user.id, userBId: bob.user.id, suggestionId: s.id });
+        await matches().createOrReuseAcceptedMatch(tx, {
+          eventId: event.id,
+          userAId: alice.user.id,
+          userBId: bob.user.id,
+          suggestionId: s.id,
+        });
         throw new Error('caller failed');
       }),
     ).rejects.toThrow('caller failed');
@@ -79,21 +112,40 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
     const s1 = await suggestionFor(event, alice.user, bob.user);
     const s2 = await suggestionFor(event, bob.user, alice.user);
     const [a, b] = await Promise.all([
-      prisma.$transaction((tx) => matches().createOrReuseAcceptedMatch(tx, { eventId: event.id, userAId: alice.user.id, userBId: bob.user.id, suggestionId: s1.id })),
-      prisma.$transaction((tx) => matches().createOrReuseAcceptedMatch(tx, { eventId: event.id, userAId: bob.user.id, userBId: alice.user.id, suggestionId: s2.id })),
+      prisma.$transaction((tx) =>
+        matches().createOrReuseAcceptedMatch(tx, {
+          eventId: event.id,
+          userAId: alice.user.id,
+          userBId: bob.user.id,
+          suggestionId: s1.id,
+        }),
+      ),
+      prisma.$transaction((tx) =>
+        matches().createOrReuseAcceptedMatch(tx, {
+          eventId: event.id,
+          userAId: bob.user.id,
+          userBId: alice.user.id,
+          suggestionId: s2.id,
+        }),
+      ),
     ]);
     expect(a.id).toBe(b.id);
     expect(await prisma.match.count({ where: { eventId: event.id } })).toBe(1);
   });
 
-  it('stamps respondedAt with the container\'s clock', async () => {
+  it("stamps respondedAt with the container's clock", async () => {
     const now = new Date('2030-06-01T12:00:00.000Z');
     const container = createTestContainer({}, { clock: { now: () => now } });
     try {
       const { event, alice, bob } = await createTrio();
       const s = await suggestionFor(event, alice.user, bob.user);
       const match = await prisma.$transaction((tx) =>
-        container.matches.createOrReuseAcceptedMatch(tx, { eventId: event.id, userAId: alice.user.id, userBId: bob.user.id, suggestionId: s.id }),
+        container.matches.createOrReuseAcceptedMatch(tx, {
+          eventId: event.id,
+          userAId: alice.user.id,
+          userBId: bob.user.id,
+          suggestionId: s.id,
+        }),
       );
       expect(match.respondedAt).toEqual(now);
     } finally {

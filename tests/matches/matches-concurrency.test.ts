@@ -10,7 +10,10 @@ describe('match state machine under simultaneous requests', () => {
     const { event, alice, bob } = await createTrio();
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
-        request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: bob.user.id, eventSlug: event.slug }),
+        request
+          .post('/api/matches')
+          .set('Authorization', alice.auth)
+          .send({ targetUserId: bob.user.id, eventSlug: event.slug }),
       ),
     );
     const statuses = results.map((r) => r.status).sort();
@@ -25,8 +28,14 @@ describe('match state machine under simultaneous requests', () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         i % 2
-          ? request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: bob.user.id, eventSlug: event.slug })
-          : request.post('/api/matches').set('Authorization', bob.auth).send({ targetUserId: alice.user.id, eventSlug: event.slug }),
+          ? request
+              .post('/api/matches')
+              .set('Authorization', alice.auth)
+              .send({ targetUserId: bob.user.id, eventSlug: event.slug })
+          : request
+              .post('/api/matches')
+              .set('Authorization', bob.auth)
+              .send({ targetUserId: alice.user.id, eventSlug: event.slug }),
       ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
@@ -46,9 +55,14 @@ describe('match state machine under simultaneous requests', () => {
     }
     for (const t of targets.slice(0, 16)) await insertMatch(event, alice.user, t.user);
     const results = await Promise.all(
-      targets.slice(16).map((t) =>
-        request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: t.user.id, eventSlug: event.slug }),
-      ),
+      targets
+        .slice(16)
+        .map((t) =>
+          request
+            .post('/api/matches')
+            .set('Authorization', alice.auth)
+            .send({ targetUserId: t.user.id, eventSlug: event.slug }),
+        ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(4);
     expect(results.filter((r) => r.status === 429)).toHaveLength(4);
@@ -77,7 +91,9 @@ describe('match state machine under simultaneous requests', () => {
       ]);
       expect([a.status, b.status]).toEqual([201, 201]);
       expect((await prisma.match.findUniqueOrThrow({ where: { id: m.id } })).status).toBe('completed');
-      expect(await prisma.activityLog.count({ where: { action: 'match_complete', resource: `match:${m.slug}` } })).toBe(1);
+      expect(await prisma.activityLog.count({ where: { action: 'match_complete', resource: `match:${m.slug}` } })).toBe(
+        1,
+      );
     }
   });
 
@@ -85,7 +101,9 @@ describe('match state machine under simultaneous requests', () => {
     const { event, alice, bob } = await createTrio();
     const m = await insertMatch(event, alice.user, bob.user, 'accepted');
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => request.post(`/api/matches/${m.slug}/ratings`).set('Authorization', alice.auth).send({ score: 3 })),
+      Array.from({ length: 6 }, () =>
+        request.post(`/api/matches/${m.slug}/ratings`).set('Authorization', alice.auth).send({ score: 3 }),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(5);

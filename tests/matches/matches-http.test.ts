@@ -8,7 +8,10 @@ const request = api();
 describe('POST /matches', () => {
   it('creates a pending match (201) with the caller-view object and a random slug', async () => {
     const { event, alice, bob } = await createTrio({ bob: { firstName: 'Bob', lastName: 'B' } });
-    const res = await request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: bob.user.id, eventSlug: event.slug });
+    const res = await request
+      .post('/api/matches')
+      .set('Authorization', alice.auth)
+      .send({ targetUserId: bob.user.id, eventSlug: event.slug });
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
     const m = res.body.data;
@@ -17,7 +20,13 @@ describe('POST /matches', () => {
       source: 'manual',
       respondedAt: null,
       event: { id: event.id, slug: event.slug, name: event.name },
-      partner: { id: bob.user.id, username: bob.user.username, avatar: bob.user.avatar, firstName: 'Bob', lastName: 'B' },
+      partner: {
+        id: bob.user.id,
+        username: bob.user.username,
+        avatar: bob.user.avatar,
+        firstName: 'Bob',
+        lastName: 'B',
+      },
       isInitiator: true,
       roomId: null,
     });
@@ -27,17 +36,25 @@ describe('POST /matches', () => {
     expect(m.slug).not.toBe(String(m.id));
     const row = await prisma.match.findUniqueOrThrow({ where: { slug: m.slug } });
     expect(row).toMatchObject({ user1Id: alice.user.id, user2Id: bob.user.id, eventId: event.id, status: 'pending' });
-    const log = await prisma.activityLog.findFirst({ where: { category: 'match', action: 'match_create', resource: `match:${m.slug}` } });
+    const log = await prisma.activityLog.findFirst({
+      where: { category: 'match', action: 'match_create', resource: `match:${m.slug}` },
+    });
     expect(log).toMatchObject({ userId: alice.user.id, success: true });
   });
 
   it('answers 404 for an unknown event and 403 when the requester is not a participant', async () => {
     const { event, bob } = await createTrio();
     const outsider = await createUser();
-    const unknown = await request.post('/api/matches').set('Authorization', outsider.auth).send({ targetUserId: bob.user.id, eventSlug: 'noSuchEvent123' });
+    const unknown = await request
+      .post('/api/matches')
+      .set('Authorization', outsider.auth)
+      .send({ targetUserId: bob.user.id, eventSlug: 'noSuchEvent123' });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toBe('Event not found');
-    const res = await request.post('/api/matches').set('Authorization', outsider.auth).send({ targetUserId: bob.user.id, eventSlug: event.slug });
+    const res = await request
+      .post('/api/matches')
+      .set('Authorization', outsider.auth)
+      .send({ targetUserId: bob.user.id, eventSlug: event.slug });
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('You must be a participant of this event');
   });
@@ -45,11 +62,17 @@ describe('POST /matches', () => {
   it('refuses oneself, a non-participant target and an unknown user with 400', async () => {
     const { event, alice } = await createTrio();
     const outsider = await createUser();
-    const self = await request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: alice.user.id, eventSlug: event.slug });
+    const self = await request
+      .post('/api/matches')
+      .set('Authorization', alice.auth)
+      .send({ targetUserId: alice.user.id, eventSlug: event.slug });
     expect(self.status).toBe(400);
     expect(self.body.error).toBe('You cannot create a match with yourself');
     for (const targetUserId of [outsider.user.id, 2_000_000_000]) {
-      const res = await request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId, eventSlug: event.slug });
+      const res = await request
+        .post('/api/matches')
+        .set('Authorization', alice.auth)
+        .send({ targetUserId, eventSlug: event.slug });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('Target user is not a participant of this event');
     }
@@ -58,7 +81,13 @@ describe('POST /matches', () => {
 
   it('validates the body (400 Validation failed with details)', async () => {
     const { event, alice } = await createTrio();
-    for (const body of [{}, { targetUserId: 'abc', eventSlug: event.slug }, { targetUserId: 1.5, eventSlug: event.slug }, { targetUserId: 2, eventSlug: 42 }, { targetUserId: 1e20, eventSlug: event.slug }]) {
+    for (const body of [
+      {},
+      { targetUserId: 'abc', eventSlug: event.slug },
+      { targetUserId: 1.5, eventSlug: event.slug },
+      { targetUserId: 2, eventSlug: 42 },
+      { targetUserId: 1e20, eventSlug: event.slug },
+    ]) {
       const res = await request.post('/api/matches').set('Authorization', alice.auth).send(body);
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('Validation failed');
@@ -68,22 +97,45 @@ describe('POST /matches', () => {
 
   it('refuses a duplicate in the same and the reverse direction with 409 "Match already exists"', async () => {
     const { event, alice, bob } = await createTrio();
-    const first = await request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: bob.user.id, eventSlug: event.slug });
+    const first = await request
+      .post('/api/matches')
+      .set('Authorization', alice.auth)
+      .send({ targetUserId: bob.user.id, eventSlug: event.slug });
     expect(first.status).toBe(201);
-    const again = await request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: bob.user.id, eventSlug: event.slug });
+    const again = await request
+      .post('/api/matches')
+      .set('Authorization', alice.auth)
+      .send({ targetUserId: bob.user.id, eventSlug: event.slug });
     expect(again.status).toBe(409);
     expect(again.body.error).toBe('Match already exists');
-    const reverse = await request.post('/api/matches').set('Authorization', bob.auth).send({ targetUserId: alice.user.id, eventSlug: event.slug });
+    const reverse = await request
+      .post('/api/matches')
+      .set('Authorization', bob.auth)
+      .send({ targetUserId: alice.user.id, eventSlug: event.slug });
     expect(reverse.status).toBe(409);
     expect(await prisma.match.count({ where: { eventId: event.id } })).toBe(1);
   });
 
   it('records a refused duplicate in the activity log as a failed match_create', async () => {
     const { event, alice, bob } = await createTrio();
-    await request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: bob.user.id, eventSlug: event.slug }).expect(201);
-    await request.post('/api/matches').set('Authorization', bob.auth).send({ targetUserId: alice.user.id, eventSlug: event.slug }).expect(409);
-    const log = await prisma.activityLog.findFirst({ where: { action: 'match_create', success: false, resource: `event:${event.slug}` } });
-    expect(log).toMatchObject({ category: 'match', userId: bob.user.id, metadata: { reason: 'duplicate', targetUserId: alice.user.id } });
+    await request
+      .post('/api/matches')
+      .set('Authorization', alice.auth)
+      .send({ targetUserId: bob.user.id, eventSlug: event.slug })
+      .expect(201);
+    await request
+      .post('/api/matches')
+      .set('Authorization', bob.auth)
+      .send({ targetUserId: alice.user.id, eventSlug: event.slug })
+      .expect(409);
+    const log = await prisma.activityLog.findFirst({
+      where: { action: 'match_create', success: false, resource: `event:${event.slug}` },
+    });
+    expect(log).toMatchObject({
+      category: 'match',
+      userId: bob.user.id,
+      metadata: { reason: 'duplicate', targetUserId: alice.user.id },
+    });
   });
 
   it('allows the same pair at another event', async () => {
@@ -92,7 +144,10 @@ describe('POST /matches', () => {
     await joinEvent(alice.user, other);
     await joinEvent(bob.user, other);
     await insertMatch(other, bob.user, alice.user);
-    const res = await request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: bob.user.id, eventSlug: other.slug });
+    const res = await request
+      .post('/api/matches')
+      .set('Authorization', alice.auth)
+      .send({ targetUserId: bob.user.id, eventSlug: other.slug });
     expect(res.status).toBe(409);
   });
 
@@ -100,8 +155,13 @@ describe('POST /matches', () => {
     const { event, bob } = await createTrio();
     const unverified = await createUser({ emailVerified: false });
     await joinEvent(unverified.user, event);
-    expect((await request.post('/api/matches').send({ targetUserId: bob.user.id, eventSlug: event.slug })).status).toBe(401);
-    const res = await request.post('/api/matches').set('Authorization', unverified.auth).send({ targetUserId: bob.user.id, eventSlug: event.slug });
+    expect((await request.post('/api/matches').send({ targetUserId: bob.user.id, eventSlug: event.slug })).status).toBe(
+      401,
+    );
+    const res = await request
+      .post('/api/matches')
+      .set('Authorization', unverified.auth)
+      .send({ targetUserId: bob.user.id, eventSlug: event.slug });
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('Email verification required');
   });
@@ -117,18 +177,27 @@ describe('POST /matches', () => {
       targets.push(t);
     }
     for (const t of targets.slice(0, 20)) await insertMatch(event, alice.user, t.user);
-    const res = await request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: targets[20].user.id, eventSlug: event.slug });
+    const res = await request
+      .post('/api/matches')
+      .set('Authorization', alice.auth)
+      .send({ targetUserId: targets[20].user.id, eventSlug: event.slug });
     expect(res.status).toBe(429);
     expect(res.body.code).toBe('TOO_MANY_PENDING_MATCHES');
     // accepted matches do not count
-    await prisma.match.updateMany({ where: { user1Id: alice.user.id, user2Id: targets[0].user.id }, data: { status: 'accepted' } });
-    const ok = await request.post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: targets[20].user.id, eventSlug: event.slug });
+    await prisma.match.updateMany({
+      where: { user1Id: alice.user.id, user2Id: targets[0].user.id },
+      data: { status: 'accepted' },
+    });
+    const ok = await request
+      .post('/api/matches')
+      .set('Authorization', alice.auth)
+      .send({ targetUserId: targets[20].user.id, eventSlug: event.slug });
     expect(ok.status).toBe(201);
   });
 });
 
 describe('GET /matches and GET /matches/:slug', () => {
-  it('lists the caller\'s matches newest first, filtered by eventSlug and status', async () => {
+  it("lists the caller's matches newest first, filtered by eventSlug and status", async () => {
     const { event, alice, bob, carol } = await createTrio();
     const other = await createEvent();
     await joinEvent(alice.user, other);
@@ -144,7 +213,9 @@ describe('GET /matches and GET /matches/:slug', () => {
     expect(m2View).toMatchObject({ isInitiator: false, partner: { id: carol.user.id } });
     const byEvent = await request.get(`/api/matches?eventSlug=${event.slug}`).set('Authorization', alice.auth);
     expect(byEvent.body.data.map((m: { slug: string }) => m.slug)).toEqual([m2.slug, m1.slug]);
-    const accepted = await request.get(`/api/matches?eventSlug=${event.slug}&status=accepted`).set('Authorization', alice.auth);
+    const accepted = await request
+      .get(`/api/matches?eventSlug=${event.slug}&status=accepted`)
+      .set('Authorization', alice.auth);
     expect(accepted.body.data).toHaveLength(1);
     expect(accepted.body.data[0]).toMatchObject({ slug: m1.slug, roomId: m1.chatRoom!.id, status: 'accepted' });
     // bob sees only his own
@@ -165,10 +236,17 @@ describe('GET /matches and GET /matches/:slug', () => {
   it('GET /matches/:slug adds hasRated for the caller', async () => {
     const { event, alice, bob } = await createTrio();
     const m = await insertMatch(event, alice.user, bob.user, 'accepted');
-    await prisma.rating.create({ data: { matchId: m.id, raterId: alice.user.id, ratedId: bob.user.id, eventId: event.id, score: 4 } });
+    await prisma.rating.create({
+      data: { matchId: m.id, raterId: alice.user.id, ratedId: bob.user.id, eventId: event.id, score: 4 },
+    });
     const a = await request.get(`/api/matches/${m.slug}`).set('Authorization', alice.auth);
     expect(a.status).toBe(200);
-    expect(a.body.data).toMatchObject({ slug: m.slug, hasRated: true, isInitiator: true, partner: { id: bob.user.id } });
+    expect(a.body.data).toMatchObject({
+      slug: m.slug,
+      hasRated: true,
+      isInitiator: true,
+      partner: { id: bob.user.id },
+    });
     const b = await request.get(`/api/matches/${m.slug}`).set('Authorization', bob.auth);
     expect(b.body.data).toMatchObject({ hasRated: false, isInitiator: false, partner: { id: alice.user.id } });
   });
@@ -217,15 +295,23 @@ describe('DELETE /matches/:slug', () => {
     const { event, alice, bob } = await createTrio();
     const m = await insertMatch(event, alice.user, bob.user, 'accepted');
     await prisma.message.create({ data: { roomId: m.chatRoom!.id, userId: alice.user.id, content: 'hi' } });
-    const rating = await prisma.rating.create({ data: { matchId: m.id, raterId: bob.user.id, ratedId: alice.user.id, eventId: event.id, score: 5 } });
+    const rating = await prisma.rating.create({
+      data: { matchId: m.id, raterId: bob.user.id, ratedId: alice.user.id, eventId: event.id, score: 5 },
+    });
     const res = await request.delete(`/api/matches/${m.slug}`).set('Authorization', alice.auth);
     expect(res.body).toEqual({ success: true, message: 'Match cancelled' });
     expect(await prisma.chatRoom.count({ where: { id: m.chatRoom!.id } })).toBe(0);
     expect(await prisma.message.count({ where: { roomId: m.chatRoom!.id } })).toBe(0);
-    expect(await prisma.rating.findUniqueOrThrow({ where: { id: rating.id } })).toMatchObject({ matchId: null, score: 5 });
+    expect(await prisma.rating.findUniqueOrThrow({ where: { id: rating.id } })).toMatchObject({
+      matchId: null,
+      score: 5,
+    });
     expect(await prisma.activityLog.count({ where: { action: 'match_cancel', resource: `match:${m.slug}` } })).toBe(1);
     // and the pair may match again afterwards
-    const again = await request.post('/api/matches').set('Authorization', bob.auth).send({ targetUserId: alice.user.id, eventSlug: event.slug });
+    const again = await request
+      .post('/api/matches')
+      .set('Authorization', bob.auth)
+      .send({ targetUserId: alice.user.id, eventSlug: event.slug });
     expect(again.status).toBe(201);
   });
 });
@@ -236,17 +322,29 @@ describe('GET /matches/:slug/messages', () => {
     const m = await insertMatch(event, alice.user, bob.user, 'accepted');
     const ids: number[] = [];
     for (let i = 0; i < 5; i++) {
-      ids.push((await prisma.message.create({ data: { roomId: m.chatRoom!.id, userId: i % 2 ? bob.user.id : alice.user.id, content: `m${i}` } })).id);
+      ids.push(
+        (
+          await prisma.message.create({
+            data: { roomId: m.chatRoom!.id, userId: i % 2 ? bob.user.id : alice.user.id, content: `m${i}` },
+          })
+        ).id,
+      );
     }
     const page = await request.get(`/api/matches/${m.slug}/messages?limit=3`).set('Authorization', bob.auth);
     expect(page.status).toBe(200);
     expect(page.body.success).toBe(true);
     expect(page.body.data.map((x: { content: string }) => x.content)).toEqual(['m2', 'm3', 'm4']);
     expect(page.body.hasMore).toBe(true);
-    const older = await request.get(`/api/matches/${m.slug}/messages?limit=3&before=${ids[2]}`).set('Authorization', alice.auth);
+    const older = await request
+      .get(`/api/matches/${m.slug}/messages?limit=3&before=${ids[2]}`)
+      .set('Authorization', alice.auth);
     expect(older.body.data.map((x: { content: string }) => x.content)).toEqual(['m0', 'm1']);
     expect(older.body.hasMore).toBe(false);
-    expect(older.body.data[0]).toMatchObject({ userId: alice.user.id, username: alice.user.username, roomId: m.chatRoom!.id });
+    expect(older.body.data[0]).toMatchObject({
+      userId: alice.user.id,
+      username: alice.user.username,
+      roomId: m.chatRoom!.id,
+    });
     const bad = await request.get(`/api/matches/${m.slug}/messages?limit=0`).set('Authorization', alice.auth);
     expect(bad.status).toBe(400);
   });
@@ -264,7 +362,16 @@ describe('a third user and unknown slugs', () => {
   it('get 404 "Match not found" on every match route, and nothing changes', async () => {
     const { event, alice, bob, carol } = await createTrio();
     const pending = await insertMatch(event, alice.user, bob.user);
-    const accepted = await insertMatch(event, carol.user, await (async () => { const d = await createUser(); await joinEvent(d.user, event); return d.user; })(), 'accepted');
+    const accepted = await insertMatch(
+      event,
+      carol.user,
+      await (async () => {
+        const d = await createUser();
+        await joinEvent(d.user, event);
+        return d.user;
+      })(),
+      'accepted',
+    );
     // carol is in `accepted` but not in `pending`; alice is in neither of carol's
     const attempts = [
       () => request.get(`/api/matches/${pending.slug}`).set('Authorization', carol.auth),

@@ -25,7 +25,7 @@ describe('MatchesService.sendPrivateMessage', () => {
     await container.matches.sendPrivateMessage(m.id, bob.user, 'hi');
   });
 
-  it('draws on the container\'s one chat flood limiter, shared with the event chat', async () => {
+  it("draws on the container's one chat flood limiter, shared with the event chat", async () => {
     const { event, alice, bob } = await createTrio();
     const m = await insertMatch(event, alice.user, bob.user, 'accepted');
     for (let i = 0; i < 10; i++) expect(await container.chatFlood.take(alice.user.id)).toBe(true);
@@ -36,7 +36,8 @@ describe('MatchesService.sendPrivateMessage', () => {
   it('checks the content before the flood limit: an empty message costs no token', async () => {
     const { event, alice, bob } = await createTrio();
     const m = await insertMatch(event, alice.user, bob.user, 'accepted');
-    for (let i = 0; i < 12; i++) expect(await refusal(container.matches.sendPrivateMessage(m.id, alice.user, '  '))).toBe('VALIDATION_ERROR');
+    for (let i = 0; i < 12; i++)
+      expect(await refusal(container.matches.sendPrivateMessage(m.id, alice.user, '  '))).toBe('VALIDATION_ERROR');
     await container.matches.sendPrivateMessage(m.id, alice.user, 'real');
     expect(await prisma.message.count({ where: { roomId: m.chatRoom!.id } })).toBe(1);
   });

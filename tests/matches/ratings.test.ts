@@ -27,26 +27,44 @@ describe('POST /matches/:slug/ratings', () => {
     const row = await prisma.rating.findUniqueOrThrow({ where: { id: res.body.data.id } });
     expect(row).toMatchObject({ raterId: alice.user.id, ratedId: bob.user.id, eventId: event.id, comment });
     expect((await prisma.match.findUniqueOrThrow({ where: { id: m.id } })).status).toBe('accepted');
-    expect(await prisma.activityLog.count({ where: { action: 'match_rate', resource: `match:${m.slug}`, success: true } })).toBe(1);
+    expect(
+      await prisma.activityLog.count({ where: { action: 'match_rate', resource: `match:${m.slug}`, success: true } }),
+    ).toBe(1);
 
     const get = await request.get(`/api/matches/${m.slug}`).set('Authorization', alice.auth);
     expect(get.body.data.hasRated).toBe(true);
 
-    const second = await request.post(`/api/matches/${m.slug}/ratings`).set('Authorization', bob.auth).send({ score: 4 });
+    const second = await request
+      .post(`/api/matches/${m.slug}/ratings`)
+      .set('Authorization', bob.auth)
+      .send({ score: 4 });
     expect(second.status).toBe(201);
-    expect(second.body.data).toMatchObject({ comment: null, wouldCollaborateAgain: null, rated: { id: alice.user.id } });
+    expect(second.body.data).toMatchObject({
+      comment: null,
+      wouldCollaborateAgain: null,
+      rated: { id: alice.user.id },
+    });
     expect((await prisma.match.findUniqueOrThrow({ where: { id: m.id } })).status).toBe('completed');
   });
 
   it('refuses a second rating by the same rater with 409', async () => {
     const { event, alice, bob } = await createTrio();
     const m = await insertMatch(event, alice.user, bob.user, 'accepted');
-    await request.post(`/api/matches/${m.slug}/ratings`).set('Authorization', alice.auth).send({ score: 2 }).expect(201);
-    const again = await request.post(`/api/matches/${m.slug}/ratings`).set('Authorization', alice.auth).send({ score: 5 });
+    await request
+      .post(`/api/matches/${m.slug}/ratings`)
+      .set('Authorization', alice.auth)
+      .send({ score: 2 })
+      .expect(201);
+    const again = await request
+      .post(`/api/matches/${m.slug}/ratings`)
+      .set('Authorization', alice.auth)
+      .send({ score: 5 });
     expect(again.status).toBe(409);
     expect(again.body.error).toBe('You have already rated this match');
     expect(await prisma.rating.count({ where: { matchId: m.id } })).toBe(1);
-    const refused = await prisma.activityLog.findFirst({ where: { action: 'match_rate', success: false, resource: `match:${m.slug}` } });
+    const refused = await prisma.activityLog.findFirst({
+      where: { action: 'match_rate', success: false, resource: `match:${m.slug}` },
+    });
     expect(refused).toMatchObject({ category: 'match', userId: alice.user.id, metadata: { reason: 'duplicate' } });
   });
 
@@ -78,7 +96,10 @@ describe('POST /matches/:slug/ratings', () => {
       expect(res.body.error).toBe('Validation failed');
       expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
     }
-    const ok = await request.post(`/api/matches/${m.slug}/ratings`).set('Authorization', alice.auth).send({ score: 1, comment: 'x'.repeat(500), wouldCollaborateAgain: false });
+    const ok = await request
+      .post(`/api/matches/${m.slug}/ratings`)
+      .set('Authorization', alice.auth)
+      .send({ score: 1, comment: 'x'.repeat(500), wouldCollaborateAgain: false });
     expect(ok.status).toBe(201);
     expect(await prisma.rating.count({ where: { matchId: m.id } })).toBe(1);
   });

@@ -17,8 +17,10 @@ const settingsUrl = (e: Event) => `/api/events/${e.slug}/matching-settings`;
 const prefsUrl = (e: Event) => `/api/events/${e.slug}/recording-preferences`;
 const pinUrl = (e: Event) => `/api/admin/events/${e.slug}/match-suggestions`;
 const absentUrl = (e: Event, userId: number) => `/api/admin/events/${e.slug}/participants/${userId}/absent`;
-const audit = (action: string, e: Event) => prisma.activityLog.findFirst({ where: { action, resource: `event:${e.slug}` }, orderBy: { id: 'desc' } });
-const live = (heatId: number) => prisma.recordingSuggestion.findFirst({ where: { heatId, status: { in: ['pending', 'accepted', 'not_found'] } } });
+const audit = (action: string, e: Event) =>
+  prisma.activityLog.findFirst({ where: { action, resource: `event:${e.slug}` }, orderBy: { id: 'desc' } });
+const live = (heatId: number) =>
+  prisma.recordingSuggestion.findFirst({ where: { heatId, status: { in: ['pending', 'accepted', 'not_found'] } } });
 
 /** An accepted suggestion at another event: `recorder` recorded `dancer` there. */
 async function pastRecording(dancer: TestUser, recorder: TestUser) {
@@ -28,7 +30,14 @@ async function pastRecording(dancer: TestUser, recorder: TestUser) {
   const h = await heat(dancer, other, { n: 1 });
   const run = await prisma.matchingRun.create({ data: { eventId: other.id, trigger: 'manual', status: 'success' } });
   await prisma.recordingSuggestion.create({
-    data: { eventId: other.id, heatId: h.id, dancerId: dancer.user.id, recorderId: recorder.user.id, status: 'accepted', originRunId: run.id },
+    data: {
+      eventId: other.id,
+      heatId: h.id,
+      dancerId: dancer.user.id,
+      recorderId: recorder.user.id,
+      status: 'accepted',
+      originRunId: run.id,
+    },
   });
 }
 
@@ -41,31 +50,60 @@ describe('matching settings', () => {
     expect((await api().get(settingsUrl(event)).set('Authorization', p.auth)).body.data).toEqual(defaults);
     expect((await api().get(settingsUrl(event)).set('Authorization', admin.auth)).body.data).toEqual(defaults);
     expect((await api().get(settingsUrl(event)).set('Authorization', outsider.auth)).status).toBe(403);
-    expect((await api().get('/api/events/nope123456789/matching-settings').set('Authorization', p.auth)).status).toBe(404);
+    expect((await api().get('/api/events/nope123456789/matching-settings').set('Authorization', p.auth)).status).toBe(
+      404,
+    );
   });
 
   it('an admin changes some fields; the others keep their value; the change is audited with previous and new values', async () => {
     const { event, admin } = await scenario();
-    const res = await api().put(settingsUrl(event)).set('Authorization', admin.auth).send({ bufferAfter: 2, optOutMode: 'exclude', other: 1 });
+    const res = await api()
+      .put(settingsUrl(event))
+      .set('Authorization', admin.auth)
+      .send({ bufferAfter: 2, optOutMode: 'exclude', other: 1 });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ bufferBefore: 0, bufferAfter: 2, maxRecordingsPerPerson: 3, optOutMode: 'exclude' });
+    expect(res.body.data).toEqual({
+      bufferBefore: 0,
+      bufferAfter: 2,
+      maxRecordingsPerPerson: 3,
+      optOutMode: 'exclude',
+    });
     const log = await audit('matching_settings_update', event);
     expect(log?.category).toBe('admin');
-    expect(log?.metadata).toMatchObject({ previous: { bufferAfter: 1, optOutMode: 'last' }, next: { bufferAfter: 2, optOutMode: 'exclude' } });
+    expect(log?.metadata).toMatchObject({
+      previous: { bufferAfter: 1, optOutMode: 'last' },
+      next: { bufferAfter: 2, optOutMode: 'exclude' },
+    });
   });
 
   it('a wrong value, a numeric string or an empty body is 400 and nothing is saved; non-admins get 403 first', async () => {
     const { event, admin } = await scenario();
     const p = await person(event);
-    for (const body of [{ bufferBefore: 3 }, { bufferAfter: '1' }, { maxRecordingsPerPerson: 2.5 }, { optOutMode: null }, {}, { bufferBefore: 1, maxRecordingsPerPerson: 9 }]) {
+    for (const body of [
+      { bufferBefore: 3 },
+      { bufferAfter: '1' },
+      { maxRecordingsPerPerson: 2.5 },
+      { optOutMode: null },
+      {},
+      { bufferBefore: 1, maxRecordingsPerPerson: 9 },
+    ]) {
       const res = await api().put(settingsUrl(event)).set('Authorization', admin.auth).send(body);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_ERROR');
       expect(res.body.details.length).toBeGreaterThan(0);
     }
     expect(await prisma.eventMatchingSettings.findUnique({ where: { eventId: event.id } })).toBeNull();
-    expect((await api().put(settingsUrl(event)).set('Authorization', p.auth).send({ bufferBefore: 9 })).body.code).toBe('ADMIN_REQUIRED');
-    expect((await api().put('/api/events/nope123456789/matching-settings').set('Authorization', admin.auth).send({ bufferBefore: 1 })).status).toBe(404);
+    expect((await api().put(settingsUrl(event)).set('Authorization', p.auth).send({ bufferBefore: 9 })).body.code).toBe(
+      'ADMIN_REQUIRED',
+    );
+    expect(
+      (
+        await api()
+          .put('/api/events/nope123456789/matching-settings')
+          .set('Authorization', admin.auth)
+          .send({ bufferBefore: 1 })
+      ).status,
+    ).toBe(404);
   });
 
   it('a run uses the buffers: bufferBefore 1 keeps a dancer from recording the heat right before his own', async () => {
@@ -87,13 +125,23 @@ describe('recording preferences', () => {
   it('a participant reads the defaults and saves a cap and unavailable entries, merged and sorted; audited', async () => {
     const { event } = await scenario();
     const p = await person(event);
-    expect((await api().get(prefsUrl(event)).set('Authorization', p.auth)).body.data).toEqual({ maxRecordings: null, unavailable: [] });
+    expect((await api().get(prefsUrl(event)).set('Authorization', p.auth)).body.data).toEqual({
+      maxRecordings: null,
+      unavailable: [],
+    });
     const jj = await competitionTypeId('J&J');
     const nov = await divisionId('NOV');
     const res = await api()
       .put(prefsUrl(event))
       .set('Authorization', p.auth)
-      .send({ maxRecordings: 1, unavailable: [{ competitionTypeId: jj, heatNumber: 4, divisionId: nov }, { competitionTypeId: jj, heatNumber: 4 }, { competitionTypeId: jj, heatNumber: 4 }] });
+      .send({
+        maxRecordings: 1,
+        unavailable: [
+          { competitionTypeId: jj, heatNumber: 4, divisionId: nov },
+          { competitionTypeId: jj, heatNumber: 4 },
+          { competitionTypeId: jj, heatNumber: 4 },
+        ],
+      });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
       maxRecordings: 1,
@@ -108,14 +156,28 @@ describe('recording preferences', () => {
   it('refuses bad entries with the field, a cap above the event max, and non-participants (admins included)', async () => {
     const { event, admin } = await scenario();
     const p = await person(event);
-    const bad = await api().put(prefsUrl(event)).set('Authorization', p.auth).send({ unavailable: [{ competitionTypeId: await competitionTypeId('J&J'), heatNumber: 1, divisionId: 999999 }] });
+    const bad = await api()
+      .put(prefsUrl(event))
+      .set('Authorization', p.auth)
+      .send({
+        unavailable: [{ competitionTypeId: await competitionTypeId('J&J'), heatNumber: 1, divisionId: 999999 }],
+      });
     expect(bad.status).toBe(400);
     expect(bad.body.details[0].field).toBe('unavailable[0].divisionId');
-    expect((await api().put(prefsUrl(event)).set('Authorization', p.auth).send({ unavailable: Array(51).fill({ competitionTypeId: 1, heatNumber: 1 }) })).status).toBe(400);
+    expect(
+      (
+        await api()
+          .put(prefsUrl(event))
+          .set('Authorization', p.auth)
+          .send({ unavailable: Array(51).fill({ competitionTypeId: 1, heatNumber: 1 }) })
+      ).status,
+    ).toBe(400);
     const above = await api().put(prefsUrl(event)).set('Authorization', p.auth).send({ maxRecordings: 4 });
     expect(above.status).toBe(400);
     expect(above.body.details[0].field).toBe('maxRecordings');
-    expect((await api().put(prefsUrl(event)).set('Authorization', admin.auth).send({ maxRecordings: 1 })).status).toBe(403);
+    expect((await api().put(prefsUrl(event)).set('Authorization', admin.auth).send({ maxRecordings: 1 })).status).toBe(
+      403,
+    );
     expect((await api().get(prefsUrl(event)).set('Authorization', admin.auth)).status).toBe(403);
     expect((await prisma.eventParticipant.findFirstOrThrow({ where: { userId: p.user.id } })).maxRecordings).toBeNull();
   });
@@ -125,7 +187,10 @@ describe('recording preferences', () => {
     const a = await person(event);
     const b = await person(event);
     const ha = await heat(a, event, { n: 5 });
-    await api().put(prefsUrl(event)).set('Authorization', b.auth).send({ unavailable: [{ competitionTypeId: await competitionTypeId('J&J'), heatNumber: 5 }] });
+    await api()
+      .put(prefsUrl(event))
+      .set('Authorization', b.auth)
+      .send({ unavailable: [{ competitionTypeId: await competitionTypeId('J&J'), heatNumber: 5 }] });
     const run = await runMatching(event, admin);
     expect(run.heatsUnassigned).toBe(1);
     expect((await live(ha.id))?.unfilledReason).toBe('ALL_CANDIDATES_UNAVAILABLE');
@@ -161,7 +226,7 @@ describe('fairness across events', () => {
 });
 
 describe("the dancer's veto", () => {
-  it('the dancer rejects a suggestion for her heat; the pair is never proposed again; accepting stays the recorder\'s', async () => {
+  it("the dancer rejects a suggestion for her heat; the pair is never proposed again; accepting stays the recorder's", async () => {
     const { event, admin } = await scenario();
     const dancer = await person(event, WARSAW);
     const first = await person(event, WARSAW);
@@ -190,9 +255,18 @@ describe('admin pins and removals', () => {
     const ha = await heat(a, event, { n: 1 });
     const hb = await heat(b, event, { n: 3 });
     await runMatching(event, admin);
-    const res = await api().post(pinUrl(event)).set('Authorization', admin.auth).send({ heatId: ha.id, recorderId: c.user.id });
+    const res = await api()
+      .post(pinUrl(event))
+      .set('Authorization', admin.auth)
+      .send({ heatId: ha.id, recorderId: c.user.id });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ status: 'pending', pinned: true, originRunId: null, recorder: { id: c.user.id }, why: { pinned: true } });
+    expect(res.body.data).toMatchObject({
+      status: 'pending',
+      pinned: true,
+      originRunId: null,
+      recorder: { id: c.user.id },
+      why: { pinned: true },
+    });
     expect(await prisma.recordingSuggestion.count({ where: { heatId: ha.id } })).toBe(1);
     expect((await audit('recording_suggestion_pin', event))?.category).toBe('admin');
     const run = await runMatching(event, admin);
@@ -210,13 +284,16 @@ describe('admin pins and removals', () => {
     await heat(b, event, { n: 1 });
     await prisma.eventParticipant.updateMany({ where: { userId: absent.user.id }, data: { absentAt: new Date() } });
     const outsider = await createUser();
-    const pin = (recorderId: number, heatId = ha.id) => api().post(pinUrl(event)).set('Authorization', admin.auth).send({ heatId, recorderId });
+    const pin = (recorderId: number, heatId = ha.id) =>
+      api().post(pinUrl(event)).set('Authorization', admin.auth).send({ heatId, recorderId });
     expect((await pin(a.user.id)).body.code).toBe('RECORDER_IS_DANCER');
     expect((await pin(outsider.user.id)).body.code).toBe('RECORDER_NOT_PARTICIPANT');
     expect((await pin(absent.user.id)).body.code).toBe('RECORDER_ABSENT');
     expect((await pin(b.user.id)).body.code).toBe('RECORDER_IN_BUFFER');
     expect((await pin(b.user.id, 999999999)).body.code).toBe('HEAT_NOT_FOUND');
-    expect((await api().post(pinUrl(event)).set('Authorization', admin.auth).send({ heatId: 'x', recorderId: 1 })).status).toBe(400);
+    expect(
+      (await api().post(pinUrl(event)).set('Authorization', admin.auth).send({ heatId: 'x', recorderId: 1 })).status,
+    ).toBe(400);
     expect(await prisma.recordingSuggestion.count({ where: { eventId: event.id } })).toBe(0);
   });
 
@@ -229,17 +306,39 @@ describe('admin pins and removals', () => {
     const rejecter = await person(event);
     const ha = await heat(a, event, { n: 4 });
     await heat(dancing, event, { n: 4 });
-    await prisma.eventParticipant.updateMany({ where: { userId: away.user.id }, data: { unavailable: [{ competitionTypeId: ha.competitionTypeId, heatNumber: 4, divisionId: null }] } });
+    await prisma.eventParticipant.updateMany({
+      where: { userId: away.user.id },
+      data: { unavailable: [{ competitionTypeId: ha.competitionTypeId, heatNumber: 4, divisionId: null }] },
+    });
     await prisma.eventParticipant.updateMany({ where: { userId: capped.user.id }, data: { maxRecordings: 0 } });
     const run = await prisma.matchingRun.create({ data: { eventId: event.id, trigger: 'manual', status: 'success' } });
-    await prisma.recordingSuggestion.create({ data: { eventId: event.id, heatId: ha.id, dancerId: a.user.id, recorderId: rejecter.user.id, status: 'rejected', originRunId: run.id } });
-    const pin = (recorderId: number, heatId = ha.id) => api().post(pinUrl(event)).set('Authorization', admin.auth).send({ heatId, recorderId });
+    await prisma.recordingSuggestion.create({
+      data: {
+        eventId: event.id,
+        heatId: ha.id,
+        dancerId: a.user.id,
+        recorderId: rejecter.user.id,
+        status: 'rejected',
+        originRunId: run.id,
+      },
+    });
+    const pin = (recorderId: number, heatId = ha.id) =>
+      api().post(pinUrl(event)).set('Authorization', admin.auth).send({ heatId, recorderId });
     expect((await pin(dancing.user.id)).body.code).toBe('RECORDER_DANCING');
     expect((await pin(away.user.id)).body.code).toBe('RECORDER_UNAVAILABLE');
     expect((await pin(rejecter.user.id)).body.code).toBe('PAIR_REJECTED');
     expect((await pin(capped.user.id)).body.code).toBe('RECORDER_AT_CAP');
     const hd = await heat(dancing, event, { n: 8, division: 'INT' });
-    await prisma.recordingSuggestion.create({ data: { eventId: event.id, heatId: hd.id, dancerId: dancing.user.id, recorderId: a.user.id, status: 'accepted', originRunId: run.id } });
+    await prisma.recordingSuggestion.create({
+      data: {
+        eventId: event.id,
+        heatId: hd.id,
+        dancerId: dancing.user.id,
+        recorderId: a.user.id,
+        status: 'accepted',
+        originRunId: run.id,
+      },
+    });
     const covered = await pin(away.user.id, hd.id);
     expect(covered.status).toBe(409);
     expect(covered.body.code).toBe('HEAT_ALREADY_COVERED');
@@ -254,11 +353,25 @@ describe('admin pins and removals', () => {
     await runMatching(event, admin);
     const s = (await live(ha.id))!;
     expect(s.recorderId).toBe(b.user.id);
-    const res = await api().delete(`${pinUrl(event)}/${s.id}`).set('Authorization', admin.auth);
+    const res = await api()
+      .delete(`${pinUrl(event)}/${s.id}`)
+      .set('Authorization', admin.auth);
     expect(res.status).toBe(200);
     expect(res.body.data.status).toBe('removed');
-    expect((await api().delete(`${pinUrl(event)}/${s.id}`).set('Authorization', admin.auth)).status).toBe(409);
-    expect((await api().delete(`${pinUrl(event)}/abc`).set('Authorization', admin.auth)).status).toBe(404);
+    expect(
+      (
+        await api()
+          .delete(`${pinUrl(event)}/${s.id}`)
+          .set('Authorization', admin.auth)
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await api()
+          .delete(`${pinUrl(event)}/abc`)
+          .set('Authorization', admin.auth)
+      ).status,
+    ).toBe(404);
     await runMatching(event, admin);
     expect(await recorderOf(ha.id)).not.toBe(b.user.id);
   });
@@ -280,7 +393,10 @@ describe('no-shows', () => {
     expect(s2.recorderId).toBe(keeper.user.id);
     const res = await api().post(absentUrl(event, noShow.user.id)).set('Authorization', admin.auth);
     expect(res.body.data).toEqual({ userId: noShow.user.id, absent: true, cancelledSuggestions: 1 });
-    expect((await api().post(absentUrl(event, noShow.user.id)).set('Authorization', admin.auth)).body.data.cancelledSuggestions).toBe(0);
+    expect(
+      (await api().post(absentUrl(event, noShow.user.id)).set('Authorization', admin.auth)).body.data
+        .cancelledSuggestions,
+    ).toBe(0);
     expect((await audit('participant_absent', event))?.category).toBe('admin');
     await runMatching(event, admin);
     expect(await recorderOf(h1.id)).toBe(keeper.user.id);
@@ -290,9 +406,18 @@ describe('no-shows', () => {
     // the cancelled pair is not forbidden: once the keeper is busy, the next run revives that very suggestion
     await api().put(prefsUrl(event)).set('Authorization', keeper.auth).send({ maxRecordings: 0 });
     const third = await runMatching(event, admin);
-    expect(await prisma.recordingSuggestion.findUniqueOrThrow({ where: { id: s1.id } })).toMatchObject({ status: 'pending', originRunId: third.id });
+    expect(await prisma.recordingSuggestion.findUniqueOrThrow({ where: { id: s1.id } })).toMatchObject({
+      status: 'pending',
+      originRunId: third.id,
+    });
     expect((await api().post(absentUrl(event, 0)).set('Authorization', admin.auth)).status).toBe(400);
-    expect((await api().post(absentUrl(event, (await createUser()).user.id)).set('Authorization', admin.auth)).body.code).toBe('PARTICIPANT_NOT_FOUND');
+    expect(
+      (
+        await api()
+          .post(absentUrl(event, (await createUser()).user.id))
+          .set('Authorization', admin.auth)
+      ).body.code,
+    ).toBe('PARTICIPANT_NOT_FOUND');
   });
 });
 
@@ -339,7 +464,9 @@ describe('blocks and suspensions in matching', () => {
     expect(run.heatsTotal).toBe(1);
     expect(await prisma.recordingSuggestion.count({ where: { heatId: ha.id } })).toBe(0);
     expect(await prisma.recordingSuggestion.count({ where: { recorderId: a.user.id, status: 'pending' } })).toBe(0);
-    expect((await prisma.recordingSuggestion.findUniqueOrThrow({ where: { id: accepted.id } })).status).toBe('accepted');
+    expect((await prisma.recordingSuggestion.findUniqueOrThrow({ where: { id: accepted.id } })).status).toBe(
+      'accepted',
+    );
     // a suspension that ended counts for nothing
     await prisma.user.update({ where: { id: a.user.id }, data: { suspendedUntil: new Date(Date.now() - 1000) } });
     expect((await runMatching(event, admin)).heatsTotal).toBe(2);

@@ -21,24 +21,36 @@ import {
   shuffledInput,
 } from './support/engine-fixtures.js';
 
-const reasonOf = (res: ReturnType<typeof runMatchingEngine>, heatId: number) => res.unfilled.find((u) => u.heatId === heatId)?.reason;
+const reasonOf = (res: ReturnType<typeof runMatchingEngine>, heatId: number) =>
+  res.unfilled.find((u) => u.heatId === heatId)?.reason;
 
 describe('settings', () => {
   test('bufferBefore 1: nobody records the heat right before his/her own heat', () => {
     const h = heat(1, 1, 2);
     const participants = [person(1), person(2, 'Seattle'), person(3, 'Paris')];
     const heats = [h, heat(2, 1, 3)]; // 2 dances heat 3: heat 2 is right before it
-    expect(recorderOf(runMatchingEngine(input({ participants: [person(1, 'Seattle'), ...participants.slice(1)], heats })), h.id)).toBe(2);
-    const res = runMatchingEngine(input({ participants: [person(1, 'Seattle'), ...participants.slice(1)], heats, bufferBefore: 1 }));
+    expect(
+      recorderOf(
+        runMatchingEngine(input({ participants: [person(1, 'Seattle'), ...participants.slice(1)], heats })),
+        h.id,
+      ),
+    ).toBe(2);
+    const res = runMatchingEngine(
+      input({ participants: [person(1, 'Seattle'), ...participants.slice(1)], heats, bufferBefore: 1 }),
+    );
     expect(recorderOf(res, h.id)).toBe(3);
   });
 
-  test('bufferAfter 0 allows the heat right after one\'s own; bufferAfter 2 also forbids n+2', () => {
+  test("bufferAfter 0 allows the heat right after one's own; bufferAfter 2 also forbids n+2", () => {
     const h = heat(1, 1, 4);
     const participants = [person(1, 'Seattle'), person(2, 'Seattle'), person(3, 'Paris')];
-    expect(recorderOf(runMatchingEngine(input({ participants, heats: [h, heat(2, 1, 3)], bufferAfter: 0 })), h.id)).toBe(2);
+    expect(
+      recorderOf(runMatchingEngine(input({ participants, heats: [h, heat(2, 1, 3)], bufferAfter: 0 })), h.id),
+    ).toBe(2);
     expect(recorderOf(runMatchingEngine(input({ participants, heats: [h, heat(2, 1, 3)] })), h.id)).toBe(3);
-    expect(recorderOf(runMatchingEngine(input({ participants, heats: [h, heat(2, 1, 2)], bufferAfter: 2 })), h.id)).toBe(3);
+    expect(
+      recorderOf(runMatchingEngine(input({ participants, heats: [h, heat(2, 1, 2)], bufferAfter: 2 })), h.id),
+    ).toBe(3);
     expect(recorderOf(runMatchingEngine(input({ participants, heats: [h, heat(2, 1, 2)] })), h.id)).toBe(2);
   });
 
@@ -65,20 +77,32 @@ describe('preferences and absence', () => {
     const participants = [person(1), person(2), person(3), { ...person(9, 'Seattle'), maxRecordings: 1 }, person(10)];
     const res = runMatchingEngine(input({ participants, heats }));
     expect(res.assignments.filter((a) => a.recorderId === 9)).toHaveLength(1);
-    const none = runMatchingEngine(input({ participants: participants.map((p) => (p.userId === 9 ? { ...p, maxRecordings: 0 } : p)), heats }));
+    const none = runMatchingEngine(
+      input({ participants: participants.map((p) => (p.userId === 9 ? { ...p, maxRecordings: 0 } : p)), heats }),
+    );
     expect(none.assignments.some((a) => a.recorderId === 9)).toBe(false);
     expect(none.stats.covered).toBe(3);
   });
 
   test('a personal cap above the event max is capped by the event max', () => {
     const heats = [heat(1, 1, 1), heat(2, 1, 1), heat(3, 1, 1)];
-    const res = runMatchingEngine(input({ participants: [person(1), person(2), person(3), { ...person(9), maxRecordings: 5 }], heats, maxRecordingsPerPerson: 2 }));
+    const res = runMatchingEngine(
+      input({
+        participants: [person(1), person(2), person(3), { ...person(9), maxRecordings: 5 }],
+        heats,
+        maxRecordingsPerPerson: 2,
+      }),
+    );
     expect(res.stats.covered).toBe(2);
   });
 
   test('an unavailable entry without a division covers every division at that type and number', () => {
     const h = heat(1, 3, 2);
-    const participants = [person(1, 'Seattle'), { ...person(2, 'Seattle'), unavailable: [{ competitionTypeId: 1, heatNumber: 2, divisionId: null }] }, person(3)];
+    const participants = [
+      person(1, 'Seattle'),
+      { ...person(2, 'Seattle'), unavailable: [{ competitionTypeId: 1, heatNumber: 2, divisionId: null }] },
+      person(3),
+    ];
     expect(recorderOf(runMatchingEngine(input({ participants, heats: [h] })), h.id)).toBe(3);
   });
 
@@ -87,12 +111,21 @@ describe('preferences and absence', () => {
     const entry = { competitionTypeId: 1, heatNumber: 2, divisionId: 1 };
     const participants = [person(1, 'Seattle'), { ...person(2, 'Seattle'), unavailable: [entry] }, person(3)];
     expect(recorderOf(runMatchingEngine(input({ participants, heats: [h] })), h.id)).toBe(2);
-    expect(recorderOf(runMatchingEngine(input({ participants, heats: [h], slots: [{ order: 1, divisionIds: [1, 2] }] })), h.id)).toBe(3);
+    expect(
+      recorderOf(
+        runMatchingEngine(input({ participants, heats: [h], slots: [{ order: 1, divisionIds: [1, 2] }] })),
+        h.id,
+      ),
+    ).toBe(3);
   });
 
   test('buffers do not extend an unavailable entry', () => {
     const h = heat(1, 1, 3);
-    const participants = [person(1, 'Seattle'), { ...person(2, 'Seattle'), unavailable: [{ competitionTypeId: 1, heatNumber: 2, divisionId: null }] }, person(3)];
+    const participants = [
+      person(1, 'Seattle'),
+      { ...person(2, 'Seattle'), unavailable: [{ competitionTypeId: 1, heatNumber: 2, divisionId: null }] },
+      person(3),
+    ];
     expect(recorderOf(runMatchingEngine(input({ participants, heats: [h] })), h.id)).toBe(2);
   });
 
@@ -130,7 +163,11 @@ describe('fairness', () => {
 
   test('locality outranks the balance', () => {
     const h = heat(1, 1, 1);
-    const participants = [person(1, 'Seattle'), { ...person(8, 'Seattle'), balance: -5 }, { ...person(9, 'Paris'), balance: 5 }];
+    const participants = [
+      person(1, 'Seattle'),
+      { ...person(8, 'Seattle'), balance: -5 },
+      { ...person(9, 'Paris'), balance: 5 },
+    ];
     expect(recorderOf(runMatchingEngine(input({ participants, heats: [h] })), h.id)).toBe(8);
   });
 
@@ -149,8 +186,15 @@ describe('pins', () => {
   test('a pin is kept, covers its heat and counts toward the recorder cap', () => {
     const h = heat(1, 1, 1);
     const other = heat(3, 2, 1);
-    const participants = [person(1, 'Seattle'), person(2, 'Seattle'), { ...person(4, 'Paris'), maxRecordings: 1 }, person(3)];
-    const res = runMatchingEngine(input({ participants, heats: [h, other], pinned: [{ heatId: h.id, recorderId: 4 }] }));
+    const participants = [
+      person(1, 'Seattle'),
+      person(2, 'Seattle'),
+      { ...person(4, 'Paris'), maxRecordings: 1 },
+      person(3),
+    ];
+    const res = runMatchingEngine(
+      input({ participants, heats: [h, other], pinned: [{ heatId: h.id, recorderId: 4 }] }),
+    );
     expect(res.pins.kept).toEqual([{ heatId: h.id, recorderId: 4 }]);
     expect(res.assignments.some((a) => a.heatId === h.id)).toBe(false);
     expect(res.assignments.some((a) => a.recorderId === 4)).toBe(false);
@@ -164,7 +208,11 @@ describe('pins', () => {
       runMatchingEngine(input({ participants, heats, pinned: [{ heatId: h.id, recorderId: 2 }] }));
     expect(dropped(base, [h, heat(2, 1, 1)]).pins.dropped).toEqual([{ heatId: h.id, recorderId: 2 }]);
     expect(dropped([person(1), { ...person(2), absent: true }, person(3)]).pins.dropped).toHaveLength(1);
-    const res = dropped([person(1), { ...person(2), unavailable: [{ competitionTypeId: 1, heatNumber: 2, divisionId: null }] }, person(3)]);
+    const res = dropped([
+      person(1),
+      { ...person(2), unavailable: [{ competitionTypeId: 1, heatNumber: 2, divisionId: null }] },
+      person(3),
+    ]);
     expect(res.pins.dropped).toHaveLength(1);
     expect(recorderOf(res, h.id)).toBe(3);
   });
@@ -172,7 +220,12 @@ describe('pins', () => {
   test('opt-out (exclude) and caps never drop a pin', () => {
     const h = heat(1, 1, 1);
     const res = runMatchingEngine(
-      input({ participants: [person(1), { ...person(2, null, null, true), maxRecordings: 0 }], heats: [h], optOutMode: 'exclude', pinned: [{ heatId: h.id, recorderId: 2 }] }),
+      input({
+        participants: [person(1), { ...person(2, null, null, true), maxRecordings: 0 }],
+        heats: [h],
+        optOutMode: 'exclude',
+        pinned: [{ heatId: h.id, recorderId: 2 }],
+      }),
     );
     expect(res.pins.kept).toHaveLength(1);
   });
@@ -219,7 +272,9 @@ describe('properties under random settings, preferences, pins and absences', () 
   test('the result does not depend on input order', () => {
     fc.assert(
       fc.property(fairEventArb(12, 4), fc.integer({ min: 1, max: 1 << 30 }), (inp, seed) => {
-        expect(runMatchingEngine({ ...shuffledInput(inp, seed), pinned: [...(inp.pinned ?? [])].reverse() })).toEqual(runMatchingEngine(inp));
+        expect(runMatchingEngine({ ...shuffledInput(inp, seed), pinned: [...(inp.pinned ?? [])].reverse() })).toEqual(
+          runMatchingEngine(inp),
+        );
       }),
       { numRuns: 100 },
     );

@@ -17,7 +17,10 @@ async function staleRun() {
 async function holdLock(eventId: number): Promise<() => Promise<void>> {
   const client = new Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();
-  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [MATCHING_LOCK_CLASS, eventId]);
+  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [
+    MATCHING_LOCK_CLASS,
+    eventId,
+  ]);
   expect(rows[0].locked).toBe(true);
   return () => client.end();
 }
@@ -53,7 +56,10 @@ describe('matching runs interrupted by a stopped process', () => {
     const server = await startServer(childEnv({ MATCHING_SCHEDULER_ENABLED: 'false' }));
     try {
       await waitForHealth(server);
-      expect(await prisma.matchingRun.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({ status: 'failed', error: expect.stringContaining('Interrupted') });
+      expect(await prisma.matchingRun.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({
+        status: 'failed',
+        error: expect.stringContaining('Interrupted'),
+      });
       expect((await prisma.matchingRun.findUniqueOrThrow({ where: { id: busy.id } })).status).toBe('running');
     } finally {
       server.child.kill('SIGTERM');

@@ -20,7 +20,10 @@ const NO_REASONS = {
 };
 
 const dryRun = (event: Event, admin: TestUser, body: unknown = { dryRun: true }) =>
-  api().post(`/api/admin/events/${event.slug}/matching-runs`).set('Authorization', admin.auth).send(body as object);
+  api()
+    .post(`/api/admin/events/${event.slug}/matching-runs`)
+    .set('Authorization', admin.auth)
+    .send(body as object);
 
 /** Row counts of every table a run writes, and the event's matchingRunAt. */
 async function footprint(event: Event) {
@@ -95,7 +98,12 @@ describe('unfilled heats and their reasons', () => {
     await runMatching(event, admin);
     const mine = await mySuggestions(event, a);
     expect(mine.toBeRecorded).toHaveLength(1);
-    expect(mine.toBeRecorded[0]).toMatchObject({ heat: { id: ha.id }, status: 'not_found', recorder: null, unfilledReason: 'ALL_CANDIDATES_DANCING' });
+    expect(mine.toBeRecorded[0]).toMatchObject({
+      heat: { id: ha.id },
+      status: 'not_found',
+      recorder: null,
+      unfilledReason: 'ALL_CANDIDATES_DANCING',
+    });
   });
 
   it('the admin run view counts the open heats per reason and lists them with heat and dancer', async () => {
@@ -104,12 +112,27 @@ describe('unfilled heats and their reasons', () => {
     const list = await api().get(`/api/admin/events/${event.slug}/matching-runs`).set('Authorization', admin.auth);
     expect(list.body.data[0].unfilledByReason).toEqual({ ...NO_REASONS, ALL_CANDIDATES_DANCING: 2 });
 
-    const res = await api().get(`/api/admin/events/${event.slug}/matching-runs/${run.id}`).set('Authorization', admin.auth);
+    const res = await api()
+      .get(`/api/admin/events/${event.slug}/matching-runs/${run.id}`)
+      .set('Authorization', admin.auth);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: run.id, heatsUnassigned: 2, unfilledByReason: { ALL_CANDIDATES_DANCING: 2 } });
+    expect(res.body.data).toMatchObject({
+      id: run.id,
+      heatsUnassigned: 2,
+      unfilledByReason: { ALL_CANDIDATES_DANCING: 2 },
+    });
     expect(res.body.data.unfilledHeats).toEqual([
-      expect.objectContaining({ heatId: ha.id, reason: 'ALL_CANDIDATES_DANCING', heat: expect.objectContaining({ id: ha.id, heatNumber: 2 }), dancer: expect.objectContaining({ id: a.user.id }) }),
-      expect.objectContaining({ heatId: hb.id, reason: 'ALL_CANDIDATES_DANCING', dancer: expect.objectContaining({ id: b.user.id }) }),
+      expect.objectContaining({
+        heatId: ha.id,
+        reason: 'ALL_CANDIDATES_DANCING',
+        heat: expect.objectContaining({ id: ha.id, heatNumber: 2 }),
+        dancer: expect.objectContaining({ id: a.user.id }),
+      }),
+      expect.objectContaining({
+        heatId: hb.id,
+        reason: 'ALL_CANDIDATES_DANCING',
+        dancer: expect.objectContaining({ id: b.user.id }),
+      }),
     ]);
   });
 
@@ -120,16 +143,22 @@ describe('unfilled heats and their reasons', () => {
     await person(event, KRAKOW);
     const second = await runMatching(event, admin);
     expect(second.heatsUnassigned).toBe(0);
-    const old = await api().get(`/api/admin/events/${event.slug}/matching-runs/${first.id}`).set('Authorization', admin.auth);
+    const old = await api()
+      .get(`/api/admin/events/${event.slug}/matching-runs/${first.id}`)
+      .set('Authorization', admin.auth);
     expect(old.body.data.unfilledHeats.map((u: { heatId: number }) => u.heatId)).toEqual([ha.id, hb.id]);
-    const fresh = await api().get(`/api/admin/events/${event.slug}/matching-runs/${second.id}`).set('Authorization', admin.auth);
+    const fresh = await api()
+      .get(`/api/admin/events/${event.slug}/matching-runs/${second.id}`)
+      .set('Authorization', admin.auth);
     expect(fresh.body.data).toMatchObject({ unfilledByReason: NO_REASONS, unfilledHeats: [] });
   });
 
   it('GET /admin/events/:slug/matching-runs/:runId answers 404 for an unknown or malformed run id', async () => {
     const { event, admin } = await crowdedHeat();
     for (const runId of ['nope', '00000000-0000-4000-8000-000000000000']) {
-      const res = await api().get(`/api/admin/events/${event.slug}/matching-runs/${runId}`).set('Authorization', admin.auth);
+      const res = await api()
+        .get(`/api/admin/events/${event.slug}/matching-runs/${runId}`)
+        .set('Authorization', admin.auth);
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('MATCHING_RUN_NOT_FOUND');
     }
@@ -168,7 +197,9 @@ describe('dry run', () => {
     expect(await footprint(event)).toEqual(before);
     // the only activity-log entry is the dry run itself
     expect(await prisma.activityLog.count({ where: { resource: `event:${event.slug}` } })).toBe(logsBefore + 1);
-    const log = await prisma.activityLog.findFirst({ where: { action: 'matching_dry_run', resource: `event:${event.slug}` } });
+    const log = await prisma.activityLog.findFirst({
+      where: { action: 'matching_dry_run', resource: `event:${event.slug}` },
+    });
     expect(log).toMatchObject({ category: 'admin', userId: admin.user.id, success: true });
     expect(log?.metadata).toMatchObject({ dryRun: true, heatsAssigned: 3 });
   });
@@ -185,10 +216,16 @@ describe('dry run', () => {
       const before = await footprint(event);
       const res = await dryRun(event, admin);
       expect(res.body.data.unfilledByReason).toEqual({ ...NO_REASONS, ALL_CANDIDATES_DANCING: 2 });
-      expect(res.body.data.unfilledHeats[0]).toMatchObject({ heatId: ha.id, reason: 'ALL_CANDIDATES_DANCING', dancer: { id: a.user.id } });
+      expect(res.body.data.unfilledHeats[0]).toMatchObject({
+        heatId: ha.id,
+        reason: 'ALL_CANDIDATES_DANCING',
+        dancer: { id: a.user.id },
+      });
       expect(await footprint(event)).toEqual(before);
       // the first notification the dancer gets is the one of the real run
-      const real = await server.request.post(`/api/admin/events/${event.slug}/matching-runs`).set('Authorization', admin.auth);
+      const real = await server.request
+        .post(`/api/admin/events/${event.slug}/matching-runs`)
+        .set('Authorization', admin.auth);
       expect(real.status).toBe(201);
       expect((await first).runId).toBe(real.body.data.id);
     } finally {
@@ -219,18 +256,28 @@ describe('dry run', () => {
 });
 
 describe('CSV export', () => {
-  async function named(event: Event, firstName: string, lastName: string, where: { city: string; country: string }, optOut = false) {
+  async function named(
+    event: Event,
+    firstName: string,
+    lastName: string,
+    where: { city: string; country: string },
+    optOut = false,
+  ) {
     const u = await createUser({ firstName, lastName, ...where });
     await joinEvent(u.user, event, { recorderOptOut: optOut });
     return u;
   }
 
   const exportCsv = (event: Event, admin: TestUser, runId: string) =>
-    api().get(`/api/admin/events/${event.slug}/matching-runs/${runId}/export.csv`).set('Authorization', admin.auth).buffer(true).parse((res, cb) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => cb(null, Buffer.concat(chunks).toString('utf8')));
-    });
+    api()
+      .get(`/api/admin/events/${event.slug}/matching-runs/${runId}/export.csv`)
+      .set('Authorization', admin.auth)
+      .buffer(true)
+      .parse((res, cb) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => cb(null, Buffer.concat(chunks).toString('utf8')));
+      });
 
   it('streams RFC 4180 CSV with the plan: heat, dancer, recorder, status, locality, opt-out used', async () => {
     const { event, admin } = await scenario();
@@ -261,7 +308,9 @@ describe('CSV export', () => {
       `"J&J NOV heat 1 (Leader)","'=cmd Nowak (${neighbour.user.username})","Hans Müller (${optedOut.user.username})","pending","elsewhere","yes","no","0"`,
       `"J&J NOV heat 1","Piotr Zieliński (${countryman.user.username})","Hans Müller (${optedOut.user.username})","pending","elsewhere","yes","no","0"`,
     ]);
-    const log = await prisma.activityLog.findFirst({ where: { action: 'matching_run_export', resource: `event:${event.slug}` } });
+    const log = await prisma.activityLog.findFirst({
+      where: { action: 'matching_run_export', resource: `event:${event.slug}` },
+    });
     expect(log).toMatchObject({ category: 'admin', userId: admin.user.id });
   });
 
@@ -280,11 +329,25 @@ describe('CSV export', () => {
     await heat(countryMate, event, { n: 9, division: 'ADV' });
     const run = await runMatching(event, admin);
     const text = (await exportCsv(event, admin, run.id)).body as string;
-    const rows = text.slice(1).trim().split('\r\n').slice(1).map((l) => l.slice(1, -1).split('","'));
+    const rows = text
+      .slice(1)
+      .trim()
+      .split('\r\n')
+      .slice(1)
+      .map((l) => l.slice(1, -1).split('","'));
     const byHeatAndDancer = (label: string, name: string) => rows.find((r) => r[0] === label && r[1].startsWith(name))!;
     expect(byHeatAndDancer('J&J NOV heat 1', 'Ola')[4]).toBe('same city');
     expect(byHeatAndDancer('J&J NOV heat 3', 'Jan')[4]).toBe('same country');
-    expect(byHeatAndDancer('J&J ADV heat 9', 'Solo')).toEqual(['J&J ADV heat 9', `Solo D (${alone.user.username})`, '', 'not_found', '', '', '', '']);
+    expect(byHeatAndDancer('J&J ADV heat 9', 'Solo')).toEqual([
+      'J&J ADV heat 9',
+      `Solo D (${alone.user.username})`,
+      '',
+      'not_found',
+      '',
+      '',
+      '',
+      '',
+    ]);
   });
 
   it('only the latest successful run can be exported; unknown runs 404; admins only', async () => {
@@ -307,7 +370,10 @@ describe('CSV export', () => {
 describe('API reference', () => {
   it('documents the run view, the export and the dry run with their path parameters', async () => {
     const res = await api().get('/api/docs/openapi.json');
-    const paths = res.body.paths as Record<string, Record<string, { parameters?: { name: string }[]; description?: string }>>;
+    const paths = res.body.paths as Record<
+      string,
+      Record<string, { parameters?: { name: string }[]; description?: string }>
+    >;
     const names = (p: string, m: string) => paths[p]?.[m]?.parameters?.map((x) => x.name);
     expect(names('/admin/events/{slug}/matching-runs/{runId}', 'get')).toEqual(['slug', 'runId']);
     expect(names('/admin/events/{slug}/matching-runs/{runId}/export.csv', 'get')).toEqual(['slug', 'runId']);

@@ -22,7 +22,13 @@ describe('matching rules through the API', () => {
     const h2 = await heat(sameCityButDancing, event, { division: 'NOV', type: 'J&J', n: 1 });
 
     const run = await runMatching(event, admin);
-    expect(run).toMatchObject({ trigger: 'manual', status: 'success', heatsTotal: 2, heatsAssigned: 2, heatsUnassigned: 0 });
+    expect(run).toMatchObject({
+      trigger: 'manual',
+      status: 'success',
+      heatsTotal: 2,
+      heatsAssigned: 2,
+      heatsUnassigned: 0,
+    });
     expect(await recorderOf(h.id)).toBe(farAway.user.id);
     expect(await recorderOf(h2.id)).toBe(farAway.user.id);
 
@@ -112,8 +118,16 @@ describe('matching rules through the API', () => {
     expect(last).toMatchObject({ heatsTotal: 1, heatsAssigned: 0, heatsUnassigned: 1 });
     // the dancer sees the three rejections and one not_found entry without a recorder
     const asDancer = await mySuggestions(event, dancer);
-    expect(asDancer.toBeRecorded.map((s) => s.status).sort()).toEqual(['not_found', 'rejected', 'rejected', 'rejected']);
-    expect(asDancer.toBeRecorded.find((s) => s.status === 'not_found')).toMatchObject({ recorder: null, originRunId: last.id });
+    expect(asDancer.toBeRecorded.map((s) => s.status).sort()).toEqual([
+      'not_found',
+      'rejected',
+      'rejected',
+      'rejected',
+    ]);
+    expect(asDancer.toBeRecorded.find((s) => s.status === 'not_found')).toMatchObject({
+      recorder: null,
+      originRunId: last.id,
+    });
   });
 
   it('rule 4 cap: a person records at most 3 heats, accepted ones from earlier runs included', async () => {
@@ -127,7 +141,10 @@ describe('matching rules through the API', () => {
     for (const d of dancers) heats.push(await heat(d, event, { n: 1 }));
 
     await runMatching(event, admin);
-    const load = async (userId: number) => prisma.recordingSuggestion.count({ where: { eventId: event.id, recorderId: userId, status: { in: ['pending', 'accepted'] } } });
+    const load = async (userId: number) =>
+      prisma.recordingSuggestion.count({
+        where: { eventId: event.id, recorderId: userId, status: { in: ['pending', 'accepted'] } },
+      });
     expect(await load(recorder.user.id)).toBe(3);
     expect(await load(backup.user.id)).toBe(1);
 
@@ -145,7 +162,11 @@ describe('matching rules through the API', () => {
     expect(await load(recorder.user.id)).toBe(3);
     expect(await load(backup.user.id)).toBe(2);
     const keptAccepted = await prisma.recordingSuggestion.findUniqueOrThrow({ where: { id: accepted.id } });
-    expect(keptAccepted).toMatchObject({ status: 'accepted', recorderId: recorder.user.id, originRunId: accepted.originRunId });
+    expect(keptAccepted).toMatchObject({
+      status: 'accepted',
+      recorderId: recorder.user.id,
+      originRunId: accepted.originRunId,
+    });
     for (const h of heats) expect(await recorderOf(h.id)).toEqual(expect.any(Number));
   });
 
@@ -189,14 +210,23 @@ describe('matching rules through the API', () => {
 
     // the admin sees the pairs of each run with dancer, recorder, heat and status: the second run
     // kept the first run's three pairs (they stay with their origin run) and added the six open heats
-    const res = await api().get(`/api/admin/events/${event.slug}/matching-runs/${run.id}/suggestions`).set('Authorization', admin.auth);
+    const res = await api()
+      .get(`/api/admin/events/${event.slug}/matching-runs/${run.id}/suggestions`)
+      .set('Authorization', admin.auth);
     expect(res.status).toBe(200);
     expect(run.heatsTotal).toBe(9);
     expect(res.body.count).toBe(6);
     expect(res.body.data.filter((s: { status: string }) => s.status === 'not_found')).toHaveLength(6);
-    const firstPairs = await api().get(`/api/admin/events/${event.slug}/matching-runs/${first.id}/suggestions`).set('Authorization', admin.auth);
+    const firstPairs = await api()
+      .get(`/api/admin/events/${event.slug}/matching-runs/${first.id}/suggestions`)
+      .set('Authorization', admin.auth);
     expect(firstPairs.body.count).toBe(3);
     const forH = firstPairs.body.data.find((s: { heat: { id: number } }) => s.heat.id === h.id);
-    expect(forH).toMatchObject({ dancer: { id: dancer.user.id }, recorder: { id: sameCountry.user.id }, status: 'pending', originRunId: first.id });
+    expect(forH).toMatchObject({
+      dancer: { id: dancer.user.id },
+      recorder: { id: sameCountry.user.id },
+      status: 'pending',
+      originRunId: first.id,
+    });
   });
 });

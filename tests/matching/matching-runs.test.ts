@@ -55,7 +55,9 @@ describe('matching runs', () => {
     expect(suggestion).toMatchObject({ originRunId: stored.id, status: 'pending', recorderId: recorder.user.id });
     const ev = await prisma.event.findUniqueOrThrow({ where: { id: event.id } });
     expect(ev.matchingRunAt?.toISOString()).toBe(stored.finishedAt?.toISOString());
-    const log = await prisma.activityLog.findFirst({ where: { category: 'admin', action: 'matching_run', resource: `event:${event.slug}` } });
+    const log = await prisma.activityLog.findFirst({
+      where: { category: 'admin', action: 'matching_run', resource: `event:${event.slug}` },
+    });
     expect(log).toMatchObject({ userId: admin.user.id, success: true });
     expect(log?.metadata).toMatchObject({ runId: stored.id, trigger: 'manual' });
   });
@@ -70,11 +72,15 @@ describe('matching runs', () => {
     expect(list.body.count).toBe(2);
     expect(list.body.data.map((r: { id: string }) => r.id)).toEqual([second.id, first.body.data.id]);
     // the second run kept the first run's pending suggestion: it stays with the run that created it
-    const firstPairs = await api().get(`/api/admin/events/${event.slug}/matching-runs/${first.body.data.id}/suggestions`).set('Authorization', admin.auth);
+    const firstPairs = await api()
+      .get(`/api/admin/events/${event.slug}/matching-runs/${first.body.data.id}/suggestions`)
+      .set('Authorization', admin.auth);
     expect(firstPairs.status).toBe(200);
     expect(firstPairs.body.data).toHaveLength(1);
     expect(list.body.data[0].reuse).toEqual({ previous: 1, kept: 1, added: 0, dropped: 0, invalid: 0 });
-    const secondPairs = await api().get(`/api/admin/events/${event.slug}/matching-runs/${second.id}/suggestions`).set('Authorization', admin.auth);
+    const secondPairs = await api()
+      .get(`/api/admin/events/${event.slug}/matching-runs/${second.id}/suggestions`)
+      .set('Authorization', admin.auth);
     expect(secondPairs.body.data).toEqual([]);
   });
 
@@ -102,10 +108,14 @@ describe('matching runs', () => {
       [hb.id, c.user.id, 'pending', second.id],
     ]);
     // a third run on unchanged input keeps the pending row as it is (same id, same origin run)
-    const pendingBefore = await prisma.recordingSuggestion.findFirstOrThrow({ where: { heatId: hb.id, status: 'pending' } });
+    const pendingBefore = await prisma.recordingSuggestion.findFirstOrThrow({
+      where: { heatId: hb.id, status: 'pending' },
+    });
     const third = await runMatching(event, admin);
     expect(await prisma.recordingSuggestion.count({ where: { eventId: event.id } })).toBe(3);
-    expect(await prisma.recordingSuggestion.findFirst({ where: { heatId: hb.id, status: 'pending' } })).toEqual(pendingBefore);
+    expect(await prisma.recordingSuggestion.findFirst({ where: { heatId: hb.id, status: 'pending' } })).toEqual(
+      pendingBefore,
+    );
     expect(pendingBefore.originRunId).toBe(second.id);
     expect(third.heatsAssigned).toBe(1);
   });
@@ -115,7 +125,10 @@ describe('matching runs', () => {
     const { event, admin, dancer, recorder, other } = await smallEvent();
     const sockets = await Promise.all([dancer, recorder, other].map((u) => connectSocket(server.url, u.token)));
     try {
-      const [toDancer, toRecorder] = [nextEvent(sockets[0], 'recording_suggestions_created'), nextEvent(sockets[1], 'recording_suggestions_created')];
+      const [toDancer, toRecorder] = [
+        nextEvent(sockets[0], 'recording_suggestions_created'),
+        nextEvent(sockets[1], 'recording_suggestions_created'),
+      ];
       const otherGotOne = new Promise<boolean>((resolve) => {
         sockets[2].once('recording_suggestions_created', () => resolve(true));
         setTimeout(() => resolve(false), 1000);
@@ -123,7 +136,12 @@ describe('matching runs', () => {
       const res = await server.request.post(`/api/events/${event.slug}/run-matching`).set('Authorization', admin.auth);
       expect(res.status).toBe(201);
       expect(await toDancer).toEqual({ eventSlug: event.slug, runId: res.body.data.id, toBeRecorded: 1, toRecord: 0 });
-      expect(await toRecorder).toEqual({ eventSlug: event.slug, runId: res.body.data.id, toBeRecorded: 0, toRecord: 1 });
+      expect(await toRecorder).toEqual({
+        eventSlug: event.slug,
+        runId: res.body.data.id,
+        toBeRecorded: 0,
+        toRecord: 1,
+      });
       expect(await otherGotOne).toBe(false);
     } finally {
       sockets.forEach((s) => s.close());
@@ -139,12 +157,18 @@ describe('matching runs', () => {
       await holder.query('SELECT pg_advisory_lock($1, $2)', [MATCHING_LOCK_CLASS, event.id]);
       const res = await api().post(`/api/events/${event.slug}/run-matching`).set('Authorization', admin.auth);
       expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({ success: false, error: 'A matching run is already in progress for this event', code: 'MATCHING_RUN_IN_PROGRESS' });
+      expect(res.body).toMatchObject({
+        success: false,
+        error: 'A matching run is already in progress for this event',
+        code: 'MATCHING_RUN_IN_PROGRESS',
+      });
       expect(await prisma.matchingRun.count({ where: { eventId: event.id } })).toBe(0);
     } finally {
       await holder.end();
     }
-    expect((await api().post(`/api/events/${event.slug}/run-matching`).set('Authorization', admin.auth)).status).toBe(201);
+    expect((await api().post(`/api/events/${event.slug}/run-matching`).set('Authorization', admin.auth)).status).toBe(
+      201,
+    );
   });
 
   it('two concurrent runs: each answers 201 or 409, at least one succeeds, and the suggestions stay consistent', async () => {
@@ -152,9 +176,14 @@ describe('matching runs', () => {
     const people = [];
     for (let i = 0; i < 12; i++) people.push(await person(event, i % 2 ? WARSAW : BERLIN));
     for (const [i, p] of people.entries()) await heat(p, event, { n: (i % 4) + 1 });
-    const responses = await Promise.all([1, 2].map(() => api().post(`/api/events/${event.slug}/run-matching`).set('Authorization', admin.auth)));
+    const responses = await Promise.all(
+      [1, 2].map(() => api().post(`/api/events/${event.slug}/run-matching`).set('Authorization', admin.auth)),
+    );
     const statuses = responses.map((r) => r.status).sort();
-    expect([[201, 201], [201, 409]]).toContainEqual(statuses);
+    expect([
+      [201, 201],
+      [201, 409],
+    ]).toContainEqual(statuses);
     const runs = await prisma.matchingRun.findMany({ where: { eventId: event.id }, orderBy: { startedAt: 'asc' } });
     expect(runs.every((r) => r.status === 'success')).toBe(true);
     if (runs.length === 2) expect(runs[1].startedAt.getTime()).toBeGreaterThanOrEqual(runs[0].finishedAt!.getTime());
@@ -172,30 +201,48 @@ describe('matching runs', () => {
     const before = await prisma.event.findUniqueOrThrow({ where: { id: event.id } });
     // make the next insert of this event's suggestions fail inside the run's transaction
     const fn = `matching_test_fail_${event.id}`;
-    await prisma.$executeRawUnsafe(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'simulated write failure'; END $$`);
-    await prisma.$executeRawUnsafe(`CREATE TRIGGER ${fn} BEFORE INSERT ON "RecordingSuggestion" FOR EACH ROW WHEN (NEW."eventId" = ${event.id}) EXECUTE FUNCTION ${fn}()`);
+    await prisma.$executeRawUnsafe(
+      `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'simulated write failure'; END $$`,
+    );
+    await prisma.$executeRawUnsafe(
+      `CREATE TRIGGER ${fn} BEFORE INSERT ON "RecordingSuggestion" FOR EACH ROW WHEN (NEW."eventId" = ${event.id}) EXECUTE FUNCTION ${fn}()`,
+    );
     try {
       const res = await api().post(`/api/events/${event.slug}/run-matching`).set('Authorization', admin.auth);
       expect(res.status).toBe(201);
-      expect(res.body.data).toMatchObject({ status: 'failed', finishedAt: expect.any(String), error: expect.stringContaining('simulated write failure') });
+      expect(res.body.data).toMatchObject({
+        status: 'failed',
+        finishedAt: expect.any(String),
+        error: expect.stringContaining('simulated write failure'),
+      });
     } finally {
       await prisma.$executeRawUnsafe(`DROP TRIGGER ${fn} ON "RecordingSuggestion"`);
       await prisma.$executeRawUnsafe(`DROP FUNCTION ${fn}()`);
     }
-    expect(await prisma.recordingSuggestion.findMany({ where: { eventId: event.id }, select: { heatId: true, recorderId: true, originRunId: true, status: true } })).toEqual([
-      { heatId: h.id, recorderId: recorder.user.id, originRunId: good.id, status: 'pending' },
-    ]);
+    expect(
+      await prisma.recordingSuggestion.findMany({
+        where: { eventId: event.id },
+        select: { heatId: true, recorderId: true, originRunId: true, status: true },
+      }),
+    ).toEqual([{ heatId: h.id, recorderId: recorder.user.id, originRunId: good.id, status: 'pending' }]);
     const after = await prisma.event.findUniqueOrThrow({ where: { id: event.id } });
     expect(after.matchingRunAt?.toISOString()).toBe(before.matchingRunAt?.toISOString());
-    const log = await prisma.activityLog.findFirst({ where: { action: 'matching_run_failed', resource: `event:${event.slug}` } });
+    const log = await prisma.activityLog.findFirst({
+      where: { action: 'matching_run_failed', resource: `event:${event.slug}` },
+    });
     expect(log).toMatchObject({ category: 'admin', success: false, userId: admin.user.id });
   });
 
   it('a run left "running" by a crashed process is closed as failed by the next run of the event', async () => {
     const { event, admin } = await smallEvent();
-    const stale = await prisma.matchingRun.create({ data: { eventId: event.id, trigger: 'manual', status: 'running' } });
+    const stale = await prisma.matchingRun.create({
+      data: { eventId: event.id, trigger: 'manual', status: 'running' },
+    });
     await runMatching(event, admin);
-    expect(await prisma.matchingRun.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({ status: 'failed', error: expect.stringContaining('Interrupted') });
+    expect(await prisma.matchingRun.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('Interrupted'),
+    });
   });
 
   it('npm run cli -- matching:run <slug> runs matching and prints the run', async () => {
@@ -223,7 +270,9 @@ describe('scheduled matching', () => {
     const again = await matchingSchedulerTick(testContainer());
     expect(again.filter((r) => r.eventId === event.id)).toEqual([]);
     expect(await prisma.matchingRun.count({ where: { eventId: event.id } })).toBe(1);
-    const log = await prisma.activityLog.findFirst({ where: { action: 'matching_run', resource: `event:${event.slug}` } });
+    const log = await prisma.activityLog.findFirst({
+      where: { action: 'matching_run', resource: `event:${event.slug}` },
+    });
     expect(log).toMatchObject({ category: 'admin', userId: null });
     expect(log?.metadata).toMatchObject({ trigger: 'scheduled' });
   });
@@ -242,10 +291,11 @@ describe('scheduled matching', () => {
     expect(await prisma.matchingRun.count({ where: { eventId: { in: [future.id, ranAfter.id] } } })).toBe(0);
   });
 
-
   it('waits 5 minutes after a failed scheduled run before trying the event again', async () => {
     const event = await createEvent({ registrationDeadline: past(60_000) });
-    await prisma.matchingRun.create({ data: { eventId: event.id, trigger: 'scheduled', status: 'failed', finishedAt: new Date(), error: 'boom' } });
+    await prisma.matchingRun.create({
+      data: { eventId: event.id, trigger: 'scheduled', status: 'failed', finishedAt: new Date(), error: 'boom' },
+    });
     expect((await matchingSchedulerTick(testContainer())).filter((r) => r.eventId === event.id)).toEqual([]);
     const later = await matchingSchedulerTick(testContainer(), () => new Date(Date.now() + 6 * 60_000));
     expect(later.filter((r) => r.eventId === event.id)).toHaveLength(1);
@@ -276,7 +326,9 @@ describe('permissions and errors', () => {
     const res = await api().get(`/api/events/${event.slug}/match-suggestions`).set('Authorization', outsider.auth);
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('You must be a participant of this event');
-    expect((await api().get('/api/events/NoSuchEvent123/match-suggestions').set('Authorization', outsider.auth)).status).toBe(404);
+    expect(
+      (await api().get('/api/events/NoSuchEvent123/match-suggestions').set('Authorization', outsider.auth)).status,
+    ).toBe(404);
   });
 
   it('run suggestions: unknown, malformed or other-event run ids are 404 "Matching run not found"', async () => {
@@ -284,7 +336,9 @@ describe('permissions and errors', () => {
     const other = await smallEvent();
     const otherRun = await runMatching(other.event, other.admin);
     for (const runId of ['not-a-uuid', '00000000-0000-4000-8000-000000000000', otherRun.id]) {
-      const res = await api().get(`/api/admin/events/${event.slug}/matching-runs/${runId}/suggestions`).set('Authorization', admin.auth);
+      const res = await api()
+        .get(`/api/admin/events/${event.slug}/matching-runs/${runId}/suggestions`)
+        .set('Authorization', admin.auth);
       expect(res.status).toBe(404);
       expect(res.body.error).toBe('Matching run not found');
     }
@@ -323,7 +377,9 @@ describe('permissions and errors', () => {
     expect(change.status).toBe(409);
     expect(change.body.error).toBe('Only a pending suggestion can be accepted or rejected');
     expect(await prisma.match.count({ where: { eventId: event.id } })).toBe(0);
-    const log = await prisma.activityLog.count({ where: { category: 'match', action: 'recording_suggestion_reject', userId: recorder.user.id } });
+    const log = await prisma.activityLog.count({
+      where: { category: 'match', action: 'recording_suggestion_reject', userId: recorder.user.id },
+    });
     expect(log).toBe(1);
   });
 });
@@ -336,23 +392,46 @@ describe('accepting a suggestion', () => {
     const h1 = await heat(dancer, event, { division: 'NOV', n: 1 });
     const h2 = await heat(dancer, event, { division: 'INT', n: 1 });
     await runMatching(event, admin);
-    const [s1, s2] = await prisma.recordingSuggestion.findMany({ where: { heatId: { in: [h1.id, h2.id] } }, orderBy: { id: 'asc' } });
+    const [s1, s2] = await prisma.recordingSuggestion.findMany({
+      where: { heatId: { in: [h1.id, h2.id] } },
+      orderBy: { id: 'asc' },
+    });
     expect([s1.recorderId, s2.recorderId]).toEqual([recorder.user.id, recorder.user.id]);
 
     const res = await decide(event, recorder, s1.id, 'accepted');
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: s1.id, status: 'accepted', recorder: { id: recorder.user.id }, dancer: { id: dancer.user.id } });
+    expect(res.body.data).toMatchObject({
+      id: s1.id,
+      status: 'accepted',
+      recorder: { id: recorder.user.id },
+      dancer: { id: dancer.user.id },
+    });
     const match = await prisma.match.findFirstOrThrow({ where: { eventId: event.id }, include: { chatRoom: true } });
-    expect(match).toMatchObject({ status: 'accepted', source: 'auto', suggestionId: s1.id, user1Id: dancer.user.id, user2Id: recorder.user.id });
+    expect(match).toMatchObject({
+      status: 'accepted',
+      source: 'auto',
+      suggestionId: s1.id,
+      user1Id: dancer.user.id,
+      user2Id: recorder.user.id,
+    });
     expect(match.chatRoom).toMatchObject({ type: 'private', eventId: null, matchId: match.id });
-    expect(res.body.data.match).toEqual({ id: match.id, slug: match.slug, status: 'accepted', roomId: match.chatRoom!.id });
+    expect(res.body.data.match).toEqual({
+      id: match.id,
+      slug: match.slug,
+      status: 'accepted',
+      roomId: match.chatRoom!.id,
+    });
 
     const again = await decide(event, recorder, s2.id, 'accepted');
     expect(again.status).toBe(200);
     expect(again.body.data.match.id).toBe(match.id);
     expect(await prisma.match.count({ where: { eventId: event.id } })).toBe(1);
     expect(await prisma.chatRoom.count({ where: { matchId: match.id } })).toBe(1);
-    expect(await prisma.activityLog.count({ where: { category: 'match', action: 'recording_suggestion_accept', userId: recorder.user.id } })).toBe(2);
+    expect(
+      await prisma.activityLog.count({
+        where: { category: 'match', action: 'recording_suggestion_accept', userId: recorder.user.id },
+      }),
+    ).toBe(2);
 
     // the dancer reads it back
     const asDancer = await mySuggestions(event, dancer);
@@ -365,7 +444,13 @@ describe('accepting a suggestion', () => {
     const recorder = await person(event, WARSAW);
     const h = await heat(dancer, event, { division: 'NOV', n: 1 });
     const done = await prisma.match.create({
-      data: { slug: `done${Date.now()}`, eventId: event.id, user1Id: recorder.user.id, user2Id: dancer.user.id, status: 'completed' },
+      data: {
+        slug: `done${Date.now()}`,
+        eventId: event.id,
+        user1Id: recorder.user.id,
+        user2Id: dancer.user.id,
+        status: 'completed',
+      },
     });
     await runMatching(event, admin);
     const s = await prisma.recordingSuggestion.findFirstOrThrow({ where: { heatId: h.id } });
@@ -381,7 +466,14 @@ describe('accepting a suggestion', () => {
   it('accepts a pending manual match between the two and gives it its room', async () => {
     const { event, admin, dancer, recorder, h } = await smallEvent();
     const pending = await prisma.match.create({
-      data: { slug: `m${Date.now()}x`, eventId: event.id, user1Id: recorder.user.id, user2Id: dancer.user.id, status: 'pending', source: 'manual' },
+      data: {
+        slug: `m${Date.now()}x`,
+        eventId: event.id,
+        user1Id: recorder.user.id,
+        user2Id: dancer.user.id,
+        status: 'pending',
+        source: 'manual',
+      },
     });
     await runMatching(event, admin);
     const s = await prisma.recordingSuggestion.findFirstOrThrow({ where: { heatId: h.id } });
@@ -393,4 +485,3 @@ describe('accepting a suggestion', () => {
     expect(await prisma.match.count({ where: { eventId: event.id } })).toBe(1);
   });
 });
-

@@ -1,5 +1,12 @@
 import fc from 'fast-check';
-import { buildSlotMap, runMatchingEngine, timeKey, type EngineHeat, type EngineParticipant, type EngineResult } from '../../src/modules/matching/matching.engine.js';
+import {
+  buildSlotMap,
+  runMatchingEngine,
+  timeKey,
+  type EngineHeat,
+  type EngineParticipant,
+  type EngineResult,
+} from '../../src/modules/matching/matching.engine.js';
 import { maxCoverage } from './support/maxflow.js';
 import {
   bruteForceBest,
@@ -30,7 +37,8 @@ describe('helpers', () => {
     expect(slotOf.get(1)).toBe(slotOf.get(2));
     expect(slotOf.get(5)).toBe(slotOf.get(6));
     expect(slotOf.get(1)).not.toBe(slotOf.get(5));
-    const k = (divisionId: number, heatNumber = 1, competitionTypeId = 1) => timeKey({ divisionId, heatNumber, competitionTypeId }, slotOf);
+    const k = (divisionId: number, heatNumber = 1, competitionTypeId = 1) =>
+      timeKey({ divisionId, heatNumber, competitionTypeId }, slotOf);
     expect(k(1)).toBe(k(2));
     expect(k(3)).not.toBe(k(4));
     expect(k(3)).not.toBe(k(1));
@@ -47,7 +55,12 @@ describe('rules', () => {
     // preferred (same-city) one but dances too; only 4 (other country) is free.
     const h = heat(1, 1, 3);
     const inp = input({
-      participants: [person(1, 'Seattle', 'USA'), person(2, 'Seattle', 'USA'), person(3, 'Seattle', 'USA'), person(4, 'Berlin', 'Germany')],
+      participants: [
+        person(1, 'Seattle', 'USA'),
+        person(2, 'Seattle', 'USA'),
+        person(3, 'Seattle', 'USA'),
+        person(4, 'Berlin', 'Germany'),
+      ],
       heats: [h, heat(2, 1, 3, 1), heat(3, 1, 3, 1)],
     });
     const res = runMatchingEngine(inp);
@@ -75,14 +88,17 @@ describe('rules', () => {
     expect(recorderOf(res, h.id)).toBe(3);
     expectValid(slotted, res);
     // A slot that groups other divisions changes nothing.
-    expect(recorderOf(runMatchingEngine(input({ participants, heats, slots: [{ order: 1, divisionIds: [2, 3] }] })), h.id)).toBe(2);
+    expect(
+      recorderOf(runMatchingEngine(input({ participants, heats, slots: [{ order: 1, divisionIds: [2, 3] }] })), h.id),
+    ).toBe(2);
   });
 
   test('rule 2 buffer: no recording of heat n+1 of the same slot and type, everything else is fine', () => {
     const participants = [person(1, 'Seattle', 'USA'), person(2, 'Seattle', 'USA'), person(3, 'Paris', 'France')];
     const slots = [{ order: 1, divisionIds: [1, 2] }];
     const target = heat(1, 1, 4);
-    const run = (own: EngineHeat) => recorderOf(runMatchingEngine(input({ participants, heats: [target, own], slots })), target.id);
+    const run = (own: EngineHeat) =>
+      recorderOf(runMatchingEngine(input({ participants, heats: [target, own], slots })), target.id);
     expect(run(heat(2, 1, 3, 1, 900))).toBe(3); // own heat 3, target heat 4, same division: buffer
     expect(run(heat(2, 2, 3, 1, 901))).toBe(3); // own heat 3 in a division of the same slot: buffer
     expect(run(heat(2, 1, 5, 1, 902))).toBe(2); // own heat right AFTER the target: allowed
@@ -94,7 +110,11 @@ describe('rules', () => {
   test('rule 4: at most 3 recordings per person, accepted ones included', () => {
     // Five Seattle dancers in the same heat (so none can record another); recorder 100 is the
     // only same-city recorder, 101 and 102 are far away.
-    const participants = [person(100, 'Seattle', 'USA'), person(101, 'Berlin', 'Germany'), person(102, 'Berlin', 'Germany')];
+    const participants = [
+      person(100, 'Seattle', 'USA'),
+      person(101, 'Berlin', 'Germany'),
+      person(102, 'Berlin', 'Germany'),
+    ];
     const heats: EngineHeat[] = [];
     for (let i = 0; i < 5; i++) {
       participants.push(person(i + 1, 'Seattle', 'USA'));
@@ -107,7 +127,14 @@ describe('rules', () => {
     expect(count(res, 100)).toBe(3); // preference fills 100 up to the cap, not beyond
     expect(res.stats).toMatchObject({ covered: 5, sameCity: 3, maxLoad: 3 });
     // Two accepted recordings of 100 from an earlier run: only one new one.
-    const rerun = input({ participants, heats, fixed: [{ heatId: 203, recorderId: 100 }, { heatId: 204, recorderId: 100 }] });
+    const rerun = input({
+      participants,
+      heats,
+      fixed: [
+        { heatId: 203, recorderId: 100 },
+        { heatId: 204, recorderId: 100 },
+      ],
+    });
     const res2 = runMatchingEngine(rerun);
     expectValid(rerun, res2);
     expect(count(res2, 100)).toBe(1);
@@ -120,7 +147,11 @@ describe('rules', () => {
 
   test('rule 5 opt-out: used last, but used when coverage needs it', () => {
     const h1 = heat(1, 1, 1);
-    const participants = [person(1, 'Seattle', 'USA'), person(2, 'Seattle', 'USA', true), person(3, 'Melbourne', 'Australia')];
+    const participants = [
+      person(1, 'Seattle', 'USA'),
+      person(2, 'Seattle', 'USA', true),
+      person(3, 'Melbourne', 'Australia'),
+    ];
     // The opt-out recorder is in the dancer's city; the other one is far away: still the other.
     const res = runMatchingEngine(input({ participants, heats: [h1] }));
     expect(recorderOf(res, h1.id)).toBe(3);
@@ -141,30 +172,51 @@ describe('rules', () => {
     const country = person(3, 'Portland', ' USA');
     const anyone = person(4, 'Paris', 'France');
     const noLoc = person(5, null, null);
-    const pick = (...ps: EngineParticipant[]) => recorderOf(runMatchingEngine(input({ participants: [dancer, ...ps], heats: [h] })), h.id);
+    const pick = (...ps: EngineParticipant[]) =>
+      recorderOf(runMatchingEngine(input({ participants: [dancer, ...ps], heats: [h] })), h.id);
     expect(pick(anyone, country, city, noLoc)).toBe(2);
     expect(pick(anyone, country, noLoc)).toBe(3);
     const r = runMatchingEngine(input({ participants: [dancer, anyone, country, city], heats: [h] }));
     expect(r.stats).toMatchObject({ sameCity: 1, sameCountry: 0 });
     // null never equals null: a dancer without location has no preferred recorder.
     const lost = heat(6, 1, 2);
-    const res = runMatchingEngine(input({ participants: [person(6, null, null), person(7, null, null)], heats: [lost] }));
+    const res = runMatchingEngine(
+      input({ participants: [person(6, null, null), person(7, null, null)], heats: [lost] }),
+    );
     expect(res.stats).toMatchObject({ covered: 1, sameCity: 0, sameCountry: 0 });
   });
 
   test('rejected pairs are never proposed again', () => {
     const h = heat(1, 1, 1);
-    const participants = [person(1, 'Seattle', 'USA'), person(2, 'Seattle', 'USA'), person(3, 'Seattle', 'USA'), person(4, 'Paris', 'France')];
+    const participants = [
+      person(1, 'Seattle', 'USA'),
+      person(2, 'Seattle', 'USA'),
+      person(3, 'Seattle', 'USA'),
+      person(4, 'Paris', 'France'),
+    ];
     const first = runMatchingEngine(input({ participants, heats: [h] }));
     const r1 = recorderOf(first, h.id)!;
     expect([2, 3]).toContain(r1);
-    const second = runMatchingEngine(input({ participants, heats: [h], forbidden: [{ heatId: h.id, recorderId: r1 }] }));
+    const second = runMatchingEngine(
+      input({ participants, heats: [h], forbidden: [{ heatId: h.id, recorderId: r1 }] }),
+    );
     const r2 = recorderOf(second, h.id)!;
     expect(r2).not.toBe(r1);
     expect([2, 3]).toContain(r2);
-    const third = runMatchingEngine(input({ participants, heats: [h], forbidden: [{ heatId: h.id, recorderId: 2 }, { heatId: h.id, recorderId: 3 }] }));
+    const third = runMatchingEngine(
+      input({
+        participants,
+        heats: [h],
+        forbidden: [
+          { heatId: h.id, recorderId: 2 },
+          { heatId: h.id, recorderId: 3 },
+        ],
+      }),
+    );
     expect(recorderOf(third, h.id)).toBe(4);
-    const none = runMatchingEngine(input({ participants, heats: [h], forbidden: [2, 3, 4].map((r) => ({ heatId: h.id, recorderId: r })) }));
+    const none = runMatchingEngine(
+      input({ participants, heats: [h], forbidden: [2, 3, 4].map((r) => ({ heatId: h.id, recorderId: r })) }),
+    );
     expect(none.unassigned).toEqual([h.id]);
   });
 
@@ -185,7 +237,10 @@ describe('rules', () => {
     const b = heat(2, 1, 1);
     // Only recorder 3 exists besides the two dancers (who are busy): both heats go to 3.
     const one = runMatchingEngine(input({ participants: [person(1), person(2), person(3)], heats: [a, b] }));
-    expect(one.assignments).toEqual([{ heatId: a.id, recorderId: 3 }, { heatId: b.id, recorderId: 3 }]);
+    expect(one.assignments).toEqual([
+      { heatId: a.id, recorderId: 3 },
+      { heatId: b.id, recorderId: 3 },
+    ]);
     // Two equally good recorders: one heat each.
     const two = runMatchingEngine(input({ participants: [person(1), person(2), person(3), person(4)], heats: [a, b] }));
     expect(new Set(two.assignments.map((x) => x.recorderId)).size).toBe(2);
@@ -198,14 +253,18 @@ describe('rules', () => {
     const cities = ['Seattle', 'Portland', 'Paris', null];
     for (let u = 1; u <= 30; u++) {
       participants.push(person(u, cities[u % 4], u % 4 === 2 ? 'France' : 'USA', u % 7 === 0));
-      for (let j = 0; j < (u % 4) + 1; j++) heats.push(heat(u, 1 + ((u + j) % 3), 1 + ((u * 3 + j) % 4), 1 + (j % 2), 5000 + u * 10 + j));
+      for (let j = 0; j < (u % 4) + 1; j++)
+        heats.push(heat(u, 1 + ((u + j) % 3), 1 + ((u * 3 + j) % 4), 1 + (j % 2), 5000 + u * 10 + j));
     }
     const inp = input({
       participants,
       heats,
       slots: [{ order: 1, divisionIds: [1, 2] }],
       fixed: [{ heatId: 5010, recorderId: 5 }],
-      forbidden: [{ heatId: 5020, recorderId: 3 }, { heatId: 5030, recorderId: 9 }],
+      forbidden: [
+        { heatId: 5020, recorderId: 3 },
+        { heatId: 5030, recorderId: 9 },
+      ],
     });
     const base = runMatchingEngine(inp);
     expectValid(inp, base);
@@ -220,7 +279,12 @@ describe('rules', () => {
     const B = heat(2, 1, 3, 1, 2);
     const R = heat(4, 1, 3, 1, 3); // recorder 4's own heat, already covered by 1
     const inp = input({
-      participants: [person(1, 'Seattle', 'USA'), person(2, 'Portland', 'USA'), person(3, 'Seattle', 'USA'), person(4, 'Denver', 'USA')],
+      participants: [
+        person(1, 'Seattle', 'USA'),
+        person(2, 'Portland', 'USA'),
+        person(3, 'Seattle', 'USA'),
+        person(4, 'Denver', 'USA'),
+      ],
       heats: [A, B, R],
       fixed: [{ heatId: R.id, recorderId: 1 }],
       forbidden: [{ heatId: A.id, recorderId: 2 }],
@@ -240,7 +304,10 @@ describe('rules', () => {
     expect(greedyCovered).toBe(1);
     const res = runMatchingEngine(inp);
     expect(res.stats.covered).toBe(2);
-    expect(res.assignments).toEqual([{ heatId: 1, recorderId: 4 }, { heatId: 2, recorderId: 3 }]);
+    expect(res.assignments).toEqual([
+      { heatId: 1, recorderId: 4 },
+      { heatId: 2, recorderId: 3 },
+    ]);
     expect(maxCoverage(inp)).toBe(2);
     expectValid(inp, res);
   });
@@ -257,8 +324,13 @@ describe('rules', () => {
     const h = heat(1, 1, 1);
     expect(runMatchingEngine(input({ participants: [person(1)], heats: [h] })).unassigned).toEqual([h.id]);
     expect(runMatchingEngine(input({ participants: [], heats: [h] })).unassigned).toEqual([h.id]);
-    expect(runMatchingEngine(input({ participants: [person(1), person(2)], heats: [h], maxRecordingsPerPerson: 0 })).unassigned).toEqual([h.id]);
-    expect(() => runMatchingEngine(input({ participants: [person(1)], heats: [h, { ...h }] }))).toThrow(/duplicate heat/);
+    expect(
+      runMatchingEngine(input({ participants: [person(1), person(2)], heats: [h], maxRecordingsPerPerson: 0 }))
+        .unassigned,
+    ).toEqual([h.id]);
+    expect(() => runMatchingEngine(input({ participants: [person(1)], heats: [h, { ...h }] }))).toThrow(
+      /duplicate heat/,
+    );
   });
 });
 

@@ -50,7 +50,13 @@ describe('re-runs with the previous pending pairs', () => {
     const participants = [person(1, 'Seattle', 'USA'), person(2, 'Paris', 'France'), person(3, 'Seattle', 'USA')];
     const rerun = runMatchingEngine(input({ participants, heats: [h], previous: [{ heatId: h.id, recorderId: 2 }] }));
     expect(recorderOf(rerun, h.id)).toBe(3);
-    expect(rerun.reuse).toEqual({ valid: 1, kept: 0, added: 1, dropped: [{ heatId: h.id, recorderId: 2 }], invalid: [] });
+    expect(rerun.reuse).toEqual({
+      valid: 1,
+      kept: 0,
+      added: 1,
+      dropped: [{ heatId: h.id, recorderId: 2 }],
+      invalid: [],
+    });
   });
 
   test('a previous pair is dropped when coverage needs its recorder elsewhere', () => {
@@ -68,7 +74,10 @@ describe('re-runs with the previous pending pairs', () => {
       maxRecordingsPerPerson: 1,
     });
     const res = runMatchingEngine(inp);
-    expect(res.assignments).toEqual([{ heatId: 1, recorderId: 4 }, { heatId: 2, recorderId: 3 }]);
+    expect(res.assignments).toEqual([
+      { heatId: 1, recorderId: 4 },
+      { heatId: 2, recorderId: 3 },
+    ]);
     expect(res.reuse.dropped).toEqual([{ heatId: 1, recorderId: 3 }]);
   });
 

@@ -1,5 +1,11 @@
 import fc from 'fast-check';
-import { runMatchingEngine, type EngineHeat, type EngineInput, type EngineResult, type UnfilledReason } from '../../src/modules/matching/matching.engine.js';
+import {
+  runMatchingEngine,
+  type EngineHeat,
+  type EngineInput,
+  type EngineResult,
+  type UnfilledReason,
+} from '../../src/modules/matching/matching.engine.js';
 import { eventArb, fixedLoads, heat, input, person, sameSlot } from './support/engine-fixtures.js';
 
 /** The documented reason, recomputed from the test-only statement of the rules. */
@@ -37,7 +43,9 @@ describe('a reason for every heat left without a recorder', () => {
 
   test('ALL_CANDIDATES_DANCING: everybody else dances that heat or the one right before, in the same division', () => {
     const mine = heat(1, 1, 2);
-    const res = runMatchingEngine(input({ participants: [person(1), person(2), person(3)], heats: [mine, heat(2, 1, 2), heat(3, 1, 1)] }));
+    const res = runMatchingEngine(
+      input({ participants: [person(1), person(2), person(3)], heats: [mine, heat(2, 1, 2), heat(3, 1, 1)] }),
+    );
     expect(reasonOf(res, mine.id)).toBe('ALL_CANDIDATES_DANCING');
   });
 
@@ -57,7 +65,10 @@ describe('a reason for every heat left without a recorder', () => {
       input({
         participants: [person(1), person(2), person(3), person(4)],
         heats: [mine, heat(4, 1, 1)],
-        forbidden: [{ heatId: mine.id, recorderId: 2 }, { heatId: mine.id, recorderId: 3 }],
+        forbidden: [
+          { heatId: mine.id, recorderId: 2 },
+          { heatId: mine.id, recorderId: 3 },
+        ],
       }),
     );
     expect(reasonOf(res, mine.id)).toBe('ALL_CANDIDATES_REJECTED');
@@ -67,7 +78,13 @@ describe('a reason for every heat left without a recorder', () => {
     // Cap 1: dancers 1 and 2 share a heat, 3 (opted out) is the only one free.
     const a = heat(1, 1, 1);
     const b = heat(2, 1, 1);
-    const res = runMatchingEngine(input({ participants: [person(1), person(2), person(3, null, null, true)], heats: [a, b], maxRecordingsPerPerson: 1 }));
+    const res = runMatchingEngine(
+      input({
+        participants: [person(1), person(2), person(3, null, null, true)],
+        heats: [a, b],
+        maxRecordingsPerPerson: 1,
+      }),
+    );
     expect(res.stats.covered).toBe(1);
     expect(res.unfilled).toEqual([{ heatId: res.unassigned[0], reason: 'ONLY_OPTED_OUT_AT_CAP' }]);
   });
@@ -77,7 +94,11 @@ describe('a reason for every heat left without a recorder', () => {
     const b = heat(2, 1, 1);
     const c = heat(5, 1, 1);
     const res = runMatchingEngine(
-      input({ participants: [person(1), person(2), person(5), person(3), person(4, null, null, true)], heats: [a, b, c], maxRecordingsPerPerson: 1 }),
+      input({
+        participants: [person(1), person(2), person(5), person(3), person(4, null, null, true)],
+        heats: [a, b, c],
+        maxRecordingsPerPerson: 1,
+      }),
     );
     expect(res.stats.covered).toBe(2);
     expect(res.unfilled).toEqual([{ heatId: res.unassigned[0], reason: 'ALL_CANDIDATES_AT_CAP' }]);

@@ -9,7 +9,8 @@ const blockedAnswer = { success: false, error: 'You cannot interact with this us
 describe('blocks', () => {
   const server = useTestServer();
   const connect = useSocketClients(() => server.url);
-  const block = (by: TestUser, whom: string) => server.request.post(`/api/users/${whom}/block`).set('Authorization', by.auth);
+  const block = (by: TestUser, whom: string) =>
+    server.request.post(`/api/users/${whom}/block`).set('Authorization', by.auth);
   const requestMatch = (by: TestUser, target: TestUser, eventSlug: string) =>
     server.request.post('/api/matches').set('Authorization', by.auth).send({ targetUserId: target.user.id, eventSlug });
 
@@ -35,11 +36,17 @@ describe('blocks', () => {
 
     it('refuses to block oneself (400 BLOCK_SELF) and an unknown username (404 USER_NOT_FOUND)', async () => {
       const alice = await createUser();
-      expect((await block(alice, alice.user.username)).body).toEqual({ success: false, error: 'You cannot block yourself', code: 'BLOCK_SELF' });
+      expect((await block(alice, alice.user.username)).body).toEqual({
+        success: false,
+        error: 'You cannot block yourself',
+        code: 'BLOCK_SELF',
+      });
       const unknown = await block(alice, 'nobody_here_at_all');
       expect(unknown.status).toBe(404);
       expect(unknown.body.code).toBe('USER_NOT_FOUND');
-      expect((await server.request.delete('/api/users/nobody_here_at_all/block').set('Authorization', alice.auth)).status).toBe(404);
+      expect(
+        (await server.request.delete('/api/users/nobody_here_at_all/block').set('Authorization', alice.auth)).status,
+      ).toBe(404);
     });
 
     it('answers 401 without a token on every block route', async () => {
@@ -54,7 +61,7 @@ describe('blocks', () => {
       }
     });
 
-    it('lists only the caller\'s own blocks, newest first; the blocked user does not see the block', async () => {
+    it("lists only the caller's own blocks, newest first; the blocked user does not see the block", async () => {
       const alice = await createUser();
       const bob = await createUser();
       const carol = await createUser();
@@ -71,11 +78,16 @@ describe('blocks', () => {
       const alice = await createUser();
       const bob = await createUser();
       await block(alice, bob.user.username).expect(201);
-      const res = await server.request.delete(`/api/users/${bob.user.username}/block`).set('Authorization', alice.auth).expect(200);
+      const res = await server.request
+        .delete(`/api/users/${bob.user.username}/block`)
+        .set('Authorization', alice.auth)
+        .expect(200);
       expect(res.body).toEqual({ success: true, message: 'User unblocked' });
       await server.request.delete(`/api/users/${bob.user.username}/block`).set('Authorization', alice.auth).expect(200);
       expect(await prisma.userBlock.count({ where: { blockerId: alice.user.id } })).toBe(0);
-      expect(await prisma.activityLog.count({ where: { userId: alice.user.id, action: { contains: 'block' } } })).toBe(0);
+      expect(await prisma.activityLog.count({ where: { userId: alice.user.id, action: { contains: 'block' } } })).toBe(
+        0,
+      );
     });
   });
 
@@ -101,7 +113,7 @@ describe('blocks', () => {
       expect((await requestMatch(alice, outsider, event.slug)).body.code).toBe('TARGET_NOT_PARTICIPANT');
     });
 
-    it('deletes the pair\'s pending and accepted matches at any event as a cancellation by the blocker, and keeps a completed one', async () => {
+    it("deletes the pair's pending and accepted matches at any event as a cancellation by the blocker, and keeps a completed one", async () => {
       const { event, alice, bob, carol } = await createTrio();
       const other = await createEvent();
       await joinEvent(alice.user, other);
@@ -121,14 +133,19 @@ describe('blocks', () => {
       const aliceGetsNothing = receivesWithin(a, 'match_cancelled', 800);
       await block(alice, bob.user.username).expect(201);
 
-      const left = await prisma.match.findMany({ where: { id: { in: [pending.id, accepted.id, completed.id, unrelated.id] } }, select: { id: true } });
+      const left = await prisma.match.findMany({
+        where: { id: { in: [pending.id, accepted.id, completed.id, unrelated.id] } },
+        select: { id: true },
+      });
       expect(left.map((m) => m.id).sort()).toEqual([completed.id, unrelated.id].sort());
       expect(await prisma.chatRoom.count({ where: { matchId: accepted.id } })).toBe(0);
       for (let i = 0; i < 50 && cancellations.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
       expect(cancellations.map((c) => c.matchSlug).sort()).toEqual([pending.slug, accepted.slug].sort());
       expect(cancellations.every((c) => c.from.id === alice.user.id)).toBe(true);
       expect(await aliceGetsNothing).toBe(false);
-      const audits = await prisma.activityLog.findMany({ where: { resource: { in: [`match:${pending.slug}`, `match:${accepted.slug}`] } } });
+      const audits = await prisma.activityLog.findMany({
+        where: { resource: { in: [`match:${pending.slug}`, `match:${accepted.slug}`] } },
+      });
       expect(audits.map((x) => [x.resource, x.action, x.userId]).sort()).toEqual(
         [
           [`match:${accepted.slug}`, 'match_cancel', alice.user.id],
@@ -136,7 +153,9 @@ describe('blocks', () => {
           [`match:${pending.slug}`, 'match_reject', alice.user.id],
         ].sort(),
       );
-      expect((await server.request.get(`/api/matches/${completed.slug}`).set('Authorization', bob.auth)).status).toBe(200);
+      expect((await server.request.get(`/api/matches/${completed.slug}`).set('Authorization', bob.auth)).status).toBe(
+        200,
+      );
     });
 
     it('a pending match deleted by its blocking target is audited as a rejection', async () => {
@@ -167,7 +186,12 @@ describe('blocks', () => {
       await block(bob, alice.user.username).expect(201);
       await expect(
         prisma.$transaction((tx) =>
-          server.container.matches.createOrReuseAcceptedMatch(tx, { eventId: event.id, userAId: alice.user.id, userBId: bob.user.id, suggestionId: 1 }),
+          server.container.matches.createOrReuseAcceptedMatch(tx, {
+            eventId: event.id,
+            userAId: alice.user.id,
+            userBId: bob.user.id,
+            suggestionId: 1,
+          }),
         ),
       ).rejects.toMatchObject({ code: 'USER_BLOCKED', status: 403 });
       expect(await prisma.match.count({ where: { eventId: event.id } })).toBe(0);
@@ -187,14 +211,19 @@ describe('blocks', () => {
     it('closes the private chat (join and send acks USER_BLOCKED, nothing stored) but keeps its HTTP history', async () => {
       const { event, alice, bob } = await createTrio();
       const match = await insertMatch(event, alice.user, bob.user, 'completed');
-      await prisma.message.create({ data: { roomId: match.chatRoom!.id, userId: bob.user.id, content: 'before the block' } });
+      await prisma.message.create({
+        data: { roomId: match.chatRoom!.id, userId: bob.user.id, content: 'before the block' },
+      });
       await block(bob, alice.user.username).expect(201);
       const [a, b] = await Promise.all([connect(alice), connect(bob)]);
       expect(await emitAck(a, 'join_private_room', { matchId: match.id })).toEqual(blockedAnswer);
       expect(await emitAck(b, 'join_private_room', { matchId: match.id })).toEqual(blockedAnswer);
       expect(await emitAck(a, 'send_private_message', { matchId: match.id, content: 'hello?' })).toEqual(blockedAnswer);
       expect(await prisma.message.count({ where: { roomId: match.chatRoom!.id } })).toBe(1);
-      const history = await server.request.get(`/api/matches/${match.slug}/messages`).set('Authorization', alice.auth).expect(200);
+      const history = await server.request
+        .get(`/api/matches/${match.slug}/messages`)
+        .set('Authorization', alice.auth)
+        .expect(200);
       expect(history.body.data.map((m: { content: string }) => m.content)).toEqual(['before the block']);
       const listed = await server.request.get('/api/matches').set('Authorization', alice.auth).expect(200);
       expect(listed.body.data.map((m: { slug: string }) => m.slug)).toContain(match.slug);
@@ -204,7 +233,14 @@ describe('blocks', () => {
       const { event, alice, bob } = await createTrio();
       const match = await insertMatch(event, alice.user, bob.user, 'completed');
       await prisma.videoTransfer.create({
-        data: { matchId: match.id, senderId: alice.user.id, receiverId: bob.user.id, fileName: 'a.mp4', size: BigInt(10), sha256: 'a'.repeat(64) },
+        data: {
+          matchId: match.id,
+          senderId: alice.user.id,
+          receiverId: bob.user.id,
+          fileName: 'a.mp4',
+          size: BigInt(10),
+          sha256: 'a'.repeat(64),
+        },
       });
       await block(alice, bob.user.username).expect(201);
       const [a, b] = await Promise.all([connect(alice), connect(bob)]);
@@ -217,7 +253,10 @@ describe('blocks', () => {
         .send({ fileName: 'b.mp4', size: 5, sha256: 'b'.repeat(64) });
       expect(offer.status).toBe(403);
       expect(offer.body.code).toBe('USER_BLOCKED');
-      const records = await server.request.get(`/api/matches/${match.slug}/transfers`).set('Authorization', bob.auth).expect(200);
+      const records = await server.request
+        .get(`/api/matches/${match.slug}/transfers`)
+        .set('Authorization', bob.auth)
+        .expect(200);
       expect(records.body.count).toBe(1);
       expect((await server.request.get('/api/webrtc/ice-servers').set('Authorization', bob.auth)).status).toBe(200);
     });
@@ -251,19 +290,29 @@ describe('blocks', () => {
       expect(await bobMissesAlice).toBe(false);
     });
 
-    it('leaves the other\'s messages out of both histories, also those sent before the block, filtering before the limit', async () => {
+    it("leaves the other's messages out of both histories, also those sent before the block, filtering before the limit", async () => {
       const { event, alice, bob, carol } = await createTrio();
       const room = await ensureEventRoom(event);
       await prisma.message.create({ data: { roomId: room.id, userId: carol.user.id, content: 'carol 1' } });
       await prisma.message.create({ data: { roomId: room.id, userId: alice.user.id, content: 'alice 1' } });
-      for (let i = 0; i < 5; i++) await prisma.message.create({ data: { roomId: room.id, userId: bob.user.id, content: `bob ${i}` } });
+      for (let i = 0; i < 5; i++)
+        await prisma.message.create({ data: { roomId: room.id, userId: bob.user.id, content: `bob ${i}` } });
       await block(bob, alice.user.username).expect(201);
 
-      const aliceView = await server.request.get(`/api/events/${event.slug}/messages?limit=2`).set('Authorization', alice.auth).expect(200);
+      const aliceView = await server.request
+        .get(`/api/events/${event.slug}/messages?limit=2`)
+        .set('Authorization', alice.auth)
+        .expect(200);
       expect(aliceView.body.data.map((m: { content: string }) => m.content)).toEqual(['carol 1', 'alice 1']);
-      const bobView = await server.request.get(`/api/events/${event.slug}/messages`).set('Authorization', bob.auth).expect(200);
+      const bobView = await server.request
+        .get(`/api/events/${event.slug}/messages`)
+        .set('Authorization', bob.auth)
+        .expect(200);
       expect(bobView.body.data.map((m: { content: string }) => m.content)).not.toContain('alice 1');
-      const carolView = await server.request.get(`/api/events/${event.slug}/messages`).set('Authorization', carol.auth).expect(200);
+      const carolView = await server.request
+        .get(`/api/events/${event.slug}/messages`)
+        .set('Authorization', carol.auth)
+        .expect(200);
       expect(carolView.body.data).toHaveLength(7);
 
       const socket = await connect(alice);
@@ -277,16 +326,22 @@ describe('blocks', () => {
       const room = await ensureEventRoom(event);
       await prisma.message.create({ data: { roomId: room.id, userId: bob.user.id, content: 'bob says hi' } });
       await block(alice, bob.user.username).expect(201);
-      const hidden = await server.request.get(`/api/events/${event.slug}/messages`).set('Authorization', alice.auth).expect(200);
+      const hidden = await server.request
+        .get(`/api/events/${event.slug}/messages`)
+        .set('Authorization', alice.auth)
+        .expect(200);
       expect(hidden.body.data).toEqual([]);
       await server.request.delete(`/api/users/${bob.user.username}/block`).set('Authorization', alice.auth).expect(200);
-      const back = await server.request.get(`/api/events/${event.slug}/messages`).set('Authorization', alice.auth).expect(200);
+      const back = await server.request
+        .get(`/api/events/${event.slug}/messages`)
+        .set('Authorization', alice.auth)
+        .expect(200);
       expect(back.body.data.map((m: { content: string }) => m.content)).toEqual(['bob says hi']);
     });
   });
 
   describe('profiles', () => {
-    it('hides the blocker\'s profile and ratings from the blocked user with the unknown-user 404; the blocker still sees the other', async () => {
+    it("hides the blocker's profile and ratings from the blocked user with the unknown-user 404; the blocker still sees the other", async () => {
       const alice = await createUser();
       const bob = await createUser();
       await block(alice, bob.user.username).expect(201);
@@ -295,8 +350,12 @@ describe('blocks', () => {
         expect(res.status).toBe(404);
         expect(res.body).toEqual({ success: false, error: 'User not found', code: 'USER_NOT_FOUND' });
       }
-      expect((await server.request.get(`/api/users/${bob.user.username}`).set('Authorization', alice.auth)).status).toBe(200);
-      expect((await server.request.get(`/api/users/${bob.user.username}/ratings`).set('Authorization', alice.auth)).status).toBe(200);
+      expect(
+        (await server.request.get(`/api/users/${bob.user.username}`).set('Authorization', alice.auth)).status,
+      ).toBe(200);
+      expect(
+        (await server.request.get(`/api/users/${bob.user.username}/ratings`).set('Authorization', alice.auth)).status,
+      ).toBe(200);
     });
   });
 

@@ -26,7 +26,9 @@ const verifier = useHttpStub(async (req, res) => {
   const token = new URLSearchParams(body).get('response');
   switch (req.url) {
     case '/siteverify':
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: token === 'good-token', 'error-codes': [] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success: token === 'good-token', 'error-codes': [] }));
       return;
     case '/down':
       res.writeHead(500, { 'content-type': 'application/json' }).end('{"success":true}');
@@ -49,7 +51,10 @@ const account = () => {
 
 /** The service with the CAPTCHA on, asking the fake verifier at `path`. */
 const withCaptcha = <T>(path: string, fn: (request: ReturnType<typeof supertest>) => Promise<T>) =>
-  withTestContainer({ captcha: { secret: 'captcha-test-secret', verifyUrl: `${verifier.baseUrl}${path}`, timeoutMs: 400 } }, (c) => fn(supertest(buildApp(c))));
+  withTestContainer(
+    { captcha: { secret: 'captcha-test-secret', verifyUrl: `${verifier.baseUrl}${path}`, timeoutMs: 400 } },
+    (c) => fn(supertest(buildApp(c))),
+  );
 
 const storedUsers = (email: string) => prisma.user.count({ where: { email } });
 
@@ -59,14 +64,18 @@ describe('CAPTCHA on registration', () => {
   });
 
   it('is off by default: registration works without a token and a given token is ignored', async () => {
-    const res = await api().post('/api/auth/register').send({ ...account(), captchaToken: 'whatever' });
+    const res = await api()
+      .post('/api/auth/register')
+      .send({ ...account(), captchaToken: 'whatever' });
     expect(res.status).toBe(201);
     expect(received).toHaveLength(0);
   });
 
   it('passes with a token the verifier accepts, sending secret, response and remoteip form-encoded', async () => {
     const body = account();
-    const res = await withCaptcha('/siteverify', (r) => r.post('/api/auth/register').send({ ...body, captchaToken: 'good-token' }));
+    const res = await withCaptcha('/siteverify', (r) =>
+      r.post('/api/auth/register').send({ ...body, captchaToken: 'good-token' }),
+    );
     expect(res.status).toBe(201);
     expect(received).toHaveLength(1);
     expect(received[0].contentType).toBe('application/x-www-form-urlencoded');
@@ -90,7 +99,9 @@ describe('CAPTCHA on registration', () => {
 
   it('refuses a token the verifier rejects with 400 CAPTCHA_FAILED, storing nothing (so no mail is queued)', async () => {
     const body = account();
-    const res = await withCaptcha('/siteverify', (r) => r.post('/api/auth/register').send({ ...body, captchaToken: 'bad-token' }));
+    const res = await withCaptcha('/siteverify', (r) =>
+      r.post('/api/auth/register').send({ ...body, captchaToken: 'bad-token' }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('CAPTCHA_FAILED');
     expect(await storedUsers(body.email)).toBe(0);
@@ -100,21 +111,33 @@ describe('CAPTCHA on registration', () => {
   it('answers 503 CAPTCHA_UNAVAILABLE when the verifier answers non-2xx, not JSON, too slowly, or cannot be reached', async () => {
     for (const path of ['/down', '/html', '/slow']) {
       const body = account();
-      const res = await withCaptcha(path, (r) => r.post('/api/auth/register').send({ ...body, captchaToken: 'good-token' }));
+      const res = await withCaptcha(path, (r) =>
+        r.post('/api/auth/register').send({ ...body, captchaToken: 'good-token' }),
+      );
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ success: false, error: 'CAPTCHA verification is unavailable, please try again later', code: 'CAPTCHA_UNAVAILABLE' });
+      expect(res.body).toEqual({
+        success: false,
+        error: 'CAPTCHA verification is unavailable, please try again later',
+        code: 'CAPTCHA_UNAVAILABLE',
+      });
       expect(await storedUsers(body.email)).toBe(0);
     }
     const body = account();
-    const unreachable = await withTestContainer({ captcha: { secret: 's', verifyUrl: 'http://127.0.0.1:9/siteverify', timeoutMs: 400 } }, (c) =>
-      supertest(buildApp(c)).post('/api/auth/register').send({ ...body, captchaToken: 'good-token' }),
+    const unreachable = await withTestContainer(
+      { captcha: { secret: 's', verifyUrl: 'http://127.0.0.1:9/siteverify', timeoutMs: 400 } },
+      (c) =>
+        supertest(buildApp(c))
+          .post('/api/auth/register')
+          .send({ ...body, captchaToken: 'good-token' }),
     );
     expect(unreachable.status).toBe(503);
     expect(unreachable.body.code).toBe('CAPTCHA_UNAVAILABLE');
   });
 
   it('validates the body first: an invalid body is a 400 VALIDATION_ERROR and the verifier is not asked', async () => {
-    const res = await withCaptcha('/siteverify', (r) => r.post('/api/auth/register').send({ ...account(), email: 'not-an-address', captchaToken: 'good-token' }));
+    const res = await withCaptcha('/siteverify', (r) =>
+      r.post('/api/auth/register').send({ ...account(), email: 'not-an-address', captchaToken: 'good-token' }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
     expect(received).toHaveLength(0);
@@ -123,16 +146,22 @@ describe('CAPTCHA on registration', () => {
   it('runs before the duplicate checks: a taken e-mail with a refused token is a 400, with a good token a 409', async () => {
     const body = account();
     await api().post('/api/auth/register').send(body).expect(201);
-    const refused = await withCaptcha('/siteverify', (r) => r.post('/api/auth/register').send({ ...body, captchaToken: 'bad-token' }));
+    const refused = await withCaptcha('/siteverify', (r) =>
+      r.post('/api/auth/register').send({ ...body, captchaToken: 'bad-token' }),
+    );
     expect(refused.body.code).toBe('CAPTCHA_FAILED');
-    const taken = await withCaptcha('/siteverify', (r) => r.post('/api/auth/register').send({ ...body, captchaToken: 'good-token' }));
+    const taken = await withCaptcha('/siteverify', (r) =>
+      r.post('/api/auth/register').send({ ...body, captchaToken: 'good-token' }),
+    );
     expect(taken.status).toBe(409);
   });
 
   it('leaves login unchanged', async () => {
     const body = account();
     await api().post('/api/auth/register').send(body).expect(201);
-    const res = await withCaptcha('/siteverify', (r) => r.post('/api/auth/login').send({ email: body.email, password: body.password }));
+    const res = await withCaptcha('/siteverify', (r) =>
+      r.post('/api/auth/login').send({ email: body.email, password: body.password }),
+    );
     expect(res.status).toBe(200);
     expect(received).toHaveLength(0);
   });

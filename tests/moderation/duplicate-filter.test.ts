@@ -57,7 +57,10 @@ describe('duplicate filter', () => {
     const first = await emitAck<{ id: number }>(a, 'send_event_message', { content: 'again later' });
     expect(first.success).toBe(true);
     expect(await emitAck(a, 'send_event_message', { content: 'again later' })).toEqual(duplicate);
-    await prisma.message.updateMany({ where: { roomId: room.id, userId: alice.user.id }, data: { createdAt: new Date(Date.now() - 31_000) } });
+    await prisma.message.updateMany({
+      where: { roomId: room.id, userId: alice.user.id },
+      data: { createdAt: new Date(Date.now() - 31_000) },
+    });
     expect((await emitAck(a, 'send_event_message', { content: 'again later' })).success).toBe(true);
   });
 
@@ -65,9 +68,13 @@ describe('duplicate filter', () => {
     const { event, alice } = await createTrio();
     const room = await ensureEventRoom(event);
     const a = await inRoom(event, alice);
-    const acks = await Promise.all(Array.from({ length: 10 }, () => emitAck(a, 'send_event_message', { content: 'spam spam' })));
+    const acks = await Promise.all(
+      Array.from({ length: 10 }, () => emitAck(a, 'send_event_message', { content: 'spam spam' })),
+    );
     expect(acks.filter((x) => x.success)).toHaveLength(1);
-    expect(acks.filter((x) => !x.success).every((x) => !x.success && ['DUPLICATE_MESSAGE', 'CHAT_FLOOD'].includes(x.code))).toBe(true);
+    expect(
+      acks.filter((x) => !x.success).every((x) => !x.success && ['DUPLICATE_MESSAGE', 'CHAT_FLOOD'].includes(x.code)),
+    ).toBe(true);
     expect(await prisma.message.count({ where: { roomId: room.id, userId: alice.user.id } })).toBe(1);
   });
 
@@ -75,11 +82,17 @@ describe('duplicate filter', () => {
     const { event, alice, bob } = await createTrio();
     const match = await insertMatch(event, alice.user, bob.user, 'accepted');
     const a = await connect(alice);
-    expect((await emitAck(a, 'send_private_message', { matchId: match.id, content: 'see you at 8' })).success).toBe(true);
-    expect(await emitAck(a, 'send_private_message', { matchId: match.id, content: 'SEE YOU AT 8 ' })).toEqual(duplicate);
+    expect((await emitAck(a, 'send_private_message', { matchId: match.id, content: 'see you at 8' })).success).toBe(
+      true,
+    );
+    expect(await emitAck(a, 'send_private_message', { matchId: match.id, content: 'SEE YOU AT 8 ' })).toEqual(
+      duplicate,
+    );
     expect(await prisma.message.count({ where: { roomId: match.chatRoom!.id } })).toBe(1);
     const b = await connect(bob);
-    expect((await emitAck(b, 'send_private_message', { matchId: match.id, content: 'see you at 8' })).success).toBe(true);
+    expect((await emitAck(b, 'send_private_message', { matchId: match.id, content: 'see you at 8' })).success).toBe(
+      true,
+    );
   });
 
   it('is checked after the content rule', async () => {
@@ -88,6 +101,9 @@ describe('duplicate filter', () => {
     await joinEvent(user.user, event);
     await ensureEventRoom(event);
     const s = await inRoom(event, user);
-    expect(await emitAck(s, 'send_event_message', { content: '   ' })).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+    expect(await emitAck(s, 'send_event_message', { content: '   ' })).toMatchObject({
+      success: false,
+      code: 'VALIDATION_ERROR',
+    });
   });
 });

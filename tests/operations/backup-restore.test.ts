@@ -53,7 +53,10 @@ async function apiView(url: string, demo: Demo) {
 async function seedDemo(env: NodeJS.ProcessEnv): Promise<Demo> {
   const seeded = await cli(['demo:seed'], env);
   expect(seeded.code).toBe(0);
-  const result = JSON.parse(seeded.stdout.trim().split('\n').pop()!) as { event: { slug: string }; admin: Demo['admin'] };
+  const result = JSON.parse(seeded.stdout.trim().split('\n').pop()!) as {
+    event: { slug: string };
+    admin: Demo['admin'];
+  };
   return { slug: result.event.slug, admin: result.admin };
 }
 
@@ -86,7 +89,9 @@ describe('db:backup and db:restore on an external PostgreSQL (DATABASE_URL)', ()
   it('refuses to restore into a database that is not empty, and changes nothing', async () => {
     const result = await cli(['db:restore', file], onDatabase(url));
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/The database is not empty \(\d+ tables\): db:restore writes into an empty database; add --force/);
+    expect(result.stderr).toMatch(
+      /The database is not empty \(\d+ tables\): db:restore writes into an empty database; add --force/,
+    );
     expect(await apiView(url, demo)).toEqual({ ...before, me: expect.anything() });
   }, 120000);
 
@@ -108,7 +113,10 @@ describe('db:backup and db:restore on an external PostgreSQL (DATABASE_URL)', ()
     expect(after.details).toEqual(before.details);
     expect(after.heats).toEqual(before.heats);
     // the sequences moved past the restored ids: a new account does not collide
-    const created = await cli(['user:create', '--email', 'after.restore@example.com', '--username', 'after_restore'], onDatabase(url));
+    const created = await cli(
+      ['user:create', '--email', 'after.restore@example.com', '--username', 'after_restore'],
+      onDatabase(url),
+    );
     expect(created.code).toBe(0);
     expect(JSON.parse(created.stdout).id).toBeGreaterThan(41);
   }, 180000);
@@ -119,7 +127,9 @@ describe('db:backup and db:restore on an external PostgreSQL (DATABASE_URL)', ()
     let writing = true;
     const writer = (async () => {
       for (let i = 0; writing; i++) {
-        await db.query(`INSERT INTO "ActivityLog" (category, action, success) VALUES ('admin', 'backup_probe_${i}', true)`);
+        await db.query(
+          `INSERT INTO "ActivityLog" (category, action, success) VALUES ('admin', 'backup_probe_${i}', true)`,
+        );
       }
     })();
     const busy = path.join(work, 'busy.jsonl');
@@ -145,7 +155,9 @@ describe('db:backup and db:restore on an external PostgreSQL (DATABASE_URL)', ()
   it('refuses to back up a database the service never started on, with one clear line', async () => {
     const result = await cli(['db:backup', path.join(work, 'nothing.jsonl')], onDatabase(await scratchDatabase()));
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe('Error: The database holds no data of this service yet (the service never started on it): nothing to back up');
+    expect(result.stderr.trim()).toBe(
+      'Error: The database holds no data of this service yet (the service never started on it): nothing to back up',
+    );
   }, 120000);
 
   it('refuses a file that is not a backup', async () => {
@@ -164,7 +176,9 @@ describe('db:backup and db:restore on an external PostgreSQL (DATABASE_URL)', ()
     writeFileSync(newer, [JSON.stringify(header), ...rows].join('\n'));
     const result = await cli(['db:restore', newer], onDatabase(await scratchDatabase()));
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('The backup was made by a newer version of the service (migration 29991231000000_from_the_future is unknown here)');
+    expect(result.stderr).toContain(
+      'The backup was made by a newer version of the service (migration 29991231000000_from_the_future is unknown here)',
+    );
   }, 120000);
 });
 

@@ -14,7 +14,16 @@ describe('npm run cli -- --help', () => {
   it('lists every command on stdout and exits 0', async () => {
     const result = await cli(['--help']);
     expect(result.code).toBe(0);
-    for (const command of ['user:create', 'user:promote', 'user:demote', 'event:create', 'matching:run', 'demo:seed', 'db:backup', 'db:restore']) {
+    for (const command of [
+      'user:create',
+      'user:promote',
+      'user:demote',
+      'event:create',
+      'matching:run',
+      'demo:seed',
+      'db:backup',
+      'db:restore',
+    ]) {
       expect(result.stdout).toContain(command);
     }
   });
@@ -24,7 +33,10 @@ describe('user:create', () => {
   it('creates a verified admin with the password of USER_PASSWORD, who can sign in at once', async () => {
     const id = unique();
     const email = `first.admin${id}@example.com`;
-    const result = await cli(['user:create', '--email', email, '--username', `first_admin_${id}`, '--admin'], childEnv({ USER_PASSWORD: 'a-long-admin-password' }));
+    const result = await cli(
+      ['user:create', '--email', email, '--username', `first_admin_${id}`, '--admin'],
+      childEnv({ USER_PASSWORD: 'a-long-admin-password' }),
+    );
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout);
     expect(printed).toEqual({ id: expect.any(Number), username: `first_admin_${id}`, email, isAdmin: true });
@@ -35,7 +47,9 @@ describe('user:create', () => {
 
     const container = createTestContainer();
     try {
-      const login = await supertest(buildApp(container)).post('/api/auth/login').send({ email, password: 'a-long-admin-password' });
+      const login = await supertest(buildApp(container))
+        .post('/api/auth/login')
+        .send({ email, password: 'a-long-admin-password' });
       expect(login.status).toBe(200);
       expect(login.body.data.user.isAdmin).toBe(true);
     } finally {
@@ -55,7 +69,10 @@ describe('user:create', () => {
   });
 
   it('refuses an invalid e-mail and a short password with the registration rules, exit 1', async () => {
-    const result = await cli(['user:create', '--email', 'not-an-address', '--username', `x_${unique()}`], childEnv({ USER_PASSWORD: '123' }));
+    const result = await cli(
+      ['user:create', '--email', 'not-an-address', '--username', `x_${unique()}`],
+      childEnv({ USER_PASSWORD: '123' }),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--email: Email must be a valid email address');
     expect(result.stderr).toContain('USER_PASSWORD:');
@@ -75,7 +92,17 @@ describe('user:create', () => {
 describe('output streams', () => {
   it('writes log lines to stderr and only the result to stdout, even at LOG_LEVEL=debug', async () => {
     const result = await cli(
-      ['event:create', '--name', 'Streams', '--location', 'Oslo', '--start', '2027-06-01T10:00:00Z', '--end', '2027-06-02T10:00:00Z'],
+      [
+        'event:create',
+        '--name',
+        'Streams',
+        '--location',
+        'Oslo',
+        '--start',
+        '2027-06-01T10:00:00Z',
+        '--end',
+        '2027-06-02T10:00:00Z',
+      ],
       childEnv({ LOG_LEVEL: 'debug' }),
     );
     expect(result.code).toBe(0);
@@ -105,15 +132,22 @@ describe('demo:seed', () => {
       const auth = `Bearer ${login.body.data.token}`;
       const details = await request.get(`/api/events/${summary.event.slug}/details`).set('Authorization', auth);
       expect(details.body.data.stats.totalParticipants).toBe(40);
-      const dancers = await container.prisma.user.findMany({ where: { participations: { some: {} } }, select: { city: true } });
+      const dancers = await container.prisma.user.findMany({
+        where: { participations: { some: {} } },
+        select: { city: true },
+      });
       expect(new Set(dancers.map((d) => d.city)).size).toBeGreaterThanOrEqual(4);
       const heats = await request.get(`/api/events/${summary.event.slug}/heats/all`).set('Authorization', auth);
       expect(heats.body.count).toBe(40);
-      const runs = await request.get(`/api/admin/events/${summary.event.slug}/matching-runs`).set('Authorization', auth);
+      const runs = await request
+        .get(`/api/admin/events/${summary.event.slug}/matching-runs`)
+        .set('Authorization', auth);
       expect(runs.body.data[0]).toMatchObject({ id: summary.matching.runId, status: 'success' });
       expect(runs.body.data[0].heatsAssigned).toBeGreaterThan(0);
 
-      const dancer = await request.post('/api/auth/login').send({ email: summary.dancers.example, password: summary.dancers.password });
+      const dancer = await request
+        .post('/api/auth/login')
+        .send({ email: summary.dancers.example, password: summary.dancers.password });
       expect(dancer.status).toBe(200);
     } finally {
       await container.close();
@@ -130,7 +164,10 @@ describe('demo:seed', () => {
 
   it('refuses to run in production', async () => {
     const url = await scratchDatabase();
-    const result = await cli(['demo:seed'], childEnv({ DATABASE_URL: url, NODE_ENV: 'production', SMTP_HOST: 'smtp.example.com' }));
+    const result = await cli(
+      ['demo:seed'],
+      childEnv({ DATABASE_URL: url, NODE_ENV: 'production', SMTP_HOST: 'smtp.example.com' }),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('demo:seed refuses to run in production');
     const db = createTestContainer({ databaseUrl: url });

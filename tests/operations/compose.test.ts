@@ -18,7 +18,9 @@ interface Service {
   healthcheck?: { test: string[] };
 }
 const root = path.join(__dirname, '..', '..');
-const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
+const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as {
+  services: Record<string, Service>;
+};
 const { api, db, redis, mailpit } = compose.services;
 
 /** Compose's interpolation: `${X:?msg}` must come from the operator, `${X:-d}` defaults to d. */
@@ -93,8 +95,13 @@ describe('docker-compose.yml', () => {
   });
 
   it('holds an api environment the configuration accepts in production', () => {
-    const operator = { JWT_SECRET: 'an-operator-secret-of-at-least-32-characters', TURN_SECRET: 'an-operator-turn-secret-of-32-characters' };
-    const env = Object.fromEntries(Object.entries(api.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), operator)]));
+    const operator = {
+      JWT_SECRET: 'an-operator-secret-of-at-least-32-characters',
+      TURN_SECRET: 'an-operator-turn-secret-of-32-characters',
+    };
+    const env = Object.fromEntries(
+      Object.entries(api.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), operator)]),
+    );
     const config = loadConfig(env);
     expect(config.isProduction).toBe(true);
     expect(config.databaseUrl).toBe('postgresql://wcs:wcs@db:5432/wcs');

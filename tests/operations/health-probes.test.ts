@@ -13,7 +13,10 @@ afterEach(async () => {
 });
 const scratchDatabase = useScratchDatabases();
 
-function appOf(overrides: Parameters<typeof createTestContainer>[0] = {}, parts: Parameters<typeof createTestContainer>[1] = {}) {
+function appOf(
+  overrides: Parameters<typeof createTestContainer>[0] = {},
+  parts: Parameters<typeof createTestContainer>[1] = {},
+) {
   const container = createTestContainer(overrides, parts);
   containers.push(container);
   return { container, request: supertest(buildApp(container)) };
@@ -46,7 +49,10 @@ describe('GET /api/health/ready', () => {
   it('answers 200 when the database answers and every migration is applied', async () => {
     const res = await api().get('/api/health/ready');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, data: { status: 'ready', checks: { database: 'up', migrations: 'applied', shutdown: 'no' } } });
+    expect(res.body).toEqual({
+      success: true,
+      data: { status: 'ready', checks: { database: 'up', migrations: 'applied', shutdown: 'no' } },
+    });
   });
 
   it('answers 503 naming the database when it does not answer', async () => {

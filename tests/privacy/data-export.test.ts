@@ -33,9 +33,23 @@ describe('GET /users/me/export', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     const date = String(data.exportedAt).slice(0, 10);
-    expect(res.headers['content-disposition']).toBe(`attachment; filename="${h.dana.user.username}-export-${date}.json"`);
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="${h.dana.user.username}-export-${date}.json"`,
+    );
     expect(Object.keys(data).sort()).toEqual(
-      ['activity', 'exportedAt', 'heats', 'matches', 'messages', 'participations', 'ratingsGiven', 'ratingsReceived', 'suggestions', 'transfers', 'user'].sort(),
+      [
+        'activity',
+        'exportedAt',
+        'heats',
+        'matches',
+        'messages',
+        'participations',
+        'ratingsGiven',
+        'ratingsReceived',
+        'suggestions',
+        'transfers',
+        'user',
+      ].sort(),
     );
   });
 
@@ -43,24 +57,41 @@ describe('GET /users/me/export', () => {
     const me = await api().get('/api/users/me').set('Authorization', h.dana.auth);
     const { stats: _stats, ...user } = me.body.data;
     expect(data.user).toEqual(user);
-    expect(data.user).toMatchObject({ lastName: 'Doe', registryId: '4242', city: 'Lyon', avatar: `${testConfig().publicUrl}/api/avatars/${h.dana.user.username}.svg` });
+    expect(data.user).toMatchObject({
+      lastName: 'Doe',
+      registryId: '4242',
+      city: 'Lyon',
+      avatar: `${testConfig().publicUrl}/api/avatars/${h.dana.user.username}.svg`,
+    });
   });
 
   it('holds the participation and the heats with their event', () => {
     expect(data.participations).toEqual([
       {
-        event: { id: h.event.id, slug: h.event.slug, name: h.event.name, location: h.event.location, startDate: h.event.startDate.toISOString(), endDate: h.event.endDate.toISOString() },
+        event: {
+          id: h.event.id,
+          slug: h.event.slug,
+          name: h.event.name,
+          location: h.event.location,
+          startDate: h.event.startDate.toISOString(),
+          endDate: h.event.endDate.toISOString(),
+        },
         joinedAt: expect.any(String),
         competitorNumber: '101',
         recorderOptOut: false,
       },
     ]);
     expect(data.heats).toEqual([
-      expect.objectContaining({ id: h.heats.dana, heatNumber: 1, competitorNumber: '101', event: { id: h.event.id, slug: h.event.slug, name: h.event.name } }),
+      expect.objectContaining({
+        id: h.heats.dana,
+        heatNumber: 1,
+        competitorNumber: '101',
+        event: { id: h.event.id, slug: h.event.slug, name: h.event.name },
+      }),
     ]);
   });
 
-  it('holds every message the user wrote, event and private, oldest first, and no one else\'s', () => {
+  it("holds every message the user wrote, event and private, oldest first, and no one else's", () => {
     const messages = data.messages as { id: number; room: Json; content: string }[];
     expect(messages.map((m) => m.content)).toEqual(['hello from dana', 'anyone for a J&J?', 'private from dana']);
     const eventRef = { id: h.event.id, slug: h.event.slug, name: h.event.name };
@@ -76,17 +107,26 @@ describe('GET /users/me/export', () => {
 
   it('holds the ratings given and received with the other person as a brief', () => {
     const brief = (u: History['partner']) => ({ id: u.user.id, username: u.user.username, avatar: u.user.avatar });
-    expect(data.ratingsGiven).toEqual([expect.objectContaining({ id: h.ratingGivenId, score: 5, comment: 'Great lead', rated: brief(h.partner) })]);
-    expect(data.ratingsReceived).toEqual([expect.objectContaining({ id: h.ratingReceivedId, score: 3, comment: 'Fine', rater: brief(h.partner) })]);
+    expect(data.ratingsGiven).toEqual([
+      expect.objectContaining({ id: h.ratingGivenId, score: 5, comment: 'Great lead', rated: brief(h.partner) }),
+    ]);
+    expect(data.ratingsReceived).toEqual([
+      expect.objectContaining({ id: h.ratingReceivedId, score: 3, comment: 'Fine', rater: brief(h.partner) }),
+    ]);
   });
 
   it('holds the suggestions of its heats and those it records, every status, with their event', () => {
     const suggestions = data.suggestions as { asDancer: Json[]; asRecorder: Json[] };
     expect(suggestions.asDancer.map((s) => s.id)).toEqual([h.suggestions.dana]);
     expect(suggestions.asRecorder.map((s) => [s.id, s.status]).sort()).toEqual(
-      [[h.suggestions.partner, 'pending'], [h.suggestions.carol, 'accepted'], [h.suggestions.erin, 'rejected']].sort(),
+      [
+        [h.suggestions.partner, 'pending'],
+        [h.suggestions.carol, 'accepted'],
+        [h.suggestions.erin, 'rejected'],
+      ].sort(),
     );
-    for (const s of [...suggestions.asDancer, ...suggestions.asRecorder]) expect(s.event).toEqual({ id: h.event.id, slug: h.event.slug, name: h.event.name });
+    for (const s of [...suggestions.asDancer, ...suggestions.asRecorder])
+      expect(s.event).toEqual({ id: h.event.id, slug: h.event.slug, name: h.event.name });
   });
 
   it('holds the transfer records as GET /matches/:slug/transfers shows them', async () => {
@@ -97,15 +137,27 @@ describe('GET /users/me/export', () => {
 
   it('holds its own activity-log entries with their address and without metadata', async () => {
     const activity = data.activity as Json[];
-    const stored = await prisma.activityLog.findMany({ where: { userId: h.dana.user.id, action: { not: 'data_export' } } });
+    const stored = await prisma.activityLog.findMany({
+      where: { userId: h.dana.user.id, action: { not: 'data_export' } },
+    });
     expect(activity.map((a) => a.id).sort()).toEqual(stored.map((s) => s.id).sort());
     const profile = activity.find((a) => a.action === 'profile_update')!;
-    expect(Object.keys(profile).sort()).toEqual(['action', 'category', 'createdAt', 'id', 'ip', 'method', 'path', 'resource', 'success']);
+    expect(Object.keys(profile).sort()).toEqual([
+      'action',
+      'category',
+      'createdAt',
+      'id',
+      'ip',
+      'method',
+      'path',
+      'resource',
+      'success',
+    ]);
     expect(profile.ip).toBe(stored.find((s) => s.id === profile.id)!.ip);
     expect(profile.ip).not.toBeNull();
   });
 
-  it('never holds a secret or another user\'s e-mail', () => {
+  it("never holds a secret or another user's e-mail", () => {
     const keys = keysOf(data);
     expect(keys.filter((k) => /hash|token|secret|password/i.test(k) || /code$/i.test(k))).toEqual([]);
     const text = JSON.stringify(data);
@@ -115,7 +167,9 @@ describe('GET /users/me/export', () => {
   });
 
   it('is logged as data_export', async () => {
-    const entry = await prisma.activityLog.findFirstOrThrow({ where: { userId: h.dana.user.id, action: 'data_export' } });
+    const entry = await prisma.activityLog.findFirstOrThrow({
+      where: { userId: h.dana.user.id, action: 'data_export' },
+    });
     expect(entry).toMatchObject({ category: 'auth', success: true });
   });
 
@@ -124,7 +178,17 @@ describe('GET /users/me/export', () => {
     const empty = await api().get('/api/users/me/export').set('Authorization', u.auth);
     expect(empty.status).toBe(200);
     const d = empty.body.data;
-    for (const key of ['participations', 'heats', 'messages', 'matches', 'ratingsGiven', 'ratingsReceived', 'transfers', 'activity']) expect(d[key]).toEqual([]);
+    for (const key of [
+      'participations',
+      'heats',
+      'messages',
+      'matches',
+      'ratingsGiven',
+      'ratingsReceived',
+      'transfers',
+      'activity',
+    ])
+      expect(d[key]).toEqual([]);
     expect(d.suggestions).toEqual({ asDancer: [], asRecorder: [] });
   });
 
@@ -133,7 +197,13 @@ describe('GET /users/me/export', () => {
     await api().delete('/api/users/me').set('Authorization', rater.auth).send({ currentPassword: DEFAULT_PASSWORD });
     // the partner's rating of dana stays (anonymised); dana's rating of the partner goes with the partner
     const again = await api().get('/api/users/me/export').set('Authorization', h.dana.auth);
-    expect(again.body.data.ratingsReceived).toEqual([expect.objectContaining({ id: h.ratingReceivedId, comment: null, rater: { id: null, username: 'deleted-user', avatar: null } })]);
+    expect(again.body.data.ratingsReceived).toEqual([
+      expect.objectContaining({
+        id: h.ratingReceivedId,
+        comment: null,
+        rater: { id: null, username: 'deleted-user', avatar: null },
+      }),
+    ]);
     expect(again.body.data.ratingsGiven).toEqual([]);
   });
 
@@ -147,7 +217,8 @@ describe('GET /users/me/export', () => {
     await withTestContainer({ rateLimit: { enabled: true, email: { max: 2, windowMs: 60_000 } } }, async (c) => {
       const a = await createUser();
       const b = await createUser();
-      for (let i = 0; i < 2; i++) expect((await api(c).get('/api/users/me/export').set('Authorization', a.auth)).status).toBe(200);
+      for (let i = 0; i < 2; i++)
+        expect((await api(c).get('/api/users/me/export').set('Authorization', a.auth)).status).toBe(200);
       const limited = await api(c).get('/api/users/me/export').set('Authorization', a.auth);
       expect(limited.status).toBe(429);
       expect(limited.body).toMatchObject({ code: 'RATE_LIMITED' });

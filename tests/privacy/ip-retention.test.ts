@@ -21,10 +21,15 @@ describe('retention of client addresses', () => {
   it('clears the ip of entries older than the retention and keeps the entry and younger addresses', async () => {
     const old = await entryAt(new Date(Date.now() - 31 * DAY));
     const young = await entryAt(new Date(Date.now() - 29 * DAY));
-    const cleared = await withTestContainer({ privacy: { activityLogIpRetentionDays: 30 } }, (c) => c.ipRetention.purge());
+    const cleared = await withTestContainer({ privacy: { activityLogIpRetentionDays: 30 } }, (c) =>
+      c.ipRetention.purge(),
+    );
     expect(cleared).toBeGreaterThanOrEqual(1);
     expect(await ipOf(old.id)).toBeNull();
-    expect(await prisma.activityLog.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ action: 'privacy_test', category: 'auth' });
+    expect(await prisma.activityLog.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({
+      action: 'privacy_test',
+      category: 'auth',
+    });
     expect(await ipOf(young.id)).toBe('203.0.113.50');
   });
 
@@ -36,16 +41,23 @@ describe('retention of client addresses', () => {
     });
   });
 
-  it('GET /admin/privacy shows the retention and this instance\'s last purge (null until the first)', async () => {
+  it("GET /admin/privacy shows the retention and this instance's last purge (null until the first)", async () => {
     const admin = await createAdmin();
     await withTestContainer({ privacy: { activityLogIpRetentionDays: 12 } }, async (c) => {
       const before = await api(c).get('/api/admin/privacy').set('Authorization', admin.auth);
       expect(before.status).toBe(200);
-      expect(before.body).toEqual({ success: true, data: { activityLogIpRetentionDays: 12, lastIpPurgeAt: null, lastIpPurgeCount: null } });
+      expect(before.body).toEqual({
+        success: true,
+        data: { activityLogIpRetentionDays: 12, lastIpPurgeAt: null, lastIpPurgeCount: null },
+      });
       await entryAt(new Date(Date.now() - 13 * DAY));
       const count = await c.ipRetention.scheduledPurge();
       const after = await api(c).get('/api/admin/privacy').set('Authorization', admin.auth);
-      expect(after.body.data).toEqual({ activityLogIpRetentionDays: 12, lastIpPurgeAt: expect.any(String), lastIpPurgeCount: count });
+      expect(after.body.data).toEqual({
+        activityLogIpRetentionDays: 12,
+        lastIpPurgeAt: expect.any(String),
+        lastIpPurgeCount: count,
+      });
       expect(count).toBeGreaterThanOrEqual(1);
     });
   });
@@ -68,9 +80,16 @@ describe('retention of client addresses', () => {
       schedule.start();
       await until(async () => retention.status().lastIpPurgeAt !== null);
       // pg-boss creates its schema on its first start: until then the table does not exist
-      const scheduled = () => prisma.$queryRawUnsafe<unknown[]>('SELECT 1 FROM pgboss.schedule WHERE name = $1', queue).then((r) => r.length === 1, () => false);
+      const scheduled = () =>
+        prisma.$queryRawUnsafe<unknown[]>('SELECT 1 FROM pgboss.schedule WHERE name = $1', queue).then(
+          (r) => r.length === 1,
+          () => false,
+        );
       await until(scheduled);
-      const [row] = await prisma.$queryRawUnsafe<{ cron: string }[]>('SELECT cron FROM pgboss.schedule WHERE name = $1', queue);
+      const [row] = await prisma.$queryRawUnsafe<{ cron: string }[]>(
+        'SELECT cron FROM pgboss.schedule WHERE name = $1',
+        queue,
+      );
       expect(row.cron).toBe('17 3 * * *');
 
       const old = await entryAt(new Date(Date.now() - 45 * DAY));
@@ -90,7 +109,11 @@ describe('privacy:purge-ips', () => {
   it('counts the retention back from --as-of and prints the number cleared on the last line', async () => {
     const ancient = await entryAt(new Date('2001-01-01T00:00:00Z'));
     const later = await entryAt(new Date('2001-01-20T00:00:00Z'));
-    const result = await runTs('src/cli.ts', ['privacy:purge-ips', '--as-of', '2001-01-15T00:00:00Z'], childEnv({ ACTIVITY_LOG_IP_RETENTION_DAYS: '10' }));
+    const result = await runTs(
+      'src/cli.ts',
+      ['privacy:purge-ips', '--as-of', '2001-01-15T00:00:00Z'],
+      childEnv({ ACTIVITY_LOG_IP_RETENTION_DAYS: '10' }),
+    );
     expect(result.code).toBe(0);
     const last = result.stdout.trim().split('\n').pop();
     expect(last).toMatch(/^\d+$/);
@@ -113,10 +136,14 @@ describe('privacy configuration', () => {
 
   it('refuses an ACTIVITY_LOG_IP_RETENTION_DAYS outside 1-3650 naming the variable', () => {
     for (const value of ['0', '3651', 'thirty', '-5']) {
-      expect(() => loadConfig({ ...base, ACTIVITY_LOG_IP_RETENTION_DAYS: value })).toThrow(/ACTIVITY_LOG_IP_RETENTION_DAYS/);
+      expect(() => loadConfig({ ...base, ACTIVITY_LOG_IP_RETENTION_DAYS: value })).toThrow(
+        /ACTIVITY_LOG_IP_RETENTION_DAYS/,
+      );
     }
     expect(loadConfig({ ...base }).privacy.activityLogIpRetentionDays).toBe(30);
-    expect(loadConfig({ ...base, ACTIVITY_LOG_IP_RETENTION_DAYS: '3650' }).privacy.activityLogIpRetentionDays).toBe(3650);
+    expect(loadConfig({ ...base, ACTIVITY_LOG_IP_RETENTION_DAYS: '3650' }).privacy.activityLogIpRetentionDays).toBe(
+      3650,
+    );
   });
 
   it('takes PUBLIC_URL without its trailing slash, defaults to http://localhost:<PORT> and refuses a non-http URL', () => {

@@ -15,7 +15,8 @@ function capture() {
   const lines: Array<Record<string, unknown>> = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -23,7 +24,10 @@ function capture() {
 }
 
 async function databaseRefusal(): Promise<unknown> {
-  const client = new Client({ connectionString: `postgresql://nobody@127.0.0.1:${await freePort()}/gone`, connectionTimeoutMillis: 2000 });
+  const client = new Client({
+    connectionString: `postgresql://nobody@127.0.0.1:${await freePort()}/gone`,
+    connectionTimeoutMillis: 2000,
+  });
   return client.connect().then(
     () => new Error('connected'),
     (err: unknown) => err,

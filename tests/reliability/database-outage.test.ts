@@ -50,7 +50,10 @@ describe('a database outage under a running server', () => {
   };
   const jobStates = async (emails: string[]) =>
     (
-      await observer.query<{ state: string }>(`SELECT state FROM pgboss.job WHERE data->'mail'->>'to' = ANY($1::text[])`, [emails])
+      await observer.query<{ state: string }>(
+        `SELECT state FROM pgboss.job WHERE data->'mail'->>'to' = ANY($1::text[])`,
+        [emails],
+      )
     ).rows.map((r) => r.state);
 
   it('answers 503 with a warning while the database is gone, never exits, recovers by itself and completes the mails sent meanwhile', async () => {
@@ -68,7 +71,10 @@ describe('a database outage under a running server', () => {
 
     // The outage: new connections refused, every connection of the service cut.
     await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> $2', [name, observerPid]);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> $2', [
+      name,
+      observerPid,
+    ]);
 
     // SMTP accepts the mail in flight during the outage: marking it done fails (pg-boss's complete rejects)
     await smtp.mailTo(inFlight, 30_000);

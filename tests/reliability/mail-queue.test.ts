@@ -13,7 +13,11 @@ import { captureSmtp, startSmtpCapture, type SmtpCapture } from '../helpers/smtp
  */
 /** Jobs hold references (docs/security-hardening.md): the verification mails of these tests are for `newEmail`. */
 async function jobsTo(to: string): Promise<Array<{ state: string }>> {
-  return prisma.$queryRawUnsafe(`SELECT state FROM pgboss.job WHERE name = $1 AND data->>'newEmail' = $2`, testConfig().mailQueue.name, to);
+  return prisma.$queryRawUnsafe(
+    `SELECT state FROM pgboss.job WHERE name = $1 AND data->>'newEmail' = $2`,
+    testConfig().mailQueue.name,
+    to,
+  );
 }
 
 describe('durable mail queue', () => {

@@ -58,12 +58,18 @@ describe('pool exhaustion', () => {
 
   it('answers concurrent requests 503 SERVICE_UNAVAILABLE with Retry-After, none 500', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => server.request.get('/api/events/some-event/details').set('Authorization', member.auth)),
+      Array.from({ length: 20 }, () =>
+        server.request.get('/api/events/some-event/details').set('Authorization', member.auth),
+      ),
     );
     for (const res of responses) {
       expect(res.status).toBe(503);
       expect(res.headers['retry-after']).toBe('1');
-      expect(res.body).toEqual({ success: false, error: 'Service temporarily unavailable', code: 'SERVICE_UNAVAILABLE' });
+      expect(res.body).toEqual({
+        success: false,
+        error: 'Service temporarily unavailable',
+        code: 'SERVICE_UNAVAILABLE',
+      });
     }
   });
 
@@ -106,7 +112,10 @@ describe('a full wait queue', () => {
 
   it('refuses the requests past the queue at once with 503 and serves the queued one when a connection frees up', async () => {
     const pending = Array.from({ length: 5 }, () =>
-      server.request.get('/api/events/no-such-event/details').set('Authorization', member.auth).then((res) => res),
+      server.request
+        .get('/api/events/no-such-event/details')
+        .set('Authorization', member.auth)
+        .then((res) => res),
     );
     const settled: number[] = [];
     pending.forEach((p) => void p.then((res) => settled.push(res.status)));
@@ -135,7 +144,9 @@ describe('a transaction that waits for a connection', () => {
 
   it('answers 503 SERVICE_UNAVAILABLE, not 500, when it cannot start in time (a registration: the account and its mail)', async () => {
     const username = `waits_${Date.now()}`;
-    const res = await server.request.post('/api/auth/register').send({ username, email: `${username}@example.test`, password: 'secret123' });
+    const res = await server.request
+      .post('/api/auth/register')
+      .send({ username, email: `${username}@example.test`, password: 'secret123' });
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('1');
     expect(res.body).toEqual({ success: false, error: 'Service temporarily unavailable', code: 'SERVICE_UNAVAILABLE' });

@@ -5,7 +5,14 @@ import { prisma } from '../helpers/db';
 import { createEvent, createUser, ensureEventRoom, joinEvent } from '../helpers/factories';
 import { createTrio, insertMatch } from '../helpers/matches';
 import { api, startTestServer, type TestServer } from '../helpers/server';
-import { connectSocket, emitAck, nextEvent, receivesWithin, useSocketClients, type ClientSocket } from '../helpers/socket';
+import {
+  connectSocket,
+  emitAck,
+  nextEvent,
+  receivesWithin,
+  useSocketClients,
+  type ClientSocket,
+} from '../helpers/socket';
 
 /**
  * Issue 23, item 5 (DECISIONS "Reliability", "Query parameters", "Signal data"): every 429 says
@@ -18,8 +25,12 @@ describe('Retry-After on every 429 of match requests', () => {
     const { event, alice, bob } = await createTrio();
     let refused: { status: number; headers: Record<string, string>; body: Record<string, unknown> } | undefined;
     for (let i = 0; i < 15 && !refused; i++) {
-      const res = await api().post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: bob.user.id, eventSlug: event.slug });
-      if (res.status === 201) await api().delete(`/api/matches/${res.body.data.slug}`).set('Authorization', alice.auth).expect(200);
+      const res = await api()
+        .post('/api/matches')
+        .set('Authorization', alice.auth)
+        .send({ targetUserId: bob.user.id, eventSlug: event.slug });
+      if (res.status === 201)
+        await api().delete(`/api/matches/${res.body.data.slug}`).set('Authorization', alice.auth).expect(200);
       else refused = res;
     }
     expect(refused).toMatchObject({ status: 429, body: { code: 'MATCH_REQUESTS_RATE_LIMITED' } });
@@ -36,7 +47,10 @@ describe('Retry-After on every 429 of match requests', () => {
     }
     const extra = await createUser();
     await joinEvent(extra.user, event);
-    const res = await api().post('/api/matches').set('Authorization', alice.auth).send({ targetUserId: extra.user.id, eventSlug: event.slug });
+    const res = await api()
+      .post('/api/matches')
+      .set('Authorization', alice.auth)
+      .send({ targetUserId: extra.user.id, eventSlug: event.slug });
     expect(res.status).toBe(429);
     expect(res.body.code).toBe('TOO_MANY_PENDING_MATCHES');
     expect(res.headers['retry-after']).toBe('60');
@@ -53,7 +67,9 @@ describe('query parameters given twice or as a list', () => {
       const res = await api().get(`/api/events/${event.slug}/messages?${query}`).set('Authorization', auth);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ success: false, error: 'Validation failed', code: 'VALIDATION_ERROR' });
-      expect(res.body.details).toEqual([{ field: query.startsWith('limit') ? 'limit' : 'before', message: 'must be given once, as a single value' }]);
+      expect(res.body.details).toEqual([
+        { field: query.startsWith('limit') ? 'limit' : 'before', message: 'must be given once, as a single value' },
+      ]);
     }
   });
 
@@ -92,7 +108,13 @@ describe('socket protocol gaps', () => {
 
   const refusal = (auth: Record<string, unknown>) =>
     new Promise<{ message: string; data?: { code?: string } }>((resolve, reject) => {
-      const socket = ioClient(server.url, { path: '/socket.io', transports: ['websocket'], reconnection: false, forceNew: true, auth });
+      const socket = ioClient(server.url, {
+        path: '/socket.io',
+        transports: ['websocket'],
+        reconnection: false,
+        forceNew: true,
+        auth,
+      });
       socket.once('connect', () => {
         socket.close();
         reject(new Error('connected'));
@@ -105,12 +127,17 @@ describe('socket protocol gaps', () => {
 
   it('refuses a handshake without a token with data.code AUTH_REQUIRED, and a bad token with INVALID_TOKEN', async () => {
     expect(await refusal({})).toEqual({ message: 'Authentication required', data: { code: 'AUTH_REQUIRED' } });
-    expect(await refusal({ token: 'not-a-jwt' })).toEqual({ message: 'Invalid or expired token', data: { code: 'INVALID_TOKEN' } });
+    expect(await refusal({ token: 'not-a-jwt' })).toEqual({
+      message: 'Invalid or expired token',
+      data: { code: 'INVALID_TOKEN' },
+    });
   });
 
   it('answers an unknown event sent with an acknowledgement with UNKNOWN_EVENT at once', async () => {
     const socket = await connect(await createUser());
-    const ack = await new Promise((resolve) => (socket.emit as (...a: unknown[]) => void)('no_such_event', { x: 1 }, resolve));
+    const ack = await new Promise((resolve) =>
+      (socket.emit as (...a: unknown[]) => void)('no_such_event', { x: 1 }, resolve),
+    );
     expect(ack).toEqual({ success: false, error: 'Unknown event', code: 'UNKNOWN_EVENT' });
   });
 

@@ -26,7 +26,12 @@ describe('two instances and a Redis that freezes, dies and comes back', () => {
   beforeAll(async () => {
     redis = privateRedis.get();
     if (!redis) return;
-    const env = { REDIS_URL: redis.url, RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_AUTH_MAX: '10000', RATE_LIMIT_GENERAL_MAX: '10000' };
+    const env = {
+      REDIS_URL: redis.url,
+      RATE_LIMIT_ENABLED: 'true',
+      RATE_LIMIT_AUTH_MAX: '10000',
+      RATE_LIMIT_GENERAL_MAX: '10000',
+    };
     [a, b] = await Promise.all([spawnServer(env), spawnServer(env)]);
     await Promise.all([a.waitForOutput(/listening on/), b.waitForOutput(/listening on/)]);
     admin = await createAdmin();
@@ -61,7 +66,9 @@ describe('two instances and a Redis that freezes, dies and comes back', () => {
   /** A login on B reaches the admin watching on A: the instances share through Redis again. */
   const sharingWorks = async (watcher: ClientSocket) => {
     await until(async () => {
-      const entry = nextEvent<{ action: string; username: string }>(watcher, 'activity_log_entry', 1500).catch(() => undefined);
+      const entry = nextEvent<{ action: string; username: string }>(watcher, 'activity_log_entry', 1500).catch(
+        () => undefined,
+      );
       expect((await login(b)).status).toBe(200);
       return (await entry)?.username === user.user.username;
     }, 250);
@@ -106,7 +113,9 @@ describe('two instances and a Redis that freezes, dies and comes back', () => {
     let talking = true;
     const traffic = (async () => {
       for (let i = 0; talking; i++) {
-        await emitAck(talkers[i % 2], 'send_event_message', { content: `during the outage ${i}` }).catch(() => undefined);
+        await emitAck(talkers[i % 2], 'send_event_message', { content: `during the outage ${i}` }).catch(
+          () => undefined,
+        );
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     })();

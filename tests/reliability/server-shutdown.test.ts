@@ -16,7 +16,11 @@ interface Answer {
   afterShutdown: boolean;
 }
 
-function get(agent: http.Agent, url: string, headers: Record<string, string> = {}): Promise<{ status: number; connection?: string }> {
+function get(
+  agent: http.Agent,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; connection?: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent, headers }, (res) => {
       res.resume();
@@ -72,7 +76,9 @@ describe('SIGTERM under keep-alive load', () => {
     const observer = new Client({ connectionString: databaseUrl });
     await observer.connect();
     const inFlight = Array.from({ length: 3 }, () =>
-      get(new http.Agent({ keepAlive: true }), `${server.url}/api/events/no-such-event/details`, { Authorization: member.auth }),
+      get(new http.Agent({ keepAlive: true }), `${server.url}/api/events/no-such-event/details`, {
+        Authorization: member.auth,
+      }),
     );
     await until(async () => {
       const { rows } = await observer.query(

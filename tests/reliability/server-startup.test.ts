@@ -24,7 +24,11 @@ describe('start-up with the database down', () => {
     expect(code).toBe(1);
     const stderr = server.stderr().trim();
     expect(stderr.split('\n')).toHaveLength(1);
-    expect(stderr).toMatch(new RegExp(`^Cannot start: database "wcs_down" at 127\\.0\\.0\\.1:${port} \\(postgresql://wcs:\\*\\*\\*\\*@127\\.0\\.0\\.1:${port}/wcs_down\\) is not reachable: .*ECONNREFUSED`));
+    expect(stderr).toMatch(
+      new RegExp(
+        `^Cannot start: database "wcs_down" at 127\\.0\\.0\\.1:${port} \\(postgresql://wcs:\\*\\*\\*\\*@127\\.0\\.0\\.1:${port}/wcs_down\\) is not reachable: .*ECONNREFUSED`,
+      ),
+    );
     expect(server.output()).not.toContain('s3cret-pass');
     expect(server.output()).not.toMatch(/\n\s+at /);
     expect(server.output().match(/database not reachable; retrying/g)?.length).toBeGreaterThanOrEqual(2);
@@ -59,7 +63,13 @@ describe('SIGTERM in the middle of a migration', () => {
     cpSync(path.join(MIGRATIONS_DIR, first.name), path.join(onlyFirst, first.name), { recursive: true });
     const db = client(url);
     await db.connect();
-    await applyMigrations({ query: async (sql, params) => (await db.query(sql, params)).rows, exec: async (sql) => void (await db.query(sql)) }, onlyFirst);
+    await applyMigrations(
+      {
+        query: async (sql, params) => (await db.query(sql, params)).rows,
+        exec: async (sql) => void (await db.query(sql)),
+      },
+      onlyFirst,
+    );
     await db.end();
   });
   afterAll(async () => {
@@ -91,7 +101,7 @@ describe('SIGTERM in the middle of a migration', () => {
         );
         return rows[0].n > 0;
       });
-      server.child.kill("SIGTERM");
+      server.child.kill('SIGTERM');
       expect(await server.exited).toEqual({ code: 0, signal: null });
     } finally {
       await blocker.query('COMMIT');
@@ -99,10 +109,15 @@ describe('SIGTERM in the middle of a migration', () => {
     // The server's session ends once its blocked statement runs; PostgreSQL rolls it back.
     await observer.end();
     await until(async () => {
-      const { rows } = await blocker.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      const { rows } = await blocker.query(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [name],
+      );
       return rows[0].n === 0;
     });
-    const { rows: records } = await blocker.query('SELECT migration_name, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
+    const { rows: records } = await blocker.query(
+      'SELECT migration_name, finished_at FROM "_prisma_migrations" ORDER BY migration_name',
+    );
     expect(records.map((r) => r.migration_name)).toEqual([first.name]);
     expect(records.every((r) => r.finished_at !== null)).toBe(true);
     const { rows: table } = await blocker.query(`SELECT to_regclass('"VideoTransfer"') AS t`);

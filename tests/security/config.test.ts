@@ -22,9 +22,12 @@ const refuses = (env: NodeJS.ProcessEnv, variable: string) => {
 };
 
 describe('TRUST_PROXY', () => {
-  it.each(['true', 'TRUE', 'yes', 'on'])('refuses %s naming TRUST_PROXY (any client could choose its address)', (value) => {
-    refuses({ JWT_SECRET: 'x'.repeat(32), TRUST_PROXY: value }, 'TRUST_PROXY');
-  });
+  it.each(['true', 'TRUE', 'yes', 'on'])(
+    'refuses %s naming TRUST_PROXY (any client could choose its address)',
+    (value) => {
+      refuses({ JWT_SECRET: 'x'.repeat(32), TRUST_PROXY: value }, 'TRUST_PROXY');
+    },
+  );
 
   it.each([
     ['1', 1],
@@ -38,9 +41,12 @@ describe('TRUST_PROXY', () => {
     expect(loadConfig({ JWT_SECRET: 'x'.repeat(32), TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
-  it.each(['proxy', '10.0.0.0/33', '10.0.0.1/8/2', '1.2.3', '101', '10.0.0.0/8,'])('refuses %j naming TRUST_PROXY', (value) => {
-    refuses({ JWT_SECRET: 'x'.repeat(32), TRUST_PROXY: value }, 'TRUST_PROXY');
-  });
+  it.each(['proxy', '10.0.0.0/33', '10.0.0.1/8/2', '1.2.3', '101', '10.0.0.0/8,'])(
+    'refuses %j naming TRUST_PROXY',
+    (value) => {
+      refuses({ JWT_SECRET: 'x'.repeat(32), TRUST_PROXY: value }, 'TRUST_PROXY');
+    },
+  );
 
   it('is unset by default (the connection address counts)', () => {
     expect(loadConfig({ JWT_SECRET: 'x'.repeat(32) }).trustProxy).toBe(false);
@@ -102,7 +108,9 @@ describe('SMTP_HOST in production', () => {
   });
 
   it('accepts production with SMTP_HOST', () => {
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMTP_HOST: 'smtp.example.com' }).smtp?.host).toBe('smtp.example.com');
+    expect(
+      loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMTP_HOST: 'smtp.example.com' }).smtp?.host,
+    ).toBe('smtp.example.com');
   });
 
   it('still logs mails outside production without SMTP_HOST', () => {

@@ -12,9 +12,15 @@ import { api } from '../helpers/server';
  */
 
 const changePassword = (u: TestUser, currentPassword: string, c?: Container) =>
-  api(c).patch('/api/users/me/password').set('Authorization', u.auth).send({ currentPassword, newPassword: 'brand-new-pw' });
+  api(c)
+    .patch('/api/users/me/password')
+    .set('Authorization', u.auth)
+    .send({ currentPassword, newPassword: 'brand-new-pw' });
 const changeEmail = (u: TestUser, currentPassword: string, c?: Container) =>
-  api(c).patch('/api/users/me').set('Authorization', u.auth).send({ email: `${unique('new_')}@example.test`, currentPassword });
+  api(c)
+    .patch('/api/users/me')
+    .set('Authorization', u.auth)
+    .send({ email: `${unique('new_')}@example.test`, currentPassword });
 const login = (u: TestUser, password: string) => api().post('/api/auth/login').send({ email: u.user.email, password });
 
 function expectLocked(res: { status: number; body: Record<string, unknown>; headers: Record<string, string> }) {
@@ -41,7 +47,9 @@ describe.each([
     const row = await prisma.user.findUniqueOrThrow({ where: { id: me.user.id } });
     expect(row.failedLoginAttempts).toBe(maxAttempts);
     expect(row.lockedUntil!.getTime()).toBeGreaterThan(Date.now());
-    expect(await prisma.activityLog.count({ where: { userId: me.user.id, action: 'account_locked', success: false } })).toBe(1);
+    expect(
+      await prisma.activityLog.count({ where: { userId: me.user.id, action: 'account_locked', success: false } }),
+    ).toBe(1);
   });
 
   it('then answers 423 to the right password too, changes nothing, and login answers 423', async () => {
@@ -50,7 +58,10 @@ describe.each([
     const before = await prisma.user.findUniqueOrThrow({ where: { id: me.user.id } });
     expectLocked(await attempt(me, me.password));
     const after = await prisma.user.findUniqueOrThrow({ where: { id: me.user.id } });
-    expect({ email: after.email, passwordHash: after.passwordHash }).toEqual({ email: before.email, passwordHash: before.passwordHash });
+    expect({ email: after.email, passwordHash: after.passwordHash }).toEqual({
+      email: before.email,
+      passwordHash: before.passwordHash,
+    });
     expectLocked(await login(me, me.password));
   });
 
@@ -92,8 +103,20 @@ it('with rate limits on, both routes are under the authentication tier (429 RATE
   const base = testConfig().rateLimit;
   const me = await createUser();
   const statuses = await withTestContainer(
-    { rateLimit: { enabled: true, auth: { ...base.auth, max: 2 }, general: { ...base.general, max: 100_000 }, email: { ...base.email, max: 100_000 } } },
-    async (c) => [(await changePassword(me, 'wrong', c)).status, (await changeEmail(me, 'wrong', c)).status, (await changePassword(me, 'wrong', c)).status, (await changeEmail(me, 'wrong', c)).status],
+    {
+      rateLimit: {
+        enabled: true,
+        auth: { ...base.auth, max: 2 },
+        general: { ...base.general, max: 100_000 },
+        email: { ...base.email, max: 100_000 },
+      },
+    },
+    async (c) => [
+      (await changePassword(me, 'wrong', c)).status,
+      (await changeEmail(me, 'wrong', c)).status,
+      (await changePassword(me, 'wrong', c)).status,
+      (await changeEmail(me, 'wrong', c)).status,
+    ],
   );
   expect(statuses).toEqual([400, 400, 429, 429]);
 });

@@ -20,13 +20,18 @@ it.each(HOSTILE)('registration refuses %s with 400 naming email and creates no a
   const res = await api().post('/api/auth/register').send({ username, email, password: 'secret123' });
   expect(res.status).toBe(400);
   expect(res.body.code).toBe('VALIDATION_ERROR');
-  expect(res.body.details).toEqual([{ field: 'email', message: 'Email must not have a quoted local part, white space or control characters' }]);
+  expect(res.body.details).toEqual([
+    { field: 'email', message: 'Email must not have a quoted local part, white space or control characters' },
+  ]);
   expect(await prisma.user.count({ where: { username } })).toBe(0);
 });
 
 it.each(HOSTILE)('an e-mail change refuses %s with 400 naming email and changes nothing', async (_what, address) => {
   const me = await createUser();
-  const res = await api().patch('/api/users/me').set('Authorization', me.auth).send({ email: address(unique('q_')), currentPassword: me.password });
+  const res = await api()
+    .patch('/api/users/me')
+    .set('Authorization', me.auth)
+    .send({ email: address(unique('q_')), currentPassword: me.password });
   expect(res.status).toBe(400);
   expect(res.body.details.map((d: { field: string }) => d.field)).toEqual(['email']);
   expect((await prisma.user.findUniqueOrThrow({ where: { id: me.user.id } })).email).toBe(me.user.email);
@@ -37,13 +42,21 @@ it('login, resend and reset request still accept an existing quoted address (not
   const me = await createUser({ email, emailVerified: false });
   // a wrong password: the address passes validation (401, not 400); the right one is not sent because
   // the OpenAPI document's `format: email` would refuse the user object of such an old account
-  expect((await api().post('/api/auth/login').send({ email, password: `${me.password}-wrong` })).status).toBe(401);
+  expect(
+    (
+      await api()
+        .post('/api/auth/login')
+        .send({ email, password: `${me.password}-wrong` })
+    ).status,
+  ).toBe(401);
   expect((await api().post('/api/auth/resend-verification').send({ email })).status).toBe(200);
   expect((await api().post('/api/auth/request-password-reset').send({ email })).status).toBe(200);
 });
 
 it('accepts an ordinary address with dots, plus and digits at register', async () => {
   const username = unique('ok_');
-  const res = await api().post('/api/auth/register').send({ username, email: `first.last+${username}1@example.test`, password: 'secret123' });
+  const res = await api()
+    .post('/api/auth/register')
+    .send({ username, email: `first.last+${username}1@example.test`, password: 'secret123' });
   expect(res.status).toBe(201);
 });

@@ -29,8 +29,12 @@ function limited<T>(limits: { emailTier?: number; perAccount?: number }, fn: (c:
   );
 }
 
-const changeEmail = (c: Container, u: TestUser, email = `${unique('to_')}@example.test`, currentPassword = u.password) =>
-  api(c).patch('/api/users/me').set('Authorization', u.auth).send({ email, currentPassword });
+const changeEmail = (
+  c: Container,
+  u: TestUser,
+  email = `${unique('to_')}@example.test`,
+  currentPassword = u.password,
+) => api(c).patch('/api/users/me').set('Authorization', u.auth).send({ email, currentPassword });
 
 const queuedMails = async (userId: number) => {
   const [row] = await prisma.$queryRawUnsafe<Array<{ n: number }>>(
@@ -46,9 +50,17 @@ describe('the e-mail tier', () => {
     const me = await createUser();
     const a = `${unique('a_')}@example.test`;
     const b = `${unique('b_')}@example.test`;
-    const answers = await limited({ emailTier: 2 }, async (c) => [await changeEmail(c, me, a), await changeEmail(c, me, b), await changeEmail(c, me, a)]);
+    const answers = await limited({ emailTier: 2 }, async (c) => [
+      await changeEmail(c, me, a),
+      await changeEmail(c, me, b),
+      await changeEmail(c, me, a),
+    ]);
     expect(answers.map((r) => r.status)).toEqual([200, 200, 429]);
-    expect(answers[2].body).toMatchObject({ success: false, code: 'RATE_LIMITED', error: 'Too many e-mail requests, please try again later' });
+    expect(answers[2].body).toMatchObject({
+      success: false,
+      code: 'RATE_LIMITED',
+      error: 'Too many e-mail requests, please try again later',
+    });
     expect(Number(answers[2].headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect((await prisma.user.findUniqueOrThrow({ where: { id: me.user.id } })).email).toBe(b);
   });
@@ -57,7 +69,15 @@ describe('the e-mail tier', () => {
     const me = await createUser();
     const statuses = await limited({ emailTier: 2 }, async (c) => {
       const out: number[] = [];
-      for (let i = 0; i < 5; i++) out.push((await api(c).patch('/api/users/me').set('Authorization', me.auth).send({ firstName: `Name${i}`, email: me.user.email })).status);
+      for (let i = 0; i < 5; i++)
+        out.push(
+          (
+            await api(c)
+              .patch('/api/users/me')
+              .set('Authorization', me.auth)
+              .send({ firstName: `Name${i}`, email: me.user.email })
+          ).status,
+        );
       out.push((await api(c).post('/api/auth/request-password-reset').send({ email: 'nobody@example.test' })).status);
       out.push((await changeEmail(c, me)).status);
       out.push((await changeEmail(c, me)).status);
@@ -76,14 +96,20 @@ describe('the per-account cap', () => {
       const mailsBefore = await queuedMails(me.user.id);
       const refused = await changeEmail(c, me);
       expect(refused.status).toBe(429);
-      expect(refused.body).toMatchObject({ success: false, code: 'EMAIL_CHANGE_LIMITED', error: 'Too many e-mail changes, please try again later' });
+      expect(refused.body).toMatchObject({
+        success: false,
+        code: 'EMAIL_CHANGE_LIMITED',
+        error: 'Too many e-mail changes, please try again later',
+      });
       const retryAfter = Number(refused.headers['retry-after']);
       expect(retryAfter).toBeGreaterThan(DAY - 600);
       expect(retryAfter).toBeLessThanOrEqual(DAY);
       expect(await prisma.user.findUniqueOrThrow({ where: { id: me.user.id } })).toEqual(before);
       expect(await queuedMails(me.user.id)).toBe(mailsBefore);
       expect(await prisma.emailChange.count({ where: { userId: me.user.id } })).toBe(3);
-      const audit = await prisma.activityLog.findFirst({ where: { userId: me.user.id, action: 'email_change', success: false } });
+      const audit = await prisma.activityLog.findFirst({
+        where: { userId: me.user.id, action: 'email_change', success: false },
+      });
       expect(audit?.metadata).toMatchObject({ reason: 'limit' });
     });
   });
@@ -117,16 +143,21 @@ describe('the per-account cap', () => {
 
   it('lets at most 3 of 8 parallel e-mail changes through', async () => {
     const me = await createUser();
-    const statuses = await limited({ perAccount: 3 }, async (c) => (await Promise.all(Array.from({ length: 8 }, () => changeEmail(c, me)))).map((r) => r.status));
+    const statuses = await limited({ perAccount: 3 }, async (c) =>
+      (await Promise.all(Array.from({ length: 8 }, () => changeEmail(c, me)))).map((r) => r.status),
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(3);
     expect(statuses.filter((s) => s === 429)).toHaveLength(5);
     expect(await prisma.emailChange.count({ where: { userId: me.user.id } })).toBe(3);
   });
 
-  it('is off with RATE_LIMIT_ENABLED=false (the tests\' configuration)', async () => {
+  it("is off with RATE_LIMIT_ENABLED=false (the tests' configuration)", async () => {
     const me = await createUser();
     for (let i = 0; i < 5; i++) {
-      const res = await api().patch('/api/users/me').set('Authorization', me.auth).send({ email: `${unique('free_')}@example.test`, currentPassword: me.password });
+      const res = await api()
+        .patch('/api/users/me')
+        .set('Authorization', me.auth)
+        .send({ email: `${unique('free_')}@example.test`, currentPassword: me.password });
       expect(res.status).toBe(200);
     }
   });

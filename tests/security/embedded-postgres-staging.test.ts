@@ -1,6 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isPrivateTree, locateBinaries, stageBinaries } from '../../src/lib/embedded-postgres';
@@ -33,7 +45,10 @@ function ids(user: string) {
     work = mkdtempSync(path.join(os.tmpdir(), 'wcs-stage-test-'));
     pkg = path.join(work, 'pkg');
     mkdirSync(pkg);
-    cpSync(path.dirname(path.dirname(locateBinaries().initdb)), path.join(pkg, 'native'), { recursive: true, verbatimSymlinks: true });
+    cpSync(path.dirname(path.dirname(locateBinaries().initdb)), path.join(pkg, 'native'), {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
     // a temporary directory like /tmp: everyone may create entries, the sticky bit protects them
     tmp = mkdtempSync(path.join(os.tmpdir(), 'wcs-stage-tmp-'));
     chmodSync(tmp, 0o1777);
@@ -48,16 +63,22 @@ function ids(user: string) {
   function freshPackage() {
     const version = `18.4.0-test-${randomBytes(4).toString('hex')}`;
     writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ version }));
-    const binaries = { initdb: path.join(pkg, 'native', 'bin', 'initdb'), pgCtl: path.join(pkg, 'native', 'bin', 'pg_ctl') };
+    const binaries = {
+      initdb: path.join(pkg, 'native', 'bin', 'initdb'),
+      pgCtl: path.join(pkg, 'native', 'bin', 'pg_ctl'),
+    };
     return { binaries, shared: path.join(tmp, `wcs-embedded-postgres-${process.platform}-${process.arch}-${version}`) };
   }
 
   /** What a local user could leave at the shared path: an initdb that runs their code. */
   function plant(dir: string, owner: number) {
     mkdirSync(path.join(dir, 'bin'), { recursive: true });
-    writeFileSync(path.join(dir, 'bin', 'initdb'), `#!/bin/sh\ntouch ${marker}\necho "initdb (PostgreSQL) 18.4"\n`, { mode: 0o755 });
+    writeFileSync(path.join(dir, 'bin', 'initdb'), `#!/bin/sh\ntouch ${marker}\necho "initdb (PostgreSQL) 18.4"\n`, {
+      mode: 0o755,
+    });
     writeFileSync(path.join(dir, 'bin', 'pg_ctl'), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
-    for (const entry of [dir, path.join(dir, 'bin'), path.join(dir, 'bin', 'initdb'), path.join(dir, 'bin', 'pg_ctl')]) chownSync(entry, owner, owner);
+    for (const entry of [dir, path.join(dir, 'bin'), path.join(dir, 'bin', 'initdb'), path.join(dir, 'bin', 'pg_ctl')])
+      chownSync(entry, owner, owner);
   }
 
   /** Runs the staged initdb as the postgres user, as the embedded database does. */
@@ -107,7 +128,9 @@ function ids(user: string) {
     expect(runAsPostgres(staged.initdb)).toMatch(/^initdb \(PostgreSQL\) 18/);
     expect(stageBinaries(binaries, tmp)).toEqual(staged);
     // no half-made copies left behind
-    expect(readdirSync(tmp).filter((name) => name.startsWith(path.basename(shared)) && name !== path.basename(shared))).toEqual([]);
+    expect(
+      readdirSync(tmp).filter((name) => name.startsWith(path.basename(shared)) && name !== path.basename(shared)),
+    ).toEqual([]);
   });
 });
 

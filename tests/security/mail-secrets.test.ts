@@ -15,7 +15,10 @@ let smtp: SmtpCapture;
 beforeAll(async () => {
   smtp = await startSmtpCapture();
 });
-useTestContainer(() => ({ smtp: captureSmtp(smtp), mailQueue: { retryLimit: 20, retryDelaySeconds: 1, pollingIntervalSeconds: 1 } }));
+useTestContainer(() => ({
+  smtp: captureSmtp(smtp),
+  mailQueue: { retryLimit: 20, retryDelaySeconds: 1, pollingIntervalSeconds: 1 },
+}));
 beforeAll(async () => {
   await testContainer().mailQueue.startWorker();
 });
@@ -31,7 +34,11 @@ interface JobRow {
 }
 
 const jobsOf = (userId: number): Promise<JobRow[]> =>
-  prisma.$queryRawUnsafe(`SELECT id::text, state, data FROM pgboss.job WHERE name = $1 AND (data->>'userId')::int = $2 ORDER BY data->>'kind' DESC`, testConfig().mailQueue.name, userId);
+  prisma.$queryRawUnsafe(
+    `SELECT id::text, state, data FROM pgboss.job WHERE name = $1 AND (data->>'userId')::int = $2 ORDER BY data->>'kind' DESC`,
+    testConfig().mailQueue.name,
+    userId,
+  );
 
 /** How many rows of any table of the schema `pgboss` hold `text` anywhere (every column, as text). */
 async function rowsInQueueHolding(text: string): Promise<number> {
@@ -40,7 +47,10 @@ async function rowsInQueueHolding(text: string): Promise<number> {
   );
   let total = 0;
   for (const { table_name } of tables) {
-    const [row] = await prisma.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM pgboss."${table_name}" t WHERE t::text LIKE '%' || $1 || '%'`, text);
+    const [row] = await prisma.$queryRawUnsafe<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM pgboss."${table_name}" t WHERE t::text LIKE '%' || $1 || '%'`,
+      text,
+    );
     total += row.n;
   }
   return total;
@@ -107,11 +117,18 @@ describe('the mail queue holds no secret', () => {
     const { user, auth, password } = await createUser({ emailVerified: false });
     await prisma.user.update({
       where: { id: user.id },
-      data: { verificationCodeHash: 'a'.repeat(64), verificationTokenHash: 'b'.repeat(64), verificationExpiresAt: new Date(Date.now() + 3600_000) },
+      data: {
+        verificationCodeHash: 'a'.repeat(64),
+        verificationTokenHash: 'b'.repeat(64),
+        verificationExpiresAt: new Date(Date.now() + 3600_000),
+      },
     });
     smtp.setDown(true);
     const newEmail = `${unique('moved_')}@example.test`;
-    const res = await api().patch('/api/users/me').set('Authorization', auth).send({ email: newEmail, currentPassword: password });
+    const res = await api()
+      .patch('/api/users/me')
+      .set('Authorization', auth)
+      .send({ email: newEmail, currentPassword: password });
     expect(res.status).toBe(200);
     await refusedOnce(user.id);
     expect((await jobsOf(user.id)).map((j) => j.data)).toEqual([
@@ -128,7 +145,13 @@ describe('the mail queue holds no secret', () => {
     expect(notice.text).toContain(`changed to ${newEmail}`);
     await until(async () => (await jobsOf(user.id)).length === 0);
     expect(await rowsInQueueHolding(tokenFromLink(verification.text, '/verify-email'))).toBe(0);
-    expect((await api().post('/api/auth/verify-code').send({ email: newEmail, code: codeFromMail(verification.text) })).status).toBe(200);
+    expect(
+      (
+        await api()
+          .post('/api/auth/verify-code')
+          .send({ email: newEmail, code: codeFromMail(verification.text) })
+      ).status,
+    ).toBe(200);
   }, 60_000);
 
   it('drops a verification that no longer applies (the address changed again before sending) without a mail', async () => {
@@ -136,15 +159,24 @@ describe('the mail queue holds no secret', () => {
     smtp.setDown(true);
     const first = `${unique('first_')}@example.test`;
     const second = `${unique('second_')}@example.test`;
-    expect((await api().patch('/api/users/me').set('Authorization', auth).send({ email: first, currentPassword: password })).status).toBe(200);
+    expect(
+      (await api().patch('/api/users/me').set('Authorization', auth).send({ email: first, currentPassword: password }))
+        .status,
+    ).toBe(200);
     await refusedOnce(user.id);
-    expect((await api().patch('/api/users/me').set('Authorization', auth).send({ email: second, currentPassword: password })).status).toBe(200);
-    const verificationFor = (to: string) => async () => (await jobsOf(user.id)).some((j) => j.data.kind === 'verification' && j.data.newEmail === to);
+    expect(
+      (await api().patch('/api/users/me').set('Authorization', auth).send({ email: second, currentPassword: password }))
+        .status,
+    ).toBe(200);
+    const verificationFor = (to: string) => async () =>
+      (await jobsOf(user.id)).some((j) => j.data.kind === 'verification' && j.data.newEmail === to);
     // rendered again at its retry, the stale verification renders nothing and its job is deleted without an SMTP attempt
     await until(async () => !(await verificationFor(first)()));
     smtp.setDown(false);
     await smtp.mailTo(second, 30_000);
     await until(async () => (await jobsOf(user.id)).length === 0);
-    expect(smtp.mails.filter((m) => m.to.includes(first)).map((m) => m.subject)).toEqual(['Your e-mail address was changed']);
+    expect(smtp.mails.filter((m) => m.to.includes(first)).map((m) => m.subject)).toEqual([
+      'Your e-mail address was changed',
+    ]);
   }, 60_000);
 });

@@ -102,7 +102,10 @@ describe('U+0000 in a JSON string', () => {
       .send({ heats: [{ divisionId: 1, competitionTypeId: 1, heatNumber: 1, role: 'Lead\u0000' }] });
     expect(deep.status).toBe(400);
     expect(deep.body).toEqual(validationFailed('heats[0].role'));
-    const key = await api().post('/api/events/abc/heats').set('Authorization', auth).send({ ['he\u0000ats']: [] });
+    const key = await api()
+      .post('/api/events/abc/heats')
+      .set('Authorization', auth)
+      .send({ ['he\u0000ats']: [] });
     expect(key.status).toBe(400);
     expect(key.body.code).toBe('VALIDATION_ERROR');
   });
@@ -111,7 +114,10 @@ describe('U+0000 in a JSON string', () => {
     // (names, cities and countries refuse them: tests/security/names-and-csv.test.ts)
     const admin = await createAdmin();
     const event = await createEvent();
-    const res = await api().patch(`/api/admin/events/${event.slug}`).set('Authorization', admin.auth).send({ description: 'Line\tone\nline two' });
+    const res = await api()
+      .patch(`/api/admin/events/${event.slug}`)
+      .set('Authorization', admin.auth)
+      .send({ description: 'Line\tone\nline two' });
     expect(res.status).toBe(200);
     expect((await prisma.event.findUniqueOrThrow({ where: { id: event.id } })).description).toBe('Line\tone\nline two');
   });
@@ -136,7 +142,11 @@ describe('a body that is not a JSON object', () => {
   it('PATCH /admin/events/:slug with [] changes nothing', async () => {
     const { auth } = await createAdmin();
     const event = await createEvent({ name: 'Unchanged' });
-    const res = await api().patch(`/api/admin/events/${event.slug}`).set('Authorization', auth).set('Content-Type', 'application/json').send('[]');
+    const res = await api()
+      .patch(`/api/admin/events/${event.slug}`)
+      .set('Authorization', auth)
+      .set('Content-Type', 'application/json')
+      .send('[]');
     expect(res.status).toBe(400);
     expect((await prisma.event.findUniqueOrThrow({ where: { id: event.id } })).name).toBe('Unchanged');
   });
@@ -166,12 +176,18 @@ describe('U+0000 in a socket payload', () => {
     expect(await prisma.message.count({ where: { userId: member.user.id } })).toBe(0);
   });
 
-  it.each([2 ** 31, 2 ** 53, 1e308])('join_private_room with matchId %p answers "Validation failed", not a server error', async (matchId) => {
-    const member = await createUser();
-    const socket = await connectSocket(server.url, member.token);
-    sockets.push(socket);
-    expect(await emitAck(socket, 'join_private_room', { matchId })).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
-  });
+  it.each([2 ** 31, 2 ** 53, 1e308])(
+    'join_private_room with matchId %p answers "Validation failed", not a server error',
+    async (matchId) => {
+      const member = await createUser();
+      const socket = await connectSocket(server.url, member.token);
+      sockets.push(socket);
+      expect(await emitAck(socket, 'join_private_room', { matchId })).toMatchObject({
+        success: false,
+        code: 'VALIDATION_ERROR',
+      });
+    },
+  );
 
   it('without an ack the refusal arrives as error_message', async () => {
     const member = await createUser();
@@ -187,15 +203,22 @@ describe('date atom isoDate', () => {
   const run = async (value: string) => {
     const req = { query: { from: value } } as never;
     const result = await isoDate(query('from'), 'from').run(req);
-    return { errors: result.array().map((e) => String(e.msg)), value: (req as { query: { from: unknown } }).query.from };
+    return {
+      errors: result.array().map((e) => String(e.msg)),
+      value: (req as { query: { from: unknown } }).query.from,
+    };
   };
 
-  it.each(['0000-01-01', '1899-12-31T23:59:59Z', '9999-12-31T23:59:59-14:00', '+275760-09-13T00:00:00Z', '2023-02-30', 'yesterday'])(
-    'refuses %s',
-    async (value) => {
-      expect((await run(value)).errors).toHaveLength(1);
-    },
-  );
+  it.each([
+    '0000-01-01',
+    '1899-12-31T23:59:59Z',
+    '9999-12-31T23:59:59-14:00',
+    '+275760-09-13T00:00:00Z',
+    '2023-02-30',
+    'yesterday',
+  ])('refuses %s', async (value) => {
+    expect((await run(value)).errors).toHaveLength(1);
+  });
 
   it('accepts the bounds and converts to a Date', async () => {
     expect(await run('1900-01-01T00:00:00Z')).toEqual({ errors: [], value: DATE_MIN });
@@ -213,16 +236,23 @@ describe('date atom isoDate', () => {
 });
 
 describe('int32 ids of socket payloads (parseInt32)', () => {
-  it.each([2 ** 31, 2 ** 53, -1, 0, 1.5, '5', null, undefined, [1]])('refuses %p with 400 "Validation failed" naming the field', (value) => {
-    let error: unknown;
-    try {
-      parseInt32(value, 'matchId');
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', details: [{ field: 'matchId', message: expect.any(String) }] });
-  });
+  it.each([2 ** 31, 2 ** 53, -1, 0, 1.5, '5', null, undefined, [1]])(
+    'refuses %p with 400 "Validation failed" naming the field',
+    (value) => {
+      let error: unknown;
+      try {
+        parseInt32(value, 'matchId');
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(AppError);
+      expect(error).toMatchObject({
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        details: [{ field: 'matchId', message: expect.any(String) }],
+      });
+    },
+  );
 
   it('accepts 1 and 2^31 - 1', () => {
     expect(parseInt32(1, 'matchId')).toBe(1);
@@ -268,7 +298,10 @@ describe('dates out of range in the features (the isoDate atom)', () => {
     async (deadline) => {
       const { auth } = await createAdmin();
       const event = await createEvent();
-      const res = await api().put(`/api/events/${event.slug}/registration-deadline`).set('Authorization', auth).send({ registrationDeadline: deadline });
+      const res = await api()
+        .put(`/api/events/${event.slug}/registration-deadline`)
+        .set('Authorization', auth)
+        .send({ registrationDeadline: deadline });
       expect(res.status).toBe(400);
       expect(res.body).toEqual(validationFailed('registrationDeadline'));
       expect((await prisma.event.findUniqueOrThrow({ where: { id: event.id } })).registrationDeadline).toBeNull();
@@ -278,7 +311,10 @@ describe('dates out of range in the features (the isoDate atom)', () => {
   it('PUT /events/:slug/registration-deadline keeps accepting 9999-12-31T23:59:59Z', async () => {
     const { auth } = await createAdmin();
     const event = await createEvent();
-    const res = await api().put(`/api/events/${event.slug}/registration-deadline`).set('Authorization', auth).send({ registrationDeadline: '9999-12-31T23:59:59Z' });
+    const res = await api()
+      .put(`/api/events/${event.slug}/registration-deadline`)
+      .set('Authorization', auth)
+      .send({ registrationDeadline: '9999-12-31T23:59:59Z' });
     expect(res.status).toBe(200);
     expect((await api().get(`/api/events/${event.slug}`).set('Authorization', auth)).status).toBe(200);
   });

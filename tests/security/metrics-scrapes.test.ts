@@ -14,14 +14,19 @@ function limited<T>(fn: (c: Container) => Promise<T>): Promise<T> {
   return withTestContainer(
     {
       metrics: { token: TOKEN },
-      rateLimit: { enabled: true, auth: { ...base.auth, max: 3 }, general: { ...base.general, max: 100_000 }, email: { ...base.email, max: 100_000 } },
+      rateLimit: {
+        enabled: true,
+        auth: { ...base.auth, max: 3 },
+        general: { ...base.general, max: 100_000 },
+        email: { ...base.email, max: 100_000 },
+      },
     },
     fn,
   );
 }
 const scrape = (c: Container, token: string) => api(c).get('/api/metrics').set('Authorization', `Bearer ${token}`);
 
-it('answers 429 RATE_LIMITED with Retry-After to the failure past the auth tier\'s maximum, and then to the right token too', async () => {
+it("answers 429 RATE_LIMITED with Retry-After to the failure past the auth tier's maximum, and then to the right token too", async () => {
   const answers = await limited(async (c) => {
     const out = [];
     for (let i = 0; i < 4; i++) out.push(await scrape(c, `wrong-token-${i}`));

@@ -54,7 +54,10 @@ function resolver(doc: Doc) {
       current = ref
         .replace(/^#\//, '')
         .split('/')
-        .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+        .reduce<unknown>(
+          (at, key) => (at as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+          doc,
+        );
     }
     return current as T;
   };
@@ -76,7 +79,8 @@ function shapeOf(raw: unknown, deref: <T>(n: T) => T): Shape {
   let schema = deref((raw ?? {}) as Schema);
   let nullable = false;
   const types = new Set<string>();
-  const addTypes = (t: unknown) => (Array.isArray(t) ? t : t === undefined ? [] : [t]).forEach((x) => x !== 'null' && types.add(String(x)));
+  const addTypes = (t: unknown) =>
+    (Array.isArray(t) ? t : t === undefined ? [] : [t]).forEach((x) => x !== 'null' && types.add(String(x)));
   for (const key of ['oneOf', 'anyOf'] as const) {
     const branches = (schema[key] as Schema[] | undefined)?.map((b) => deref(b));
     if (branches) {
@@ -148,7 +152,9 @@ function validValue(raw: unknown, deref: <T>(n: T) => T, depth = 0): unknown {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, unknown>;
       const required = (schema.required ?? []) as string[];
-      return Object.fromEntries(required.filter((k) => k in properties).map((k) => [k, validValue(properties[k], deref, depth + 1)]));
+      return Object.fromEntries(
+        required.filter((k) => k in properties).map((k) => [k, validValue(properties[k], deref, depth + 1)]),
+      );
     }
     default:
       return 'sweep1';
@@ -159,9 +165,21 @@ function validValue(raw: unknown, deref: <T>(n: T) => T, depth = 0): unknown {
 
 const nulString = fc.string({ maxLength: 8 }).map((s) => `${s}\u0000${s}`);
 const outOfRangeDate = fc.oneof(
-  fc.constantFrom('0000-01-01', '9999-12-31T23:59:59-14:00', '+275760-09-13T00:00:00Z', '-001000-01-01T00:00:00Z', '2023-02-30T00:00:00Z', 'yesterday', ''),
-  fc.date({ min: new Date(-8.64e15), max: new Date(Date.UTC(1899, 11, 31)), noInvalidDate: true }).map((d) => d.toISOString()),
-  fc.date({ min: new Date(Date.UTC(10000, 0, 2)), max: new Date(8.64e15), noInvalidDate: true }).map((d) => d.toISOString()),
+  fc.constantFrom(
+    '0000-01-01',
+    '9999-12-31T23:59:59-14:00',
+    '+275760-09-13T00:00:00Z',
+    '-001000-01-01T00:00:00Z',
+    '2023-02-30T00:00:00Z',
+    'yesterday',
+    '',
+  ),
+  fc
+    .date({ min: new Date(-8.64e15), max: new Date(Date.UTC(1899, 11, 31)), noInvalidDate: true })
+    .map((d) => d.toISOString()),
+  fc
+    .date({ min: new Date(Date.UTC(10000, 0, 2)), max: new Date(8.64e15), noInvalidDate: true })
+    .map((d) => d.toISOString()),
 );
 
 /** JSON values the body field's schema refuses, one arbitrary per kind of wrongness. */
@@ -187,7 +205,12 @@ function invalidJson(shape: Shape): fc.Arbitrary<unknown>[] {
     case 'number': {
       const max = typeof schema.maximum === 'number' ? schema.maximum : INT32_MAX;
       const min = typeof schema.minimum === 'number' ? schema.minimum : -(2 ** 31);
-      arbs.push(...wrong(shape, 'abc', '', '12'), ...wrong(shape, true, false), ...wrong(shape, [], {}, [1]), ...wrong(shape, 1e308, -1e308));
+      arbs.push(
+        ...wrong(shape, 'abc', '', '12'),
+        ...wrong(shape, true, false),
+        ...wrong(shape, [], {}, [1]),
+        ...wrong(shape, 1e308, -1e308),
+      );
       if (max < Number.MAX_SAFE_INTEGER) arbs.push(fc.integer({ min: max + 1, max: Number.MAX_SAFE_INTEGER }));
       else arbs.push(fc.constant(2 ** 53 + 2));
       arbs.push(fc.integer({ min: Number.MIN_SAFE_INTEGER, max: min - 1 }));
@@ -200,7 +223,9 @@ function invalidJson(shape: Shape): fc.Arbitrary<unknown>[] {
     case 'array':
       arbs.push(...wrong(shape, {}, 'sweep1', 42, true));
       if (typeof schema.maxItems === 'number' && schema.maxItems < 1000) {
-        arbs.push(fc.constant(Array.from({ length: schema.maxItems + 1 }, () => (shape as { item?: unknown }).item ?? null)));
+        arbs.push(
+          fc.constant(Array.from({ length: schema.maxItems + 1 }, () => (shape as { item?: unknown }).item ?? null)),
+        );
       }
       break;
     case 'object':
@@ -239,11 +264,24 @@ function wrong(shape: Shape, ...values: unknown[]): fc.Arbitrary<unknown>[] {
 /** Query or path values (strings) the parameter's schema refuses, one arbitrary per kind; `undefined` = leave a required one out. */
 function invalidParam(param: Parameter, shape: Shape): fc.Arbitrary<string | string[] | undefined>[] {
   const { schema, type } = shape;
-  const arbs: fc.Arbitrary<string | string[] | undefined>[] = [nulString, fc.constantFrom('\u0001', 'a\u001bb', '\u007f')];
+  const arbs: fc.Arbitrary<string | string[] | undefined>[] = [
+    nulString,
+    fc.constantFrom('\u0001', 'a\u001bb', '\u007f'),
+  ];
   if (param.in === 'path') {
     // a value the parameter's own pattern admits is valid (e.g. "1e309" or "null" as an avatar seed)
     const admitted = typeof schema.pattern === 'string' ? new RegExp(schema.pattern) : undefined;
-    const values = ['2147483648', '-1', '99999999999999999999', 'x'.repeat(300), '%', '0', '1e309', 'null', '[]'].filter((v) => !admitted?.test(v));
+    const values = [
+      '2147483648',
+      '-1',
+      '99999999999999999999',
+      'x'.repeat(300),
+      '%',
+      '0',
+      '1e309',
+      'null',
+      '[]',
+    ].filter((v) => !admitted?.test(v));
     arbs.push(fc.constantFrom(...values));
   } else {
     arbs.push(fc.constant(['sweep1', 'sweep2'])); // a repeated parameter
@@ -254,7 +292,8 @@ function invalidParam(param: Parameter, shape: Shape): fc.Arbitrary<string | str
     const max = typeof schema.maximum === 'number' ? schema.maximum : INT32_MAX;
     arbs.push(fc.constantFrom('abc', '1.5', '1e309', '', String(2 ** 53 + 2)));
     arbs.push(fc.bigInt({ min: BigInt(Math.floor(max)) + 1n, max: 10n ** 30n }).map(String));
-    if (typeof schema.minimum === 'number') arbs.push(fc.integer({ min: -(2 ** 40), max: schema.minimum - 1 }).map(String));
+    if (typeof schema.minimum === 'number')
+      arbs.push(fc.integer({ min: -(2 ** 40), max: schema.minimum - 1 }).map(String));
   }
   if (type === 'string' && (schema.format === 'date-time' || schema.format === 'date')) arbs.push(outOfRangeDate);
   if (typeof schema.maxLength === 'number') arbs.push(fc.constant('x'.repeat(schema.maxLength + 1)));
@@ -282,7 +321,12 @@ interface Target {
 }
 
 /** Body fields at any depth (arrays through their first item), with their shapes. */
-function bodyFields(raw: unknown, deref: <T>(n: T) => T, at: (string | number)[] = [], depth = 0): { path: (string | number)[]; shape: Shape }[] {
+function bodyFields(
+  raw: unknown,
+  deref: <T>(n: T) => T,
+  at: (string | number)[] = [],
+  depth = 0,
+): { path: (string | number)[]; shape: Shape }[] {
   if (depth > 5) return [];
   const shape = shapeOf(raw, deref);
   const out: { path: (string | number)[]; shape: Shape }[] = [];
@@ -292,7 +336,10 @@ function bodyFields(raw: unknown, deref: <T>(n: T) => T, at: (string | number)[]
       out.push({ path: [...at, key], shape: childShape }, ...bodyFields(child, deref, [...at, key], depth + 1));
     }
   } else if (shape.type === 'array' && shape.schema.items) {
-    out.push({ path: [...at, 0], shape: shapeOf(shape.schema.items, deref) }, ...bodyFields(shape.schema.items, deref, [...at, 0], depth + 1));
+    out.push(
+      { path: [...at, 0], shape: shapeOf(shape.schema.items, deref) },
+      ...bodyFields(shape.schema.items, deref, [...at, 0], depth + 1),
+    );
   }
   return out;
 }
@@ -304,7 +351,8 @@ function bodyWith(rootSchema: unknown, deref: <T>(n: T) => T, path: (string | nu
   let schema: unknown = rootSchema;
   path.forEach((key, i) => {
     const shape = shapeOf(schema, deref);
-    const childSchema = typeof key === 'number' ? shape.schema.items : ((shape.schema.properties ?? {}) as Record<string, unknown>)[key];
+    const childSchema =
+      typeof key === 'number' ? shape.schema.items : ((shape.schema.properties ?? {}) as Record<string, unknown>)[key];
     if (i === path.length - 1) {
       container[key] = value;
       return;
@@ -326,7 +374,15 @@ function targetsOf(method: string, template: string, op: Operation, doc: Doc): T
   const declared = (op.parameters ?? []).map((p) => deref(p) as Parameter);
   const pathNames = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const params: Parameter[] = [
-    ...pathNames.map((name) => declared.find((p) => p.in === 'path' && p.name === name) ?? { name, in: 'path', required: true, schema: { type: 'string' } }),
+    ...pathNames.map(
+      (name) =>
+        declared.find((p) => p.in === 'path' && p.name === name) ?? {
+          name,
+          in: 'path',
+          required: true,
+          schema: { type: 'string' },
+        },
+    ),
     ...declared.filter((p) => p.in === 'query'),
   ];
   const targets: Target[] = params.map((param) => ({
@@ -339,7 +395,11 @@ function targetsOf(method: string, template: string, op: Operation, doc: Doc): T
   }));
   // a control character in a parameter nobody declared
   targets.push({
-    kinds: [fc.constantFrom('\u0000', '\u0007', '\u001f').map((c) => ({ describe: `query sweep${JSON.stringify(c)}`, query: { [`sweep${c}`]: '1' } }))],
+    kinds: [
+      fc
+        .constantFrom('\u0000', '\u0007', '\u001f')
+        .map((c) => ({ describe: `query sweep${JSON.stringify(c)}`, query: { [`sweep${c}`]: '1' } })),
+    ],
   });
 
   const requestBody = deref(op.requestBody) as { content?: Record<string, { schema?: unknown }> } | undefined;
@@ -347,7 +407,9 @@ function targetsOf(method: string, template: string, op: Operation, doc: Doc): T
   if (['post', 'put', 'patch'].includes(method)) {
     targets.push({
       kinds: [
-        fc.constantFrom('[]', '"text"', '42', 'null', 'true', '[{}]').map((rawBody) => ({ describe: `body ${rawBody}`, rawBody })),
+        fc
+          .constantFrom('[]', '"text"', '42', 'null', 'true', '[{}]')
+          .map((rawBody) => ({ describe: `body ${rawBody}`, rawBody })),
         fc.constantFrom('{"a":', '{"a":1}}', "{'a':1}").map((rawBody) => ({ describe: `body ${rawBody}`, rawBody })),
       ],
     });
@@ -366,7 +428,8 @@ function targetsOf(method: string, template: string, op: Operation, doc: Doc): T
   }
   // the valid body (or none) goes with every parameter case
   const base = bodySchema ? validValue(bodySchema, deref) : undefined;
-  const withBase = (c: Case): Case => (c.body === undefined && c.rawBody === undefined && base !== undefined ? { ...c, body: base } : c);
+  const withBase = (c: Case): Case =>
+    c.body === undefined && c.rawBody === undefined && base !== undefined ? { ...c, body: base } : c;
   return targets.map((t) => ({ kinds: t.kinds.map((k) => k.map(withBase)) }));
 }
 
@@ -410,10 +473,18 @@ describe('OpenAPI sweep of hostile input', () => {
 
   /** Sends one case; the problem with its answer, or undefined for a 4xx in the error envelope. */
   async function send(method: (typeof METHODS)[number], template: string, c: Case): Promise<string | undefined> {
-    const values: Record<string, string> = { ...pathValues, ...(template.startsWith('/matches/') ? { slug: pathValues.matchSlug! } : {}), ...c.path };
+    const values: Record<string, string> = {
+      ...pathValues,
+      ...(template.startsWith('/matches/') ? { slug: pathValues.matchSlug! } : {}),
+      ...c.path,
+    };
     const url = `/api${template.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(values[name] ?? 'sweep1'))}`;
     const query = Object.entries(c.query ?? {})
-      .flatMap(([k, v]) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x) => `${encodeURIComponent(k)}=${encodeURIComponent(x)}`)))
+      .flatMap(([k, v]) =>
+        v === undefined
+          ? []
+          : (Array.isArray(v) ? v : [v]).map((x) => `${encodeURIComponent(k)}=${encodeURIComponent(x)}`),
+      )
       .join('&');
     let req = server.request[method](query ? `${url}?${query}` : url)
       .set('Authorization', auth)
@@ -428,7 +499,8 @@ describe('OpenAPI sweep of hostile input', () => {
       const timedOut = (err as { timeout?: number }).timeout !== undefined;
       return `${c.describe}: ${timedOut ? `no answer within ${DEADLINE_MS} ms` : (err as Error).message}`;
     }
-    const envelope = res.body?.success === false && typeof res.body.error === 'string' && typeof res.body.code === 'string';
+    const envelope =
+      res.body?.success === false && typeof res.body.error === 'string' && typeof res.body.code === 'string';
     if (res.status >= 400 && res.status < 500 && envelope) return undefined;
     return `${c.describe}: ${res.status} ${JSON.stringify(res.body)?.slice(0, 200)}`;
   }
@@ -458,7 +530,9 @@ describe('OpenAPI sweep of hostile input', () => {
 
     const unexpected = [...failures].filter(([key]) => !(key in ALLOWED_FAILURES));
     const nowPassing = Object.keys(ALLOWED_FAILURES).filter((key) => !failures.has(key));
-    const allowed = [...failures].filter(([key]) => key in ALLOWED_FAILURES).map(([key, first]) => `${key} [${first.slice(0, 120)}]`);
+    const allowed = [...failures]
+      .filter(([key]) => key in ALLOWED_FAILURES)
+      .map(([key, first]) => `${key} [${first.slice(0, 120)}]`);
     console.log(
       `OpenAPI sweep: ${cases} cases over ${operations} operations (seed ${SEED}); ` +
         `allow-listed failures: ${allowed.length ? allowed.join('; ') : 'none'}; ` +

@@ -94,16 +94,27 @@ afterEach(async () => {
   containers = [];
 });
 
-const unavailable = { success: false, error: 'Registry is unavailable, please try again later', code: 'REGISTRY_UNAVAILABLE' };
-const timedOut = { success: false, error: 'Registry did not answer in time, please try again later', code: 'REGISTRY_TIMEOUT' };
+const unavailable = {
+  success: false,
+  error: 'Registry is unavailable, please try again later',
+  code: 'REGISTRY_UNAVAILABLE',
+};
+const timedOut = {
+  success: false,
+  error: 'Registry did not answer in time, please try again later',
+  code: 'REGISTRY_TIMEOUT',
+};
 
 describe('registry lookup against a hostile registry', () => {
-  it.each(['/redirect', '/moved'])('refuses the redirect of %s with 502 and never requests its target', async (path) => {
-    const res = await registryApi(path, 2000).get('/api/registry/lookup').query({ id: '1' });
-    expect(res.status).toBe(502);
-    expect(res.body).toEqual(unavailable);
-    expect(seen).toEqual([path]);
-  });
+  it.each(['/redirect', '/moved'])(
+    'refuses the redirect of %s with 502 and never requests its target',
+    async (path) => {
+      const res = await registryApi(path, 2000).get('/api/registry/lookup').query({ id: '1' });
+      expect(res.status).toBe(502);
+      expect(res.body).toEqual(unavailable);
+      expect(seen).toEqual([path]);
+    },
+  );
 
   it('stops reading a gzip bomb past 2 MB decompressed: 502 long before the deadline, connection closed', async () => {
     const res = await registryApi('/gzip-bomb', 20_000).get('/api/registry/lookup').query({ id: '2' }).timeout(15_000);

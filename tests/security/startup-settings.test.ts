@@ -32,16 +32,24 @@ describe('TRUST_PROXY', () => {
     expect(loadConfig({ JWT_SECRET: SECRET, TRUST_PROXY: '10' }).trustProxy).toBe(10);
   });
 
-  it.each(['0.0.0.0/0', '::/0', '0.0.0.0/1,128.0.0.0/1', '10.0.0.0/7', 'fd00::/15', '::ffff:10.0.0.0/103', '::ffff:0.0.0.0/96'])(
-    'refuses the range %s, wider than /8 (IPv4) or /16 (IPv6)',
+  it.each([
+    '0.0.0.0/0',
+    '::/0',
+    '0.0.0.0/1,128.0.0.0/1',
+    '10.0.0.0/7',
+    'fd00::/15',
+    '::ffff:10.0.0.0/103',
+    '::ffff:0.0.0.0/96',
+  ])('refuses the range %s, wider than /8 (IPv4) or /16 (IPv6)', (value) => {
+    refuses({ JWT_SECRET: SECRET, TRUST_PROXY: value }, 'TRUST_PROXY');
+  });
+
+  it.each(['10.0.0.0/8', 'fd00::/16', '::ffff:10.0.0.0/104', '192.168.0.0/16,loopback'])(
+    'accepts the range %s',
     (value) => {
-      refuses({ JWT_SECRET: SECRET, TRUST_PROXY: value }, 'TRUST_PROXY');
+      expect(loadConfig({ JWT_SECRET: SECRET, TRUST_PROXY: value }).trustProxy).toEqual(value.split(','));
     },
   );
-
-  it.each(['10.0.0.0/8', 'fd00::/16', '::ffff:10.0.0.0/104', '192.168.0.0/16,loopback'])('accepts the range %s', (value) => {
-    expect(loadConfig({ JWT_SECRET: SECRET, TRUST_PROXY: value }).trustProxy).toEqual(value.split(','));
-  });
 
   it('refuses 0.0.0.0/0 at start: exit code 1 before listening, the variable named, no stack trace', async () => {
     const server = await spawnServer({ TRUST_PROXY: '0.0.0.0/0', JWT_SECRET: SECRET });
@@ -55,11 +63,17 @@ describe('TRUST_PROXY', () => {
 
 describe('TURN settings', () => {
   it('refuses a TURN_SECRET shorter than 32 characters', () => {
-    refuses({ JWT_SECRET: SECRET, TURN_URLS: 'turn:turn.example.test:3478', TURN_SECRET: 'y'.repeat(31) }, 'TURN_SECRET');
+    refuses(
+      { JWT_SECRET: SECRET, TURN_URLS: 'turn:turn.example.test:3478', TURN_SECRET: 'y'.repeat(31) },
+      'TURN_SECRET',
+    );
   });
 
   it('accepts a TURN_SECRET of 32 characters', () => {
-    expect(loadConfig({ JWT_SECRET: SECRET, TURN_URLS: 'turn:turn.example.test:3478', TURN_SECRET: 'y'.repeat(32) }).webrtc.turnSecret).toBe('y'.repeat(32));
+    expect(
+      loadConfig({ JWT_SECRET: SECRET, TURN_URLS: 'turn:turn.example.test:3478', TURN_SECRET: 'y'.repeat(32) }).webrtc
+        .turnSecret,
+    ).toBe('y'.repeat(32));
   });
 
   it('caps TURN_TTL_SECONDS at 86400', () => {
@@ -82,11 +96,14 @@ describe('the generated JWT secret file (DATA_DIR/jwt-secret)', () => {
     return { dir, file: path.join(dir, 'jwt-secret') };
   };
 
-  it.each(['644', '640', '604', '606', '660', '620'])('refuses a file of mode %s (readable or writable by other users), naming DATA_DIR', (mode) => {
-    const { dir } = secretFile(parseInt(mode, 8));
-    refuses({ DATA_DIR: dir }, 'DATA_DIR');
-    expect(() => loadConfig({ DATA_DIR: dir })).toThrow(/readable or writable by other users/);
-  });
+  it.each(['644', '640', '604', '606', '660', '620'])(
+    'refuses a file of mode %s (readable or writable by other users), naming DATA_DIR',
+    (mode) => {
+      const { dir } = secretFile(parseInt(mode, 8));
+      refuses({ DATA_DIR: dir }, 'DATA_DIR');
+      expect(() => loadConfig({ DATA_DIR: dir })).toThrow(/readable or writable by other users/);
+    },
+  );
 
   it('refuses a file another user owns', () => {
     if (process.getuid?.() !== 0) return expect(process.getuid?.()).not.toBe(0); // only root can give a file away

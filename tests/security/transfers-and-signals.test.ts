@@ -33,25 +33,52 @@ describe('open transfer offers per match', () => {
     const { alice, bob, match, base } = await pair();
     for (let i = 0; i < MAX_OPEN_TRANSFERS; i++) {
       const sender = i % 2 === 0 ? alice : bob;
-      expect((await server.request.post(base).set('Authorization', sender.auth).send(offer(`clip-${i}.mp4`))).status).toBe(201);
+      expect(
+        (
+          await server.request
+            .post(base)
+            .set('Authorization', sender.auth)
+            .send(offer(`clip-${i}.mp4`))
+        ).status,
+      ).toBe(201);
     }
     const refused = await server.request.post(base).set('Authorization', alice.auth).send(offer('one-more.mp4'));
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ success: false, code: 'TOO_MANY_OPEN_TRANSFERS', error: 'Too many open transfer offers for this match' });
+    expect(refused.body).toEqual({
+      success: false,
+      code: 'TOO_MANY_OPEN_TRANSFERS',
+      error: 'Too many open transfer offers for this match',
+    });
     expect(refused.headers['retry-after']).toBe('60');
     expect(await prisma.videoTransfer.count({ where: { matchId: match.id } })).toBe(MAX_OPEN_TRANSFERS);
 
-    const first = await prisma.videoTransfer.findFirstOrThrow({ where: { matchId: match.id, senderId: alice.user.id } });
-    expect((await server.request.patch(`${base}/${first.id}`).set('Authorization', alice.auth).send({ status: 'cancelled' })).status).toBe(200);
-    expect((await server.request.post(base).set('Authorization', bob.auth).send(offer('after-cancel.mp4'))).status).toBe(201);
+    const first = await prisma.videoTransfer.findFirstOrThrow({
+      where: { matchId: match.id, senderId: alice.user.id },
+    });
+    expect(
+      (await server.request.patch(`${base}/${first.id}`).set('Authorization', alice.auth).send({ status: 'cancelled' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await server.request.post(base).set('Authorization', bob.auth).send(offer('after-cancel.mp4'))).status,
+    ).toBe(201);
   });
 
   it(`creates exactly ${MAX_OPEN_TRANSFERS} of ${MAX_OPEN_TRANSFERS + 6} parallel offers`, async () => {
     const { alice, match, base } = await pair();
-    const answers = await Promise.all(Array.from({ length: MAX_OPEN_TRANSFERS + 6 }, (_, i) => server.request.post(base).set('Authorization', alice.auth).send(offer(`p-${i}.mp4`))));
+    const answers = await Promise.all(
+      Array.from({ length: MAX_OPEN_TRANSFERS + 6 }, (_, i) =>
+        server.request
+          .post(base)
+          .set('Authorization', alice.auth)
+          .send(offer(`p-${i}.mp4`)),
+      ),
+    );
     expect(answers.filter((r) => r.status === 201)).toHaveLength(MAX_OPEN_TRANSFERS);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(6);
-    expect(await prisma.videoTransfer.count({ where: { matchId: match.id, status: 'offered' } })).toBe(MAX_OPEN_TRANSFERS);
+    expect(await prisma.videoTransfer.count({ where: { matchId: match.id, status: 'offered' } })).toBe(
+      MAX_OPEN_TRANSFERS,
+    );
   });
 });
 
@@ -69,13 +96,18 @@ describe('file names', () => {
     const res = await server.request.post(base).set('Authorization', alice.auth).send(offer(fileName));
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
-    expect(res.body.details).toEqual([{ field: 'fileName', message: 'fileName must not contain control or bidirectional formatting characters' }]);
+    expect(res.body.details).toEqual([
+      { field: 'fileName', message: 'fileName must not contain control or bidirectional formatting characters' },
+    ]);
     expect(await prisma.videoTransfer.count({ where: { matchId: match.id } })).toBe(0);
   });
 
   it('keeps non-Latin names and spaces', async () => {
     const { alice, base } = await pair();
-    const res = await server.request.post(base).set('Authorization', alice.auth).send(offer('  Finał – Łódź 2026.mp4 '));
+    const res = await server.request
+      .post(base)
+      .set('Authorization', alice.auth)
+      .send(offer('  Finał – Łódź 2026.mp4 '));
     expect(res.status).toBe(201);
     expect(res.body.data.fileName).toBe('Finał – Łódź 2026.mp4');
   });
@@ -93,7 +125,9 @@ describe('hangup data', () => {
     const { alice, bob, match } = await pair();
     const [a, b] = await Promise.all([connect(alice.token), connect(bob.token)]);
     const bobGets = nextEvent<{ kind: string; data: unknown }>(b, 'webrtc_signal');
-    expect(await emitAck(a, 'webrtc_signal', { matchSlug: match.slug, kind: 'hangup', data: nested(8) })).toEqual({ success: true });
+    expect(await emitAck(a, 'webrtc_signal', { matchSlug: match.slug, kind: 'hangup', data: nested(8) })).toEqual({
+      success: true,
+    });
     expect((await bobGets).data).toEqual(nested(8));
   });
 
@@ -117,7 +151,7 @@ describe('hangup data', () => {
 });
 
 describe('signal bytes per match (frozen clock)', () => {
-  it('refuses signals past the match\'s byte budget for both members, refills with time, and leaves other matches alone', async () => {
+  it("refuses signals past the match's byte budget for both members, refills with time, and leaves other matches alone", async () => {
     const { alice, bob, carol, event, match } = await pair();
     const other = await insertMatch(event, carol.user, bob.user, 'accepted');
     let now = new Date('2026-11-26T10:00:00Z');
@@ -130,11 +164,16 @@ describe('signal bytes per match (frozen clock)', () => {
       signalLimit: { perSecond: 1000, burst: 1000 }, // the per-user count out of the way
     });
     const sdp = 'v=0\r\n' + 'a'.repeat(16 * 1024 - 10);
-    const send = (from: { id: number }, slug = match.slug) => service.relaySignal(from, { matchSlug: slug, kind: 'offer', data: { type: 'offer', sdp } });
+    const send = (from: { id: number }, slug = match.slug) =>
+      service.relaySignal(from, { matchSlug: slug, kind: 'offer', data: { type: 'offer', sdp } });
     const bytesPerOffer = Buffer.byteLength(JSON.stringify({ type: 'offer', sdp }), 'utf8');
     const fits = Math.floor(SIGNAL_BYTES_PER_MATCH.burst / bytesPerOffer);
     for (let i = 0; i < fits; i++) await send(i % 2 === 0 ? alice.user : bob.user);
-    await expect(send(alice.user)).rejects.toMatchObject({ code: 'SIGNAL_RATE_LIMITED', status: 429, message: 'Too much signal data for this match, slow down' });
+    await expect(send(alice.user)).rejects.toMatchObject({
+      code: 'SIGNAL_RATE_LIMITED',
+      status: 429,
+      message: 'Too much signal data for this match, slow down',
+    });
     await expect(send(bob.user)).rejects.toMatchObject({ code: 'SIGNAL_RATE_LIMITED' });
     await expect(send(carol.user, other.slug)).resolves.toBeUndefined();
     now = new Date(now.getTime() + 1000);

@@ -14,7 +14,12 @@ import { api } from '../helpers/server';
  * the STUN entries only (200, same ttlSeconds).
  */
 
-const webrtc = { stunUrls: ['stun:turn.example.test:3478'], turnUrls: ['turn:turn.example.test:3478?transport=udp'], turnSecret: 'x'.repeat(40), turnTtlSeconds: 600 };
+const webrtc = {
+  stunUrls: ['stun:turn.example.test:3478'],
+  turnUrls: ['turn:turn.example.test:3478?transport=udp'],
+  turnSecret: 'x'.repeat(40),
+  turnTtlSeconds: 600,
+};
 const STUN_ONLY = { iceServers: [{ urls: webrtc.stunUrls }], ttlSeconds: 600 };
 
 let c: Container;
@@ -28,9 +33,13 @@ afterAll(async () => {
 const iceServers = async (auth: string) => {
   const res = await api(c).get('/api/webrtc/ice-servers').set('Authorization', auth);
   expect(res.status).toBe(200);
-  return res.body.data as { iceServers: Array<{ urls: string[]; username?: string; credential?: string }>; ttlSeconds: number };
+  return res.body.data as {
+    iceServers: Array<{ urls: string[]; username?: string; credential?: string }>;
+    ttlSeconds: number;
+  };
 };
-const hasTurn = (view: { iceServers: Array<{ urls: string[]; username?: string }> }) => view.iceServers.some((s) => s.urls.some((u) => u.startsWith('turn')) && s.username !== undefined);
+const hasTurn = (view: { iceServers: Array<{ urls: string[]; username?: string }> }) =>
+  view.iceServers.some((s) => s.urls.some((u) => u.startsWith('turn')) && s.username !== undefined);
 
 it('gives an unverified account in no match STUN only', async () => {
   const { auth } = await createUser({ emailVerified: false });
@@ -44,18 +53,24 @@ it.each(['pending'] as const)('gives both members of a %s match STUN only', asyn
   expect(await iceServers(bob.auth)).toEqual(STUN_ONLY);
 });
 
-it.each(['accepted', 'completed'] as const)('gives both members of a %s match the TURN entry with credentials, and not a third participant', async (status) => {
-  const { alice, bob, carol, event } = await createTrio();
-  await insertMatch(event, alice.user, bob.user, status);
-  for (const member of [alice, bob]) {
-    const view = await iceServers(member.auth);
-    expect(view.ttlSeconds).toBe(600);
-    expect(view.iceServers[0]).toEqual({ urls: webrtc.stunUrls });
-    expect(view.iceServers[1]).toMatchObject({ urls: webrtc.turnUrls, username: expect.stringMatching(new RegExp(`^\\d+:${member.user.id}$`)) });
-    expect(typeof view.iceServers[1].credential).toBe('string');
-  }
-  expect(hasTurn(await iceServers(carol.auth))).toBe(false);
-});
+it.each(['accepted', 'completed'] as const)(
+  'gives both members of a %s match the TURN entry with credentials, and not a third participant',
+  async (status) => {
+    const { alice, bob, carol, event } = await createTrio();
+    await insertMatch(event, alice.user, bob.user, status);
+    for (const member of [alice, bob]) {
+      const view = await iceServers(member.auth);
+      expect(view.ttlSeconds).toBe(600);
+      expect(view.iceServers[0]).toEqual({ urls: webrtc.stunUrls });
+      expect(view.iceServers[1]).toMatchObject({
+        urls: webrtc.turnUrls,
+        username: expect.stringMatching(new RegExp(`^\\d+:${member.user.id}$`)),
+      });
+      expect(typeof view.iceServers[1].credential).toBe('string');
+    }
+    expect(hasTurn(await iceServers(carol.auth))).toBe(false);
+  },
+);
 
 it('takes the TURN entry away once the accepted match is deleted', async () => {
   const { alice, bob, event } = await createTrio();
@@ -67,10 +82,14 @@ it('takes the TURN entry away once the accepted match is deleted', async () => {
   expect(await iceServers(alice.auth)).toEqual(STUN_ONLY);
 });
 
-describe('the compose file\'s coturn', () => {
-  const compose = parse(readFileSync(path.join(__dirname, '../../docker-compose.yml'), 'utf8')) as { services: Record<string, { command?: string[] }> };
+describe("the compose file's coturn", () => {
+  const compose = parse(readFileSync(path.join(__dirname, '../../docker-compose.yml'), 'utf8')) as {
+    services: Record<string, { command?: string[] }>;
+  };
   const command = compose.services.coturn?.command ?? [];
-  const denied = command.filter((a) => a.startsWith('--denied-peer-ip=')).map((a) => a.slice('--denied-peer-ip='.length));
+  const denied = command
+    .filter((a) => a.startsWith('--denied-peer-ip='))
+    .map((a) => a.slice('--denied-peer-ip='.length));
 
   it.each([
     ['10/8', '10.0.0.0-10.255.255.255'],

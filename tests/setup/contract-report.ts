@@ -52,7 +52,9 @@ export async function printContractReport(): Promise<void> {
       (unexercised.length ? `:\n  ${unexercised.join('\n  ')}` : '.'),
   );
   if (wholeSuite && unexercised.length > 0) {
-    console.error(`OpenAPI contract FAILED: ${unexercised.length} documented operation(s) never exercised by the suite`);
+    console.error(
+      `OpenAPI contract FAILED: ${unexercised.length} documented operation(s) never exercised by the suite`,
+    );
     process.exitCode = 1;
   }
 }

@@ -33,7 +33,9 @@ export default async function globalSetup(): Promise<void> {
   try {
     await admin.connect();
   } catch (err) {
-    throw new Error(`Tests cannot reach the PostgreSQL server at TEST_DATABASE_ADMIN_URL: ${(err as Error).message}`, { cause: err });
+    throw new Error(`Tests cannot reach the PostgreSQL server at TEST_DATABASE_ADMIN_URL: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   const { rows } = await admin.query<{ server_version: string }>('SHOW server_version');
   await admin.query(`CREATE DATABASE "${name}"`);
@@ -51,7 +53,12 @@ export default async function globalSetup(): Promise<void> {
   });
   await db.end();
 
-  const state: TestDbState = { name, url, adminUrl: server.adminUrl, embedded: 'embedded' in server ? server.embedded : undefined };
+  const state: TestDbState = {
+    name,
+    url,
+    adminUrl: server.adminUrl,
+    embedded: 'embedded' in server ? server.embedded : undefined,
+  };
   writeState(state, stateFile);
   process.env.WCS_TEST_STATE_FILE = stateFile;
   process.env.DATABASE_URL = url;
@@ -61,10 +68,14 @@ async function startRunServer(stateFile: string) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wcs-test-pg-'));
   // Jest does not run global teardown on Ctrl-C or a crash: a detached watchdog that outlives
   // this process stops the server and removes the directory when it is gone.
-  const watchdog = spawn(process.execPath, [path.join(__dirname, 'watchdog.cjs'), String(process.pid), dir, stateFile], {
-    detached: true,
-    stdio: 'ignore',
-  });
+  const watchdog = spawn(
+    process.execPath,
+    [path.join(__dirname, 'watchdog.cjs'), String(process.pid), dir, stateFile],
+    {
+      detached: true,
+      stdio: 'ignore',
+    },
+  );
   watchdog.unref();
   const embedded = await startEmbeddedDatabase({
     dataDir: dir,

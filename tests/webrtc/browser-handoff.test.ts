@@ -21,7 +21,9 @@ const FILE_SIZE = 32 * 1024 * 1024;
 const required = process.env.CI === 'true';
 const runnable = chromiumAvailable() || required;
 if (!runnable) {
-  console.warn(`SKIPPED tests/webrtc/browser-handoff.test.ts: no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
+  console.warn(
+    `SKIPPED tests/webrtc/browser-handoff.test.ts: no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+  );
 }
 const proof = runnable ? it : it.skip;
 
@@ -39,7 +41,10 @@ describe('video hand-off between two real browsers', () => {
   proof(
     'page A sends a 32 MB file over a DataChannel to page B through the service signaling; hashes equal, record completed; a third user is refused',
     async () => {
-      if (!chromiumAvailable()) throw new Error(`CI=true but no Chromium at ${CHROMIUM_PATH}: .ci/run installs it (apt-get install -y chromium)`);
+      if (!chromiumAvailable())
+        throw new Error(
+          `CI=true but no Chromium at ${CHROMIUM_PATH}: .ci/run installs it (apt-get install -y chromium)`,
+        );
       const { event, alice, bob, carol } = await createTrio();
       const match = await insertMatch(event, alice.user, bob.user, 'accepted');
       server = await startTestServer();
@@ -81,7 +86,10 @@ describe('video hand-off between two real browsers', () => {
         error: 'Match not found',
         code: 'MATCH_NOT_FOUND',
       });
-      expect(await trySignal(pageC, 'ice-candidate', { candidate: '' })).toMatchObject({ success: false, code: 'MATCH_NOT_FOUND' });
+      expect(await trySignal(pageC, 'ice-candidate', { candidate: '' })).toMatchObject({
+        success: false,
+        code: 'MATCH_NOT_FOUND',
+      });
     },
     180_000,
   );

@@ -15,7 +15,11 @@ describe('webrtc_signal relay over Socket.IO', () => {
   async function acceptedPair(status: 'accepted' | 'completed' | 'pending' = 'accepted') {
     const trio = await createTrio({ alice: { firstName: 'Alice' } });
     const match = await insertMatch(trio.event, trio.alice.user, trio.bob.user, status);
-    const [a, b, c] = await Promise.all([connect(trio.alice.token), connect(trio.bob.token), connect(trio.carol.token)]);
+    const [a, b, c] = await Promise.all([
+      connect(trio.alice.token),
+      connect(trio.bob.token),
+      connect(trio.carol.token),
+    ]);
     return { ...trio, match, a, b, c };
   }
 
@@ -31,23 +35,43 @@ describe('webrtc_signal relay over Socket.IO', () => {
   it('relays an offer to the other member with from, and acknowledges the sender', async () => {
     const { alice, match, a, b } = await acceptedPair();
     const bobGets = nextEvent<WebrtcSignalRelay>(b, 'webrtc_signal');
-    const ack = await emitAck(a, 'webrtc_signal', { matchSlug: match.slug, kind: 'offer', data: { type: 'offer', sdp: SAMPLE_SDP } });
+    const ack = await emitAck(a, 'webrtc_signal', {
+      matchSlug: match.slug,
+      kind: 'offer',
+      data: { type: 'offer', sdp: SAMPLE_SDP },
+    });
     expect(ack).toEqual({ success: true });
     expect(await bobGets).toEqual({
       matchSlug: match.slug,
       kind: 'offer',
       data: { type: 'offer', sdp: SAMPLE_SDP },
-      from: { id: alice.user.id, username: alice.user.username, avatar: alice.user.avatar, firstName: 'Alice', lastName: null },
+      from: {
+        id: alice.user.id,
+        username: alice.user.username,
+        avatar: alice.user.avatar,
+        firstName: 'Alice',
+        lastName: null,
+      },
     });
   });
 
   it('relays answer, ice-candidate and hangup in order, in a completed match too', async () => {
     const { bob, match, a, b } = await acceptedPair('completed');
     const aliceSignals = collectSignals(a);
-    expect(await emitAck(b, 'webrtc_signal', { matchSlug: match.slug, kind: 'answer', data: { type: 'answer', sdp: SAMPLE_SDP } })).toEqual({ success: true });
-    expect(await emitAck(b, 'webrtc_signal', { matchSlug: match.slug, kind: 'ice-candidate', data: SAMPLE_CANDIDATE })).toEqual({ success: true });
+    expect(
+      await emitAck(b, 'webrtc_signal', {
+        matchSlug: match.slug,
+        kind: 'answer',
+        data: { type: 'answer', sdp: SAMPLE_SDP },
+      }),
+    ).toEqual({ success: true });
+    expect(
+      await emitAck(b, 'webrtc_signal', { matchSlug: match.slug, kind: 'ice-candidate', data: SAMPLE_CANDIDATE }),
+    ).toEqual({ success: true });
     expect(await emitAck(b, 'webrtc_signal', { matchSlug: match.slug, kind: 'hangup' })).toEqual({ success: true });
-    expect(await emitAck(b, 'webrtc_signal', { matchSlug: match.slug, kind: 'ice-candidate', data: marker('end') })).toEqual({ success: true });
+    expect(
+      await emitAck(b, 'webrtc_signal', { matchSlug: match.slug, kind: 'ice-candidate', data: marker('end') }),
+    ).toEqual({ success: true });
     const received = await aliceSignals.until(marker('end').candidate);
     expect(received.map((r) => [r.kind, r.from.id])).toEqual([
       ['answer', bob.user.id],
@@ -63,7 +87,11 @@ describe('webrtc_signal relay over Socket.IO', () => {
     const { match, a, b, c } = await acceptedPair();
     const bobSignals = collectSignals(b);
     const aliceSignals = collectSignals(a);
-    const ack = await emitAck(c, 'webrtc_signal', { matchSlug: match.slug, kind: 'offer', data: { type: 'offer', sdp: SAMPLE_SDP } });
+    const ack = await emitAck(c, 'webrtc_signal', {
+      matchSlug: match.slug,
+      kind: 'offer',
+      data: { type: 'offer', sdp: SAMPLE_SDP },
+    });
     expect(ack).toEqual({ success: false, error: 'Match not found', code: 'MATCH_NOT_FOUND' });
     await emitAck(a, 'webrtc_signal', { matchSlug: match.slug, kind: 'ice-candidate', data: marker('m1') });
     await emitAck(b, 'webrtc_signal', { matchSlug: match.slug, kind: 'ice-candidate', data: marker('m2') });
@@ -82,7 +110,13 @@ describe('webrtc_signal relay over Socket.IO', () => {
 
   it('refuses a signal in a match that is not accepted', async () => {
     const { match, a } = await acceptedPair('pending');
-    expect(await emitAck(a, 'webrtc_signal', { matchSlug: match.slug, kind: 'offer', data: { type: 'offer', sdp: SAMPLE_SDP } })).toEqual({
+    expect(
+      await emitAck(a, 'webrtc_signal', {
+        matchSlug: match.slug,
+        kind: 'offer',
+        data: { type: 'offer', sdp: SAMPLE_SDP },
+      }),
+    ).toEqual({
       success: false,
       error: 'Match is not accepted',
       code: 'MATCH_NOT_ACCEPTED',
@@ -101,12 +135,24 @@ describe('webrtc_signal relay over Socket.IO', () => {
   it('refuses an SDP over 16 KB and accepts one of exactly 16 KB', async () => {
     const { match, a } = await acceptedPair();
     const sdpOf = (bytes: number) => SAMPLE_SDP + 'a'.repeat(bytes - SAMPLE_SDP.length);
-    expect(await emitAck(a, 'webrtc_signal', { matchSlug: match.slug, kind: 'offer', data: { type: 'offer', sdp: sdpOf(MAX_SDP_BYTES + 1) } })).toEqual({
+    expect(
+      await emitAck(a, 'webrtc_signal', {
+        matchSlug: match.slug,
+        kind: 'offer',
+        data: { type: 'offer', sdp: sdpOf(MAX_SDP_BYTES + 1) },
+      }),
+    ).toEqual({
       success: false,
       error: 'SDP larger than 16 KB',
       code: 'SIGNAL_TOO_LARGE',
     });
-    expect(await emitAck(a, 'webrtc_signal', { matchSlug: match.slug, kind: 'offer', data: { type: 'offer', sdp: sdpOf(MAX_SDP_BYTES) } })).toEqual({
+    expect(
+      await emitAck(a, 'webrtc_signal', {
+        matchSlug: match.slug,
+        kind: 'offer',
+        data: { type: 'offer', sdp: sdpOf(MAX_SDP_BYTES) },
+      }),
+    ).toEqual({
       success: true,
     });
   });
@@ -123,7 +169,13 @@ describe('webrtc_signal relay over Socket.IO', () => {
 
   it('refuses malformed payloads with INVALID_SIGNAL', async () => {
     const { match, a } = await acceptedPair();
-    for (const payload of [null, 'offer', { kind: 'offer' }, { matchSlug: match.slug, kind: 'offer', data: { type: 'answer', sdp: 'x' } }, { matchSlug: match.slug, kind: 'ice-candidate', data: { candidate: 1 } }]) {
+    for (const payload of [
+      null,
+      'offer',
+      { kind: 'offer' },
+      { matchSlug: match.slug, kind: 'offer', data: { type: 'answer', sdp: 'x' } },
+      { matchSlug: match.slug, kind: 'ice-candidate', data: { candidate: 1 } },
+    ]) {
       expect(await emitAck(a, 'webrtc_signal', payload)).toMatchObject({ success: false, code: 'INVALID_SIGNAL' });
     }
   });
@@ -146,7 +198,9 @@ describe('webrtc_signal relay over Socket.IO', () => {
     // a marker sent after the flood (one second's refill later) arrives next: nothing else was relayed
     await new Promise((resolve) => setTimeout(resolve, 1000 / SIGNAL_LIMIT.perSecond + 1));
     // (refill, not a timed assertion: waiting only lets one token come back)
-    expect(await emitAck(a, 'webrtc_signal', { matchSlug: match.slug, kind: 'ice-candidate', data: marker('after') })).toEqual({ success: true });
+    expect(
+      await emitAck(a, 'webrtc_signal', { matchSlug: match.slug, kind: 'ice-candidate', data: marker('after') }),
+    ).toEqual({ success: true });
     expect(await bobSignals.until(marker('after').candidate)).toHaveLength(accepted.length + 1);
   });
 });
@@ -171,6 +225,8 @@ describe('WebrtcService flood limit (frozen clock)', () => {
     await expect(send()).rejects.toMatchObject({ code: 'SIGNAL_RATE_LIMITED' });
     expect(relayed).toHaveLength(SIGNAL_LIMIT.burst + SIGNAL_LIMIT.perSecond);
     // bob's own bucket is untouched
-    await expect(service.relaySignal(bob.user, { matchSlug: match.slug, kind: 'hangup', data: null })).resolves.toBeUndefined();
+    await expect(
+      service.relaySignal(bob.user, { matchSlug: match.slug, kind: 'hangup', data: null }),
+    ).resolves.toBeUndefined();
   });
 });

@@ -6,11 +6,15 @@ import { hmacSha1, toBase64, toHex, utf8 } from '../helpers/hmac-sha1';
 
 describe('TURN REST credentials (coturn use-auth-secret)', () => {
   it('the independent HMAC-SHA1 matches the RFC 2202 test vectors', () => {
-    expect(toHex(hmacSha1(new Uint8Array(20).fill(0x0b), utf8('Hi There')))).toBe('b617318655057264e28bc0b6fb378c8ef146be00');
-    expect(toHex(hmacSha1(utf8('Jefe'), utf8('what do ya want for nothing?')))).toBe('effcdf6ae5eb2fa2d27416d5f184df9c259a7c79');
-    expect(toHex(hmacSha1(new Uint8Array(80).fill(0xaa), utf8('Test Using Larger Than Block-Size Key - Hash Key First')))).toBe(
-      'aa4ae5e15272d00e95705637ce8a3b55ed402112',
+    expect(toHex(hmacSha1(new Uint8Array(20).fill(0x0b), utf8('Hi There')))).toBe(
+      'b617318655057264e28bc0b6fb378c8ef146be00',
     );
+    expect(toHex(hmacSha1(utf8('Jefe'), utf8('what do ya want for nothing?')))).toBe(
+      'effcdf6ae5eb2fa2d27416d5f184df9c259a7c79',
+    );
+    expect(
+      toHex(hmacSha1(new Uint8Array(80).fill(0xaa), utf8('Test Using Larger Than Block-Size Key - Hash Key First'))),
+    ).toBe('aa4ae5e15272d00e95705637ce8a3b55ed402112');
   });
 
   it('username is "<unix expiry>:<userId>" with expiry = now + ttl, credential base64(HMAC-SHA1(secret, username))', () => {
@@ -32,11 +36,18 @@ describe('TURN REST credentials (coturn use-auth-secret)', () => {
   });
 
   it('answers an empty list without STUN or TURN (LAN-only deployment)', () => {
-    expect(iceServersFor({ stunUrls: [], turnUrls: [], turnTtlSeconds: 3600 }, 7, new Date())).toEqual({ iceServers: [], ttlSeconds: 3600 });
+    expect(iceServersFor({ stunUrls: [], turnUrls: [], turnTtlSeconds: 3600 }, 7, new Date())).toEqual({
+      iceServers: [],
+      ttlSeconds: 3600,
+    });
   });
 
   it('answers STUN only when TURN has no URLs', () => {
-    const view = iceServersFor({ stunUrls: ['stun:stun.example.test:3478'], turnUrls: [], turnSecret: 's', turnTtlSeconds: 600 }, 7, new Date());
+    const view = iceServersFor(
+      { stunUrls: ['stun:stun.example.test:3478'], turnUrls: [], turnSecret: 's', turnTtlSeconds: 600 },
+      7,
+      new Date(),
+    );
     expect(view).toEqual({ iceServers: [{ urls: ['stun:stun.example.test:3478'] }], ttlSeconds: 600 });
   });
 
@@ -63,7 +74,12 @@ describe('ICE configuration', () => {
   });
 
   it('splits comma-separated STUN and TURN URLs', () => {
-    const c = loadConfig({ STUN_URLS: 'stun:a.test:3478, stuns:b.test', TURN_URLS: 'turn:a.test:3478?transport=udp,turns:a.test:5349', TURN_SECRET: 's3cret'.repeat(6), TURN_TTL_SECONDS: '600' });
+    const c = loadConfig({
+      STUN_URLS: 'stun:a.test:3478, stuns:b.test',
+      TURN_URLS: 'turn:a.test:3478?transport=udp,turns:a.test:5349',
+      TURN_SECRET: 's3cret'.repeat(6),
+      TURN_TTL_SECONDS: '600',
+    });
     expect(c.webrtc).toEqual({
       stunUrls: ['stun:a.test:3478', 'stuns:b.test'],
       turnUrls: ['turn:a.test:3478?transport=udp', 'turns:a.test:5349'],

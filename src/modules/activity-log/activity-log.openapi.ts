@@ -12,11 +12,27 @@ export const adminOpenApi: Record<string, unknown> = {
       parameters: [
         queryParam('page', { type: 'integer', minimum: 1, maximum: 100000, default: 1 }),
         queryParam('category', { enum: categories }),
-        queryParam('action', { type: 'string', minLength: 1, maxLength: 100 }, 'exact action, e.g. login, login_failed'),
-        queryParam('username', { type: 'string', minLength: 1, maxLength: 50 }, 'exact, case-insensitive, literal (`%` and `_` are characters, not wildcards)'),
+        queryParam(
+          'action',
+          { type: 'string', minLength: 1, maxLength: 100 },
+          'exact action, e.g. login, login_failed',
+        ),
+        queryParam(
+          'username',
+          { type: 'string', minLength: 1, maxLength: 50 },
+          'exact, case-insensitive, literal (`%` and `_` are characters, not wildcards)',
+        ),
         queryParam('success', { enum: ['true', 'false'] }),
-        queryParam('from', { type: 'string', format: 'date-time' }, 'inclusive; ISO 8601, 1900-01-01 to 9999-12-31 UTC (else 400)'),
-        queryParam('to', { type: 'string', format: 'date-time' }, 'inclusive; ISO 8601, 1900-01-01 to 9999-12-31 UTC (else 400)'),
+        queryParam(
+          'from',
+          { type: 'string', format: 'date-time' },
+          'inclusive; ISO 8601, 1900-01-01 to 9999-12-31 UTC (else 400)',
+        ),
+        queryParam(
+          'to',
+          { type: 'string', format: 'date-time' },
+          'inclusive; ISO 8601, 1900-01-01 to 9999-12-31 UTC (else 400)',
+        ),
       ],
       description:
         'Each parameter may be given once (a repeated one is a 400). Auth actions: register, login, login_failed, login_locked (attempt on a locked account), account_locked (the attempt that locked it), email_verify, verification_resend, password_reset_request, password_reset, password_change, profile_update, email_change. Live stream: Socket.IO `join_admin_activity_logs` (admins only) then `activity_log_entry` events.',

@@ -72,7 +72,12 @@ export class ActivityLogService {
       });
       // not awaited: the action's answer never waits on the admin stream (Redis trouble, issue 23);
       // toRoomMembers logs its own failures
-      void this.notifier.toRoomMembers(rooms.adminActivityLogs, (ids) => this.currentAdmins(ids), 'activity_log_entry', entry);
+      void this.notifier.toRoomMembers(
+        rooms.adminActivityLogs,
+        (ids) => this.currentAdmins(ids),
+        'activity_log_entry',
+        entry,
+      );
       return entry;
     } catch (err) {
       this.logger.warn({ err, category: activity.category, action: activity.action }, 'activity log write failed');
@@ -88,7 +93,17 @@ export class ActivityLogService {
     return this.db.activityLog.findMany({
       where: { userId },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      select: { id: true, createdAt: true, category: true, action: true, success: true, ip: true, method: true, path: true, resource: true },
+      select: {
+        id: true,
+        createdAt: true,
+        category: true,
+        action: true,
+        success: true,
+        ip: true,
+        method: true,
+        path: true,
+        resource: true,
+      },
     });
   }
 
@@ -158,7 +173,12 @@ export class ActivityLogService {
     for (const row of byCategoryRows) {
       if (row.category in byCategory) byCategory[row.category as ActivityCategory] = row._count._all;
     }
-    return { total, last24h, failures, byCategory, topActions: top.map((t) => ({ action: t.action, count: t._count.action })) };
+    return {
+      total,
+      last24h,
+      failures,
+      byCategory,
+      topActions: top.map((t) => ({ action: t.action, count: t._count.action })),
+    };
   }
 }
-

@@ -25,7 +25,12 @@ export const accountMail = {
   /** a new password-reset link to the account's address */
   passwordReset: (userId: number): MailReference => ({ kind: 'password_reset', userId }),
   /** the notice to the previous address after an e-mail change (no secret in it) */
-  emailChanged: (userId: number, previousEmail: string, newEmail: string): MailReference => ({ kind: 'email_changed', userId, previousEmail, newEmail }),
+  emailChanged: (userId: number, previousEmail: string, newEmail: string): MailReference => ({
+    kind: 'email_changed',
+    userId,
+    previousEmail,
+    newEmail,
+  }),
 };
 
 export class AccountMails {

@@ -21,7 +21,8 @@ const email: Schema = { type: 'string', format: 'email', maxLength: 254, descrip
 /** The address of a new account (and of an e-mail change): stricter than the one of login, resend and reset request. */
 const newEmail: Schema = {
   ...email,
-  description: 'trimmed and lower-cased; the local part unquoted, without white space or control characters (else 400 naming `email`)',
+  description:
+    'trimmed and lower-cased; the local part unquoted, without white space or control characters (else 400 naming `email`)',
 };
 const password: Schema = { type: 'string', minLength: 6, description: '6 characters to 72 bytes' };
 const emailBody = obj({ email });
@@ -49,12 +50,30 @@ export const authOpenApi: Record<string, unknown> = {
         userObject,
       body: obj(
         {
-          username: { type: 'string', minLength: 3, maxLength: 50, pattern: '^[A-Za-z0-9_]+$', description: 'unique regardless of case (`Alice` taken → `alice` gets 409); kept as written for display' },
+          username: {
+            type: 'string',
+            minLength: 3,
+            maxLength: 50,
+            pattern: '^[A-Za-z0-9_]+$',
+            description: 'unique regardless of case (`Alice` taken → `alice` gets 409); kept as written for display',
+          },
           email: newEmail,
           password,
-          firstName: { type: ['string', 'null'], maxLength: 100, description: 'trimmed; a control character → 400 "firstName must not contain control characters"' },
-          lastName: { type: ['string', 'null'], maxLength: 100, description: 'trimmed; a control character → 400 "lastName must not contain control characters"' },
-          registryId: { type: ['string', 'null'], pattern: '^\\s*(\\d{1,10})?\\s*$', description: 'a string of 1-10 digits ("" or null: none); a number is refused (400)' },
+          firstName: {
+            type: ['string', 'null'],
+            maxLength: 100,
+            description: 'trimmed; a control character → 400 "firstName must not contain control characters"',
+          },
+          lastName: {
+            type: ['string', 'null'],
+            maxLength: 100,
+            description: 'trimmed; a control character → 400 "lastName must not contain control characters"',
+          },
+          registryId: {
+            type: ['string', 'null'],
+            pattern: '^\\s*(\\d{1,10})?\\s*$',
+            description: 'a string of 1-10 digits ("" or null: none); a number is refused (400)',
+          },
           captchaToken: {
             type: 'string',
             maxLength: 4096,
@@ -65,7 +84,11 @@ export const authOpenApi: Record<string, unknown> = {
         ['firstName', 'lastName', 'registryId', 'captchaToken'],
       ),
       ok: { '201': json(dataOf(ref('AuthResult')), 'Registered: a JWT (HS256, 24 h) and the user') },
-      errors: { 400: ['VALIDATION_ERROR', 'CAPTCHA_FAILED'], 409: ['EMAIL_TAKEN', 'USERNAME_TAKEN'], 503: ['CAPTCHA_UNAVAILABLE'] },
+      errors: {
+        400: ['VALIDATION_ERROR', 'CAPTCHA_FAILED'],
+        409: ['EMAIL_TAKEN', 'USERNAME_TAKEN'],
+        503: ['CAPTCHA_UNAVAILABLE'],
+      },
     }),
   },
   '/auth/login': {
@@ -88,7 +111,10 @@ export const authOpenApi: Record<string, unknown> = {
           },
           'ACCOUNT_SUSPENDED: "Account suspended" with `until` (ISO, or null when indefinite), only after the right password (a wrong one answers 401 as usual; see docs/moderation.md); CSRF_INVALID: "Invalid CSRF token"',
         ),
-        '423': json(ref('AccountLockedError'), 'Account locked (ACCOUNT_LOCKED), with `retryAfter` and a `Retry-After` header'),
+        '423': json(
+          ref('AccountLockedError'),
+          'Account locked (ACCOUNT_LOCKED), with `retryAfter` and a `Retry-After` header',
+        ),
       },
     }),
   },
@@ -98,7 +124,8 @@ export const authOpenApi: Record<string, unknown> = {
       summary: 'Verify the e-mail address with the link token',
       access: 'public',
       parameters: [queryParam('token', { type: 'string', minLength: 1, maxLength: 200 }, undefined, true)],
-      description: 'Single use. Sets emailVerified=true and voids the token and the code. Failed attempts are written to the activity log at most once per IP address and minute (metadata `failures`: how many the entry stands for).',
+      description:
+        'Single use. Sets emailVerified=true and voids the token and the code. Failed attempts are written to the activity log at most once per IP address and minute (metadata `failures`: how many the entry stands for).',
       ok: { '200': json(messageAndData(['Email verified'], verified)) },
       errors: { 400: ['INVALID_VERIFICATION_TOKEN', 'VALIDATION_ERROR'] },
     }),
@@ -110,7 +137,14 @@ export const authOpenApi: Record<string, unknown> = {
       access: 'public',
       description:
         'Each attempt counts; after 5 attempts the code is void until a resend. An unknown e-mail answers like a wrong code.',
-      body: obj({ email, code: { type: ['string', 'integer'], pattern: '^\\s*\\d{6}\\s*$', description: '6 digits (a JSON integer is padded with leading zeros)' } }),
+      body: obj({
+        email,
+        code: {
+          type: ['string', 'integer'],
+          pattern: '^\\s*\\d{6}\\s*$',
+          description: '6 digits (a JSON integer is padded with leading zeros)',
+        },
+      }),
       ok: { '200': json(messageAndData(['Email verified'], verified)) },
       errors: { 400: ['INVALID_VERIFICATION_CODE', 'VALIDATION_ERROR'] },
     }),
@@ -123,7 +157,11 @@ export const authOpenApi: Record<string, unknown> = {
       description:
         'Replaces the previous token and code (valid 24 h). Always the same 200 answer whether or not the address exists or is already verified (no account enumeration); a mail goes only to an existing unverified account. Rate limit: e-mail tier.',
       body: emailBody,
-      ok: { '200': json(messageAndData(['If an unverified account exists for this email, a new verification email has been sent'])) },
+      ok: {
+        '200': json(
+          messageAndData(['If an unverified account exists for this email, a new verification email has been sent']),
+        ),
+      },
       errors: { 400: ['VALIDATION_ERROR'] },
     }),
   },
@@ -144,7 +182,8 @@ export const authOpenApi: Record<string, unknown> = {
       tags: ['auth'],
       summary: 'Set a new password with the reset token',
       access: 'public',
-      description: 'Single use; also clears the account lock and the failed-login counter, and ends every earlier session (older tokens answer 401, their sockets are disconnected).',
+      description:
+        'Single use; also clears the account lock and the failed-login counter, and ends every earlier session (older tokens answer 401, their sockets are disconnected).',
       body: obj({ token: { type: 'string', minLength: 1, maxLength: 200 }, newPassword: password }),
       ok: { '200': json(messageAndData(['Password has been reset'])) },
       errors: { 400: ['INVALID_RESET_TOKEN', 'VALIDATION_ERROR'] },

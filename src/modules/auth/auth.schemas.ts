@@ -32,7 +32,13 @@ export const registerBody: ValidationChain[] = [
   plainText('lastName', 'Last name'),
   registryIdField(),
   // checked by the CAPTCHA verifier when CAPTCHA_SECRET is set (missing or empty → 400 CAPTCHA_FAILED), ignored otherwise
-  body('captchaToken').optional().isString().withMessage('captchaToken must be a string').bail().isLength({ max: 4096 }).withMessage('captchaToken must be at most 4096 characters'),
+  body('captchaToken')
+    .optional()
+    .isString()
+    .withMessage('captchaToken must be a string')
+    .bail()
+    .isLength({ max: 4096 })
+    .withMessage('captchaToken must be at most 4096 characters'),
 ];
 
 export interface RegisterInput {
@@ -65,7 +71,15 @@ export interface LoginInput {
 
 export const verifyEmailQuery: ValidationChain[] = [
   // `exists()` without `values: 'null'`: a query string has no null
-  query('token').exists().withMessage('Token is required').bail().isString().withMessage('Token must be a string').bail().isLength({ min: 1, max: 200 }).withMessage('Token is required'),
+  query('token')
+    .exists()
+    .withMessage('Token is required')
+    .bail()
+    .isString()
+    .withMessage('Token must be a string')
+    .bail()
+    .isLength({ min: 1, max: 200 })
+    .withMessage('Token is required'),
 ];
 
 export interface VerifyEmailQuery {
@@ -99,7 +113,15 @@ export interface EmailInput {
 }
 
 export const resetPasswordBody: ValidationChain[] = [
-  body('token').exists({ values: 'null' }).withMessage('Token is required').bail().isString().withMessage('Token must be a string').bail().isLength({ min: 1, max: 200 }).withMessage('Token is required'),
+  body('token')
+    .exists({ values: 'null' })
+    .withMessage('Token is required')
+    .bail()
+    .isString()
+    .withMessage('Token must be a string')
+    .bail()
+    .isLength({ min: 1, max: 200 })
+    .withMessage('Token is required'),
   passwordField('newPassword'),
 ];
 

@@ -238,7 +238,10 @@ export class AuthService {
   /** No attempt could be counted: 401 for an unknown e-mail (after a dummy compare), 423 while locked. */
   private async refusedLogin(actor: Actor, email: string, password: string): Promise<AppError> {
     this.metrics.loginFailed();
-    const user = await this.db.user.findUnique({ where: { email }, select: { id: true, username: true, lockedUntil: true } });
+    const user = await this.db.user.findUnique({
+      where: { email },
+      select: { id: true, username: true, lockedUntil: true },
+    });
     if (!user) {
       await this.hasher.compareWithDummy(password);
       await this.audit.record(actingAs(actor, null), {
@@ -324,7 +327,12 @@ export class AuthService {
       RETURNING "id", "username", "verificationCodeHash"`;
     const row = rows[0];
     const audit = (success: boolean) =>
-      this.audit.record(actingAs(actor, row), { category: 'auth', action: 'email_verify', success, metadata: { method: 'code' } });
+      this.audit.record(actingAs(actor, row), {
+        category: 'auth',
+        action: 'email_verify',
+        success,
+        metadata: { method: 'code' },
+      });
     if (!row || !sameHash(row.verificationCodeHash, sha256(code))) {
       await audit(false);
       throw new AppError('INVALID_VERIFICATION_CODE');
@@ -355,7 +363,10 @@ export class AuthService {
       });
       return;
     }
-    await this.mail.transaction(this.db, async () => ({ result: undefined, mails: [accountMail.verification(user.id, user.email)] }));
+    await this.mail.transaction(this.db, async () => ({
+      result: undefined,
+      mails: [accountMail.verification(user.id, user.email)],
+    }));
     await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'verification_resend' });
   }
 
@@ -374,7 +385,10 @@ export class AuthService {
       });
       return;
     }
-    await this.mail.transaction(this.db, async () => ({ result: undefined, mails: [accountMail.passwordReset(user.id)] }));
+    await this.mail.transaction(this.db, async () => ({
+      result: undefined,
+      mails: [accountMail.passwordReset(user.id)],
+    }));
     await this.audit.record(actingAs(actor, user), { category: 'auth', action: 'password_reset_request' });
   }
 

@@ -46,7 +46,12 @@ export class CurrentPasswordCheck {
     const counted = await this.countFailure(userId);
     if (!counted) throw await this.refused(actor, action, 'locked', (await this.lockRemainingMs(userId)) ?? 1000);
     if (counted.remainingMs !== null && counted.remainingMs > 0) {
-      await this.deps.audit.record(actor, { category: 'auth', action: 'account_locked', success: false, metadata: { attempts: counted.failedLoginAttempts, via: action } });
+      await this.deps.audit.record(actor, {
+        category: 'auth',
+        action: 'account_locked',
+        success: false,
+        metadata: { attempts: counted.failedLoginAttempts, via: action },
+      });
       throw lockedError(counted.remainingMs);
     }
     await this.deps.audit.record(actor, {

@@ -13,10 +13,13 @@ export const avatarsOpenApi: Record<string, unknown> = {
         'reference). Not counted by the general rate limit.',
       ].join(' '),
       access: 'public',
-      parameters: [pathParam('seed', { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, 'the username as registered')],
+      parameters: [
+        pathParam('seed', { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, 'the username as registered'),
+      ],
       ok: {
         '200': {
-          description: 'image/svg+xml; Cache-Control: public, max-age=31536000, immutable; X-Content-Type-Options: nosniff',
+          description:
+            'image/svg+xml; Cache-Control: public, max-age=31536000, immutable; X-Content-Type-Options: nosniff',
           content: { 'image/svg+xml': { schema: { type: 'string', contentMediaType: 'image/svg+xml' } } },
         },
       },

@@ -78,7 +78,10 @@ export class AvatarsService {
   /** DiceBear is published as ES modules only: loaded once, on the first avatar. */
   private loadRenderer(): Promise<Render> {
     this.renderer ??= (async () => {
-      const [{ createAvatar }, { avataaars }] = await Promise.all([import('@dicebear/core'), import('@dicebear/collection')]);
+      const [{ createAvatar }, { avataaars }] = await Promise.all([
+        import('@dicebear/core'),
+        import('@dicebear/collection'),
+      ]);
       return (seed: string) => createAvatar(avataaars, { seed }).toString();
     })().catch((err: unknown) => {
       this.renderer = undefined;

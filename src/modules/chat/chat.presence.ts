@@ -50,7 +50,8 @@ export class EventPresence {
         const before = await this.hasOtherSocketIn(socket, room);
         await socket.join(room);
         const after = await this.hasOtherSocketIn(socket, room);
-        if (!before || !after) this.outbox(room).deltas.push({ event: 'user_joined', payload: presenceUser(socket), except: socket.id });
+        if (!before || !after)
+          this.outbox(room).deltas.push({ event: 'user_joined', payload: presenceUser(socket), except: socket.id });
       }
       // Joined first, listed second: a user arriving in between is either in the list or
       // announced to this socket by user_joined (possibly both; deltas are idempotent).
@@ -74,7 +75,8 @@ export class EventPresence {
     const room = rooms.event(eventId);
     const userId = socket.data.user.id;
     void this.serialised(userId, async () => {
-      if (!(await this.hasOtherSocketIn(socket, room))) this.outbox(room).deltas.push({ event: 'user_left', payload: { userId }, except: socket.id });
+      if (!(await this.hasOtherSocketIn(socket, room)))
+        this.outbox(room).deltas.push({ event: 'user_left', payload: { userId }, except: socket.id });
     }).catch(() => undefined);
   }
 
@@ -129,7 +131,9 @@ export class EventPresence {
     const existing = this.outboxes.get(room);
     if (existing) return existing;
     let settle!: (err?: unknown) => void;
-    const sent = new Promise<void>((resolve, reject) => (settle = (err) => (err === undefined ? resolve() : reject(err))));
+    const sent = new Promise<void>(
+      (resolve, reject) => (settle = (err) => (err === undefined ? resolve() : reject(err))),
+    );
     sent.catch(() => undefined); // a delta-only outbox has nobody awaiting it
     const outbox: Outbox = { deltas: [], listeners: [], sent, settle };
     this.outboxes.set(room, outbox);

@@ -18,7 +18,8 @@ export const DUPLICATE_WINDOW_SECONDS = 30;
 /** Namespace of the advisory lock of one user's copies of one text in one room (the duplicate check). */
 const LOCK_AUTHOR_ROOM = 6004;
 /** The characters String.prototype.trim removes (WhiteSpace and LineTerminator of ECMAScript). */
-const JS_WHITESPACE = '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+const JS_WHITESPACE =
+  '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
 
 const messageInclude = { user: { select: { username: true, avatar: true } } } as const;
 
@@ -85,11 +86,14 @@ export function toMessagePayload(m: MessageRow): ChatMessagePayload {
  * is exactly what was sent (plain text, never HTML-escaped or trimmed).
  */
 export function validateContent(content: unknown): string {
-  if (typeof content !== 'string') throw new AppError('VALIDATION_ERROR', { message: 'Message content must be a string' });
+  if (typeof content !== 'string')
+    throw new AppError('VALIDATION_ERROR', { message: 'Message content must be a string' });
   const trimmed = content.trim();
   if (trimmed.length === 0) throw new AppError('VALIDATION_ERROR', { message: 'Message content must not be empty' });
   if (content.length > MESSAGE_MAX_LENGTH) {
-    throw new AppError('VALIDATION_ERROR', { message: `Message content must be at most ${MESSAGE_MAX_LENGTH} characters` });
+    throw new AppError('VALIDATION_ERROR', {
+      message: `Message content must be at most ${MESSAGE_MAX_LENGTH} characters`,
+    });
   }
   return content;
 }
@@ -104,7 +108,10 @@ export class ChatService {
    * oldest first. `hasMore` is true when the number returned equals `limit`. Messages removed by
    * an admin are left out.
    */
-  async listRoomMessages(roomId: number, page: MessagePage = {}): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }> {
+  async listRoomMessages(
+    roomId: number,
+    page: MessagePage = {},
+  ): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }> {
     const limit = pageSize(page);
     const rows = await this.db.message.findMany({
       where: { roomId, deletedAt: null, ...(page.before !== undefined ? { id: { lt: page.before } } : {}) },
@@ -190,7 +197,12 @@ export class ChatService {
     });
     return rows.map(({ room, ...message }) => ({
       id: message.id,
-      room: { id: room.id, type: room.type, event: room.event ?? room.match?.event ?? null, matchSlug: room.match?.slug ?? null },
+      room: {
+        id: room.id,
+        type: room.type,
+        event: room.event ?? room.match?.event ?? null,
+        matchSlug: room.match?.slug ?? null,
+      },
       content: message.content,
       createdAt: message.createdAt,
     }));
@@ -202,8 +214,10 @@ export class ChatService {
    * but lose their author and text: shown as the placeholder "deleted-user" with "[deleted]".
    */
   async anonymiseMessagesOf(tx: Prisma.TransactionClient, userId: number): Promise<number> {
-    const { count } = await tx.message.updateMany({ where: { userId }, data: { userId: null, content: DELETED_MESSAGE_CONTENT } });
+    const { count } = await tx.message.updateMany({
+      where: { userId },
+      data: { userId: null, content: DELETED_MESSAGE_CONTENT },
+    });
     return count;
   }
 }
-

@@ -38,7 +38,12 @@ export const registerChatSocket: SocketRegistrar = (io, socket, { eventChat, not
     async (payload: unknown) => {
       const content = (payload as { content?: unknown } | null | undefined)?.content;
       const actor = socketActor(socket, 'send_event_message');
-      const { eventId, message, hiddenFrom } = await eventChat.postMessage(actor, socket.data.user.id, joinedRoom(socket), content);
+      const { eventId, message, hiddenFrom } = await eventChat.postMessage(
+        actor,
+        socket.data.user.id,
+        joinedRoom(socket),
+        content,
+      );
       // users in a blocked pair with the sender do not see the message (docs/moderation.md)
       notifier.toRoomExcept(rooms.event(eventId), hiddenFrom.map(rooms.user), 'event_message', message);
       return message;

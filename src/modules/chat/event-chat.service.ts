@@ -34,7 +34,6 @@ const parseOpeningKey = (key: string) => {
 /** A flood is logged once per user and minute, not once per refused message. */
 const FLOOD_LOG_INTERVAL_MS = 60_000;
 
-
 export interface EventChatSettings {
   /** sending needs a verified e-mail address (REQUIRE_EMAIL_VERIFICATION) */
   requireEmailVerification: boolean;
@@ -209,9 +208,10 @@ export class EventChatService {
 
   /** The room page of an event for a participant: event 404 → participant 403. */
   private async readRoomPage(slug: string, userId: number, limit: number, before?: number) {
-    const [row] = before === undefined
-      ? await this.sql.rows<EventRoomPageRow>(latestPage, [slug, userId, limit])
-      : await this.sql.rows<EventRoomPageRow>(pageBefore, [slug, userId, limit, before]);
+    const [row] =
+      before === undefined
+        ? await this.sql.rows<EventRoomPageRow>(latestPage, [slug, userId, limit])
+        : await this.sql.rows<EventRoomPageRow>(pageBefore, [slug, userId, limit, before]);
     if (!row) throw new AppError('EVENT_NOT_FOUND');
     if (!row.isParticipant) throw new AppError('NOT_PARTICIPANT');
     return { eventId: row.eventId, roomId: row.roomId, messages: messagesFromJson(row.messages ?? []) };

@@ -101,7 +101,10 @@ export class RedisTokenBucketLimiter implements FloodLimiter {
     } catch (err) {
       if (!this.degraded) {
         this.degraded = true;
-        this.logger.warn({ reason: (err as Error)?.message }, 'chat flood limit: Redis failed or did not answer; limiting per instance until it answers again');
+        this.logger.warn(
+          { reason: (err as Error)?.message },
+          'chat flood limit: Redis failed or did not answer; limiting per instance until it answers again',
+        );
       }
       this.retryAt = now + this.retryAfterMs;
       return this.fallback.take(key);
@@ -109,7 +112,13 @@ export class RedisTokenBucketLimiter implements FloodLimiter {
   }
 
   private async takeShared(key: number, now: number): Promise<boolean> {
-    const args = ['1', `${this.options.keyPrefix}${key}`, String(this.options.ratePerSecond), String(this.options.burst), String(now)];
+    const args = [
+      '1',
+      `${this.options.keyPrefix}${key}`,
+      String(this.options.ratePerSecond),
+      String(this.options.burst),
+      String(now),
+    ];
     try {
       return Number(await this.send(['EVALSHA', TAKE_SHA, ...args])) === 1;
     } catch (err) {

@@ -7,9 +7,9 @@ export const dashboardOpenApi: Record<string, unknown> = {
       tags: ['dashboard'],
       summary: "The caller's dashboard: joined events with counts, incoming match requests",
       description: [
-        'Events are ordered by joinedAt, newest first; `heatsCount` counts the caller\'s heats;',
+        "Events are ordered by joinedAt, newest first; `heatsCount` counts the caller's heats;",
         '`recordingSuggestions` counts live suggestions (status pending or accepted) with the caller as dancer',
-        '(toBeRecorded) or as recorder (toRecord); `activeMatches` counts the caller\'s accepted (not yet',
+        "(toBeRecorded) or as recorder (toRecord); `activeMatches` counts the caller's accepted (not yet",
         'completed) matches at the event; `videosReceived` counts the completed video hand-offs the caller received in',
         'matches of the event (see /matches/{slug}/transfers); `incomingRequests` are the pending matches targeting the caller at any',
         'event, newest first, as match objects (see /matches). Computed with a fixed number of queries.',

@@ -88,8 +88,17 @@ export class DashboardService {
   async get(userId: number): Promise<Dashboard> {
     const [{ events, incoming }] = await this.sql.rows<DashboardRow>(dashboardStatement, [userId]);
     return {
-      events: events.map((e) => ({ ...e, startDate: toDate(e.startDate), endDate: toDate(e.endDate), joinedAt: toDate(e.joinedAt) })),
-      incomingRequests: incoming.map((m) => ({ ...m, createdAt: toDate(m.createdAt), respondedAt: toDate(m.respondedAt) })),
+      events: events.map((e) => ({
+        ...e,
+        startDate: toDate(e.startDate),
+        endDate: toDate(e.endDate),
+        joinedAt: toDate(e.joinedAt),
+      })),
+      incomingRequests: incoming.map((m) => ({
+        ...m,
+        createdAt: toDate(m.createdAt),
+        respondedAt: toDate(m.respondedAt),
+      })),
     };
   }
 }

@@ -1,13 +1,4 @@
-import {
-  dataOf,
-  json,
-  nullStr,
-  obj,
-  operation,
-  ref,
-  slugParam,
-  type Schema,
-} from '../../docs/openapi-helpers.js';
+import { dataOf, json, nullStr, obj, operation, ref, slugParam, type Schema } from '../../docs/openapi-helpers.js';
 
 const scheduleConfig: Schema = {
   oneOf: [ref('ScheduleConfig'), { type: 'null' }],
@@ -66,7 +57,9 @@ export const eventSettingsOpenApi: Record<string, unknown> = {
         'Answers `data: { registrationDeadline }` (ISO string or null). Logged as `admin/registration_deadline_update`.',
       access: 'admin',
       parameters: [slugParam],
-      body: obj({ registrationDeadline: { type: ['string', 'null'], description: 'ISO 8601 date or date-time, or null' } }),
+      body: obj({
+        registrationDeadline: { type: ['string', 'null'], description: 'ISO 8601 date or date-time, or null' },
+      }),
       ok: { '200': json(dataOf(obj({ registrationDeadline: { type: ['string', 'null'], format: 'date-time' } }))) },
       errors: { 400: ['VALIDATION_ERROR'], 404: ['EVENT_NOT_FOUND'] },
     }),

@@ -30,28 +30,39 @@ export interface EventSettingsRouterDeps {
  * admins' (registration deadline, schedule configuration). Check order: 401 → 403 (admin
  * routes) → validation 400 → event 404 → participation 403 (own settings).
  */
-export function createEventSettingsRouter({
-  guards,
-  eventSettings,
-  referenceData,
-}: EventSettingsRouterDeps): Router {
+export function createEventSettingsRouter({ guards, eventSettings, referenceData }: EventSettingsRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 
-  router.put('/events/:slug/competitor-number', guards.requireAuth, validate(...competitorNumberRules), async (req, res) => {
-    const { slug, competitorNumber } = input<CompetitorNumberInput>(res);
-    sendData(res, await eventSettings.setCompetitorNumber(slug, currentUser(req).id, competitorNumber, actorOf(req)));
-  });
+  router.put(
+    '/events/:slug/competitor-number',
+    guards.requireAuth,
+    validate(...competitorNumberRules),
+    async (req, res) => {
+      const { slug, competitorNumber } = input<CompetitorNumberInput>(res);
+      sendData(res, await eventSettings.setCompetitorNumber(slug, currentUser(req).id, competitorNumber, actorOf(req)));
+    },
+  );
 
-  router.put('/events/:slug/recorder-opt-out', guards.requireAuth, validate(...recorderOptOutRules), async (req, res) => {
-    const { slug, optOut } = input<RecorderOptOutInput>(res);
-    sendData(res, await eventSettings.setRecorderOptOut(slug, currentUser(req).id, optOut, actorOf(req)));
-  });
+  router.put(
+    '/events/:slug/recorder-opt-out',
+    guards.requireAuth,
+    validate(...recorderOptOutRules),
+    async (req, res) => {
+      const { slug, optOut } = input<RecorderOptOutInput>(res);
+      sendData(res, await eventSettings.setRecorderOptOut(slug, currentUser(req).id, optOut, actorOf(req)));
+    },
+  );
 
-  router.put('/events/:slug/registration-deadline', ...admin, validate(...registrationDeadlineRules), async (req, res) => {
-    const { slug, registrationDeadline } = input<RegistrationDeadlineInput>(res);
-    sendData(res, await eventSettings.setRegistrationDeadline(slug, registrationDeadline, actorOf(req)));
-  });
+  router.put(
+    '/events/:slug/registration-deadline',
+    ...admin,
+    validate(...registrationDeadlineRules),
+    async (req, res) => {
+      const { slug, registrationDeadline } = input<RegistrationDeadlineInput>(res);
+      sendData(res, await eventSettings.setRegistrationDeadline(slug, registrationDeadline, actorOf(req)));
+    },
+  );
 
   router.put(
     '/events/:slug/schedule-config',

@@ -55,7 +55,8 @@ export const competitorNumberRules = [
   body('competitorNumber')
     .custom((value: unknown) => {
       if (value === null) return true;
-      if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && String(value).length <= 10) return true;
+      if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && String(value).length <= 10)
+        return true;
       if (typeof value === 'string' && /^[A-Za-z0-9]{1,10}$/.test(value)) return true;
       throw new Error(SettingsMessages.competitorNumber);
     })
@@ -71,7 +72,8 @@ export const recorderOptOutRules = [
   }),
 ];
 
-const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/;
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/;
 
 /** A full ISO 8601 calendar date or date-time naming a real day (no 30 February). */
 export function isIsoDateTime(value: unknown): value is string {
@@ -154,7 +156,8 @@ export function parseScheduleConfig(value: unknown, knownDivisions: ReadonlySet<
 
   const details: ErrorDetail[] = [];
   for (const id of seenDivisions) {
-    if (!knownDivisions.has(id)) details.push({ field: 'scheduleConfig.slots', message: `${SettingsMessages.unknownDivision}: ${id}` });
+    if (!knownDivisions.has(id))
+      details.push({ field: 'scheduleConfig.slots', message: `${SettingsMessages.unknownDivision}: ${id}` });
   }
   if (details.length) throw validationFailed(details, details[0].message);
   return { slots: normalized.sort((a, b) => a.order - b.order) };

@@ -24,7 +24,12 @@ export class EventSettingsService {
   async setCompetitorNumber(slug: string, userId: number, competitorNumber: string | null, actor: Actor) {
     await this.updateOwnParticipation(slug, userId, { competitorNumber });
     const setting = { competitorNumber };
-    await this.audit.record(actor, { category: 'event', action: 'competitor_number_update', resource: `event:${slug}`, metadata: setting });
+    await this.audit.record(actor, {
+      category: 'event',
+      action: 'competitor_number_update',
+      resource: `event:${slug}`,
+      metadata: setting,
+    });
     return setting;
   }
 
@@ -32,7 +37,12 @@ export class EventSettingsService {
   async setRecorderOptOut(slug: string, userId: number, optOut: boolean, actor: Actor) {
     await this.updateOwnParticipation(slug, userId, { recorderOptOut: optOut });
     const setting = { recorderOptOut: optOut };
-    await this.audit.record(actor, { category: 'event', action: 'recorder_opt_out_update', resource: `event:${slug}`, metadata: setting });
+    await this.audit.record(actor, {
+      category: 'event',
+      action: 'recorder_opt_out_update',
+      resource: `event:${slug}`,
+      metadata: setting,
+    });
     return setting;
   }
 
@@ -69,7 +79,9 @@ export class EventSettingsService {
     const event = await this.eventAccess.getBySlug(slug);
     await this.db.event.update({
       where: { id: event.id },
-      data: { scheduleConfig: scheduleConfig === null ? Prisma.DbNull : (scheduleConfig as unknown as Prisma.InputJsonValue) },
+      data: {
+        scheduleConfig: scheduleConfig === null ? Prisma.DbNull : (scheduleConfig as unknown as Prisma.InputJsonValue),
+      },
     });
     await this.audit.record(actor, {
       category: 'admin',
@@ -81,7 +93,11 @@ export class EventSettingsService {
   }
 
   /** Updates the caller's participation row; event 404; no row (not a participant) → 403. */
-  private async updateOwnParticipation(slug: string, userId: number, data: Prisma.EventParticipantUpdateManyMutationInput) {
+  private async updateOwnParticipation(
+    slug: string,
+    userId: number,
+    data: Prisma.EventParticipantUpdateManyMutationInput,
+  ) {
     const event = await this.eventAccess.getBySlug(slug);
     const { count } = await this.db.eventParticipant.updateMany({ where: { eventId: event.id, userId }, data });
     if (count === 0) throw new AppError('NOT_PARTICIPANT');

@@ -28,4 +28,3 @@ export class EventAccess {
     return participation;
   }
 }
-

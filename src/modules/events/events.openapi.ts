@@ -19,7 +19,10 @@ import {
 } from '../../docs/openapi-helpers.js';
 
 /** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
-const isoDate: Schema = { type: 'string', description: 'ISO 8601 date or date-time, 1900-01-01 to 9999-12-31 UTC (else 400)' };
+const isoDate: Schema = {
+  type: 'string',
+  description: 'ISO 8601 date or date-time, 1900-01-01 to 9999-12-31 UTC (else 400)',
+};
 
 const eventFields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
@@ -82,12 +85,24 @@ export const eventsOpenApi: Record<string, unknown> = {
               }),
               checkin: {
                 oneOf: [
-                  obj({ token: str, url: { type: 'string', format: 'uri' }, validFrom: dateTime, validUntil: dateTime }),
+                  obj({
+                    token: str,
+                    url: { type: 'string', format: 'uri' },
+                    validFrom: dateTime,
+                    validUntil: dateTime,
+                  }),
                   { type: 'null' },
                 ],
               },
               participants: array(
-                obj({ userId: int, username: str, avatar: str, firstName: nullStr, lastName: nullStr, joinedAt: dateTime }),
+                obj({
+                  userId: int,
+                  username: str,
+                  avatar: str,
+                  firstName: nullStr,
+                  lastName: nullStr,
+                  joinedAt: dateTime,
+                }),
               ),
               stats: obj({ totalParticipants: int }),
             }),
@@ -127,7 +142,9 @@ export const eventsOpenApi: Record<string, unknown> = {
       ].join(' '),
       access: 'user',
       parameters: [pathParam('token', { type: 'string' }, 'the token encoded in the QR code')],
-      ok: { '200': json(dataOf(obj({ alreadyCheckedIn: { type: 'boolean' }, event: checkinEvent, joinedAt: dateTime }))) },
+      ok: {
+        '200': json(dataOf(obj({ alreadyCheckedIn: { type: 'boolean' }, event: checkinEvent, joinedAt: dateTime }))),
+      },
       errors: { 400: ['CHECKIN_NOT_AVAILABLE'], 404: ['INVALID_CHECKIN_TOKEN'] },
     }),
   },
@@ -156,7 +173,8 @@ export const eventsOpenApi: Record<string, unknown> = {
     patch: operation('patch', {
       tags: ['admin', 'events'],
       summary: 'Update an event (admin): any of the fields; null or "" clears worldRegistryId / description',
-      description: 'endDate must not be before startDate after merging with the stored dates (400). Other fields are ignored.',
+      description:
+        'endDate must not be before startDate after merging with the stored dates (400). Other fields are ignored.',
       access: 'admin',
       parameters: [slugParam],
       body: obj(eventFields, Object.keys(eventFields)),

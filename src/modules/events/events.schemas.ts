@@ -18,12 +18,17 @@ export const qrQuery = [
 /** A date of the shared atom (ISO 8601, 1900-9999 UTC): `[]` or year 0 is a 400, never a 500. */
 const eventDate = (field: string, optional: boolean) => {
   const chain = body(field);
-  return isoDate(optional ? chain.optional() : chain.exists({ values: 'undefined' }).withMessage(`${field} is required`).bail(), field);
+  return isoDate(
+    optional ? chain.optional() : chain.exists({ values: 'undefined' }).withMessage(`${field} is required`).bail(),
+    field,
+  );
 };
 
 const requiredText = (field: string, max: number, optional: boolean) => {
   const chain = body(field);
-  return (optional ? chain.optional() : chain.exists({ values: 'undefined' }).withMessage(`${field} is required`).bail())
+  return (
+    optional ? chain.optional() : chain.exists({ values: 'undefined' }).withMessage(`${field} is required`).bail()
+  )
     .isString()
     .withMessage(`${field} must be a string`)
     .bail()

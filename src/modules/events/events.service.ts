@@ -22,7 +22,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
 
-const checkinEventSelect = { id: true, slug: true, name: true, location: true, startDate: true, endDate: true } as const;
+const checkinEventSelect = {
+  id: true,
+  slug: true,
+  name: true,
+  location: true,
+  startDate: true,
+  endDate: true,
+} as const;
 
 export interface EventFields {
   name: string;
@@ -163,7 +170,10 @@ export class EventsService {
       where: { slug },
       select: {
         ...eventObjectSelect,
-        chatRooms: { where: { type: EVENT_ROOM_TYPE }, select: { id: true, eventId: true, type: true, createdAt: true } },
+        chatRooms: {
+          where: { type: EVENT_ROOM_TYPE },
+          select: { id: true, eventId: true, type: true, createdAt: true },
+        },
         _count: { select: { matches: true } },
       },
     });
@@ -270,7 +280,10 @@ export class EventsService {
     if (now < validFrom.getTime() || now > validUntil.getTime()) throw new AppError('CHECKIN_NOT_AVAILABLE');
   }
 
-  private async join<E extends { id: number }>(event: E, userId: number): Promise<{ alreadyCheckedIn: boolean; event: E; joinedAt: Date }> {
+  private async join<E extends { id: number }>(
+    event: E,
+    userId: number,
+  ): Promise<{ alreadyCheckedIn: boolean; event: E; joinedAt: Date }> {
     const existing = await this.eventAccess.findParticipation(event.id, userId);
     if (existing) return { alreadyCheckedIn: true, event, joinedAt: existing.joinedAt };
     try {
@@ -369,7 +382,8 @@ export class EventsService {
     assertDateOrder(changes.startDate ?? event.startDate, changes.endDate ?? event.endDate);
     const data: Partial<EventFields> = {};
     for (const key of ['name', 'location', 'startDate', 'endDate', 'worldRegistryId', 'description'] as const) {
-      if (changes[key] !== undefined) (data as Record<string, unknown>)[key] = changes[key] === '' ? null : changes[key];
+      if (changes[key] !== undefined)
+        (data as Record<string, unknown>)[key] = changes[key] === '' ? null : changes[key];
     }
     const updated = await this.db.event.update({ where: { id: event.id }, data });
     await this.audit.record(actor, {

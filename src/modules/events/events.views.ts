@@ -24,4 +24,7 @@ export const EVENT_OBJECT_FIELDS = [
 export type EventObjectField = (typeof EVENT_OBJECT_FIELDS)[number];
 
 /** Prisma select of the event object. */
-export const eventObjectSelect = Object.fromEntries(EVENT_OBJECT_FIELDS.map((f) => [f, true])) as Record<EventObjectField, true>;
+export const eventObjectSelect = Object.fromEntries(EVENT_OBJECT_FIELDS.map((f) => [f, true])) as Record<
+  EventObjectField,
+  true
+>;

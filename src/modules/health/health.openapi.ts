@@ -1,7 +1,10 @@
 import { dataOf, json, obj, operation } from '../../docs/openapi-helpers.js';
 
 /** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
-const databaseKind = { enum: ['postgres', 'embedded'], description: 'embedded: the bundled database used when DATABASE_URL is unset' };
+const databaseKind = {
+  enum: ['postgres', 'embedded'],
+  description: 'embedded: the bundled database used when DATABASE_URL is unset',
+};
 
 /** The checks of /health/ready; `ok` pins each to its passing value. */
 const readyChecks = (ok?: { database: string; migrations: string; shutdown: string }) =>
@@ -37,7 +40,8 @@ export const healthOpenApi: Record<string, unknown> = {
     get: operation('get', {
       tags: ['health'],
       summary: 'Liveness: the process answers (no database call)',
-      description: 'For an orchestrator\'s liveness probe: a database outage never fails it, so healthy processes are not restarted. Logged at debug only.',
+      description:
+        "For an orchestrator's liveness probe: a database outage never fails it, so healthy processes are not restarted. Logged at debug only.",
       access: 'public',
       ok: { '200': json(dataOf(obj({ status: { const: 'ok' } }))) },
     }),
@@ -47,9 +51,18 @@ export const healthOpenApi: Record<string, unknown> = {
       tags: ['health'],
       summary: 'Readiness: the instance can serve (database reachable, migrations applied, not shutting down)',
       description:
-        'For a load balancer\'s or orchestrator\'s readiness probe. 503 while the database does not answer, while a migration of this build is not applied, and from the start of the shutdown. Logged at debug only when it answers 200.',
+        "For a load balancer's or orchestrator's readiness probe. 503 while the database does not answer, while a migration of this build is not applied, and from the start of the shutdown. Logged at debug only when it answers 200.",
       access: 'public',
-      ok: { '200': json(dataOf(obj({ status: { const: 'ready' }, checks: readyChecks({ database: 'up', migrations: 'applied', shutdown: 'no' }) }))) },
+      ok: {
+        '200': json(
+          dataOf(
+            obj({
+              status: { const: 'ready' },
+              checks: readyChecks({ database: 'up', migrations: 'applied', shutdown: 'no' }),
+            }),
+          ),
+        ),
+      },
       extra: {
         '503': json(
           obj({

@@ -27,7 +27,12 @@ const heatsBody = obj({
       {
         divisionId: idOrDigits,
         competitionTypeId: idOrDigits,
-        heatNumber: { type: ['integer', 'string'], minimum: 1, maximum: 9, description: '1-9 (a string of digits is accepted)' },
+        heatNumber: {
+          type: ['integer', 'string'],
+          minimum: 1,
+          maximum: 9,
+          description: '1-9 (a string of digits is accepted)',
+        },
         role: { enum: ['Leader', 'Follower', null, ''], description: 'absent, null or "" mean no role' },
       },
       ['role'],
@@ -36,7 +41,13 @@ const heatsBody = obj({
   ),
 });
 
-const userHeats = obj({ userId: int, username: str, avatar: str, competitorNumber: nullStr, heats: array(ref('HeatWithNumber')) });
+const userHeats = obj({
+  userId: int,
+  username: str,
+  avatar: str,
+  competitorNumber: nullStr,
+  heats: array(ref('HeatWithNumber')),
+});
 
 export const heatsOpenApi: Record<string, unknown> = {
   '/divisions': {
@@ -83,7 +94,7 @@ export const heatsOpenApi: Record<string, unknown> = {
         'type" (code DUPLICATE_HEAT). A role-less heat beside a Leader or Follower heat in the same division and type is',
         'allowed.',
         '',
-        'Answers 200 (a replacement) with the caller\'s heats after replacement, ordered like heats/me (without',
+        "Answers 200 (a replacement) with the caller's heats after replacement, ordered like heats/me (without",
         'competitorNumber). After the commit, `heats_updated` { userId, username, heats } is broadcast to',
         '`event_<event id>`; a broadcast failure never fails the request. Logged as activity `event/heats_save`.',
       ].join('\n'),
@@ -99,7 +110,7 @@ export const heatsOpenApi: Record<string, unknown> = {
       tags: ['heats'],
       summary: "The caller's heats at the event",
       description:
-        'Ordered by competitionTypeId, divisionId, heatNumber (then role, id). Every heat carries the caller\'s ' +
+        "Ordered by competitionTypeId, divisionId, heatNumber (then role, id). Every heat carries the caller's " +
         'competitorNumber. Decided here: a non-participant gets 200 with an empty list (SPEC lists only "Bearer").',
       access: 'user',
       parameters: [slugParam],
@@ -129,9 +140,12 @@ export const heatsOpenApi: Record<string, unknown> = {
         'Check order: event 404 "Event not found" → heat 404 "Heat not found" (also for a heat of another event and ' +
         'for an id that is not a positive integer) → owner 403 "You can only delete your own heats". Answers ' +
         '`{ success: true, message: "Heat deleted successfully" }`. Decided here: also broadcasts `heats_updated` ' +
-        'with the user\'s remaining heats so live lists stay in sync. Logged as `event/heat_delete`.',
+        "with the user's remaining heats so live lists stay in sync. Logged as `event/heat_delete`.",
       access: 'user',
-      parameters: [slugParam, pathParam('id', { type: 'string' }, 'heat id (a positive integer; anything else is an unknown heat)')],
+      parameters: [
+        slugParam,
+        pathParam('id', { type: 'string' }, 'heat id (a positive integer; anything else is an unknown heat)'),
+      ],
       ok: { '200': json(messageOnly('Heat deleted successfully')) },
       errors: { 403: ['NOT_HEAT_OWNER'], 404: ['EVENT_NOT_FOUND', 'HEAT_NOT_FOUND'] },
     }),

@@ -35,10 +35,16 @@ export function createHeatsRouter({ guards, heats, referenceData }: HeatsRouterD
   });
 
   // Check order: body 400 → event 404 → participation 403 → duplicates 400.
-  router.post('/events/:slug/heats', guards.requireAuth, validate(...eventSlugParam), heatsBody(referenceData), async (req, res) => {
-    const { slug, heats: submitted } = input<ReplaceHeatsInput>(res);
-    sendList(res, await heats.replaceHeats(slug, currentUser(req), submitted, actorOf(req)));
-  });
+  router.post(
+    '/events/:slug/heats',
+    guards.requireAuth,
+    validate(...eventSlugParam),
+    heatsBody(referenceData),
+    async (req, res) => {
+      const { slug, heats: submitted } = input<ReplaceHeatsInput>(res);
+      sendList(res, await heats.replaceHeats(slug, currentUser(req), submitted, actorOf(req)));
+    },
+  );
 
   router.get('/events/:slug/heats/me', guards.requireAuth, validate(...eventSlugParam), async (req, res) => {
     sendList(res, await heats.myHeats(input<EventSlugInput>(res).slug, currentUser(req).id));

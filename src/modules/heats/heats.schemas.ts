@@ -111,7 +111,10 @@ export const deleteHeatParams = [...eventSlugParam, param('id').customSanitizer(
  */
 export function heatsBody(reference: ReferenceData): RequestHandler {
   return async (req, res, next) => {
-    const known = { divisionIds: await reference.divisionIds(), competitionTypeIds: await reference.competitionTypeIds() };
+    const known = {
+      divisionIds: await reference.divisionIds(),
+      competitionTypeIds: await reference.competitionTypeIds(),
+    };
     const heats = parseHeats((req.body as Record<string, unknown> | undefined)?.heats, known);
     res.locals.input = { ...(res.locals.input as object | undefined), heats };
     next();

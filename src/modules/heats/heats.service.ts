@@ -104,11 +104,21 @@ export class HeatsService {
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError('DUPLICATE_HEAT');
       // A division or competition type removed between validation and insert.
-      if (isForeignKeyViolation(err)) throw new AppError('VALIDATION_ERROR', { message: 'Unknown division or competition type' });
+      if (isForeignKeyViolation(err))
+        throw new AppError('VALIDATION_ERROR', { message: 'Unknown division or competition type' });
       throw err;
     }
-    this.notifier.toRoom(rooms.event(event.id), 'heats_updated', { userId: user.id, username: user.username, heats: saved });
-    await this.audit.record(actor, { category: 'event', action: 'heats_save', resource: `event:${slug}`, metadata: { count: saved.length } });
+    this.notifier.toRoom(rooms.event(event.id), 'heats_updated', {
+      userId: user.id,
+      username: user.username,
+      heats: saved,
+    });
+    await this.audit.record(actor, {
+      category: 'event',
+      action: 'heats_save',
+      resource: `event:${slug}`,
+      metadata: { count: saved.length },
+    });
     return saved;
   }
 
@@ -131,10 +141,18 @@ export class HeatsService {
   async heatsOfUser(userId: number) {
     const rows = await this.db.heat.findMany({
       where: { userId },
-      select: { ...heatSelect, participant: { select: { competitorNumber: true } }, event: { select: { id: true, slug: true, name: true } } },
+      select: {
+        ...heatSelect,
+        participant: { select: { competitorNumber: true } },
+        event: { select: { id: true, slug: true, name: true } },
+      },
       orderBy: [{ eventId: 'asc' }, ...heatOrder],
     });
-    return rows.map(({ participant, event, ...heat }) => ({ ...toHeat(heat), competitorNumber: participant.competitorNumber, event }));
+    return rows.map(({ participant, event, ...heat }) => ({
+      ...toHeat(heat),
+      competitorNumber: participant.competitorNumber,
+      event,
+    }));
   }
 
   /** Every participant with at least one heat, by username; heats in the heats/me order. Event 404. */
@@ -169,7 +187,10 @@ export class HeatsService {
     const heat =
       heatId === undefined
         ? null
-        : await this.db.heat.findFirst({ where: { id: heatId, eventId: event.id }, select: { ...heatSelect, userId: true } });
+        : await this.db.heat.findFirst({
+            where: { id: heatId, eventId: event.id },
+            select: { ...heatSelect, userId: true },
+          });
     if (!heat) throw new AppError('HEAT_NOT_FOUND');
     if (heat.userId !== user.id) throw new AppError('NOT_HEAT_OWNER');
     // deleteMany: a concurrent replacement may already have removed it → 404, not a 500.
@@ -178,7 +199,12 @@ export class HeatsService {
     const heats = await this.userHeats(event.id, user.id);
     this.notifier.toRoom(rooms.event(event.id), 'heats_updated', { userId: user.id, username: user.username, heats });
     const deleted = toHeat(heat);
-    await this.audit.record(actor, { category: 'event', action: 'heat_delete', resource: `event:${slug}`, metadata: { heat: { ...deleted } } });
+    await this.audit.record(actor, {
+      category: 'event',
+      action: 'heat_delete',
+      resource: `event:${slug}`,
+      metadata: { heat: { ...deleted } },
+    });
   }
 
   private async userHeats(eventId: number, userId: number, db: Db = this.db): Promise<HeatPayload[]> {

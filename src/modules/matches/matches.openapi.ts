@@ -50,7 +50,11 @@ export const matchesOpenApi: Record<string, unknown> = {
       summary: "The caller's matches, newest first (both directions; not paged)",
       access: 'user',
       parameters: [
-        queryParam('eventSlug', { type: 'string', minLength: 1, maxLength: 50 }, 'Decision: an unknown slug answers 404 "Event not found" (not an empty list)'),
+        queryParam(
+          'eventSlug',
+          { type: 'string', minLength: 1, maxLength: 50 },
+          'Decision: an unknown slug answers 404 "Event not found" (not an empty list)',
+        ),
         queryParam('status', { enum: ['pending', 'accepted', 'completed'] }),
       ],
       ok: { '200': json(listOf(ref('Match'))) },
@@ -61,7 +65,8 @@ export const matchesOpenApi: Record<string, unknown> = {
     get: operation('get', {
       tags: ['matches'],
       summary: 'One match of the caller, with hasRated (the caller already rated it)',
-      description: '"Match not found" for an unknown slug, or when the caller is not one of the two members (no existence leak).',
+      description:
+        '"Match not found" for an unknown slug, or when the caller is not one of the two members (no existence leak).',
       access: 'user',
       parameters: [slugParam],
       ok: { '200': json(dataOf(ref('MatchWithRated'))) },
@@ -97,14 +102,13 @@ export const matchesOpenApi: Record<string, unknown> = {
     get: operation('get', {
       tags: ['matches'],
       summary: 'Private chat history of the match (members only)',
-      description:
-        [
-          'Paging like the event messages: the newest `limit` messages older than `before`, returned oldest first; `hasMore` is true when a full page came back. Decision: a pending match (no room yet) answers an empty page, not an error.',
-          'Real-time side (Socket.IO): `join_private_room({ matchId })` joins `match_<id>` (members of an accepted or completed match; ack data `{ matchId, roomId, messages }`, the last 20);',
-          '`send_private_message({ matchId, content })` → `private_message` (the message plus matchId) to `match_<id>`. Refusals (ack `{ success: false, error, code }` or `error_message`), in order:',
-          '"matchId must be a positive integer", the content rules of the event chat, "You are sending messages too fast" (CHAT_FLOOD; one limit per user shared with the event chat, 5 messages/s, bursts of 10),',
-          '"Match not found" (also for non-members), "Private chat is available only for accepted matches", "Email verification required".',
-        ].join(' '),
+      description: [
+        'Paging like the event messages: the newest `limit` messages older than `before`, returned oldest first; `hasMore` is true when a full page came back. Decision: a pending match (no room yet) answers an empty page, not an error.',
+        'Real-time side (Socket.IO): `join_private_room({ matchId })` joins `match_<id>` (members of an accepted or completed match; ack data `{ matchId, roomId, messages }`, the last 20);',
+        '`send_private_message({ matchId, content })` → `private_message` (the message plus matchId) to `match_<id>`. Refusals (ack `{ success: false, error, code }` or `error_message`), in order:',
+        '"matchId must be a positive integer", the content rules of the event chat, "You are sending messages too fast" (CHAT_FLOOD; one limit per user shared with the event chat, 5 messages/s, bursts of 10),',
+        '"Match not found" (also for non-members), "Private chat is available only for accepted matches", "Email verification required".',
+      ].join(' '),
       access: 'user',
       parameters: [slugParam, ...messagesPaging],
       ok: { '200': json(listOf(ref('Message'), { hasMore: bool })) },

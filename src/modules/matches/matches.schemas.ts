@@ -41,8 +41,17 @@ export interface CreateMatchBody {
 }
 
 export const listMatchesRules = [
-  query('eventSlug').optional().isString().bail().trim().isLength({ min: 1, max: 50 }).withMessage('eventSlug must be 1-50 characters'),
-  query('status').optional().isIn([...MATCH_STATUSES]).withMessage(`status must be one of ${MATCH_STATUSES.join(', ')}`),
+  query('eventSlug')
+    .optional()
+    .isString()
+    .bail()
+    .trim()
+    .isLength({ min: 1, max: 50 })
+    .withMessage('eventSlug must be 1-50 characters'),
+  query('status')
+    .optional()
+    .isIn([...MATCH_STATUSES])
+    .withMessage(`status must be one of ${MATCH_STATUSES.join(', ')}`),
 ];
 
 export interface ListMatchesQuery {
@@ -90,7 +99,8 @@ export interface RatingInput extends MatchSlugInput {
 /** `matchId` of join_private_room / send_private_message: a positive int32, else 400. */
 export function matchIdOf(payload: unknown): number {
   const matchId = (payload as { matchId?: unknown } | null | undefined)?.matchId;
-  if (!isPositiveInt32(matchId)) throw new AppError('VALIDATION_ERROR', { message: 'matchId must be a positive integer' });
+  if (!isPositiveInt32(matchId))
+    throw new AppError('VALIDATION_ERROR', { message: 'matchId must be a positive integer' });
   return matchId as number;
 }
 

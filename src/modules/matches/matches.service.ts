@@ -150,8 +150,16 @@ export interface AcceptedMatchInput {
 export interface MatchChat {
   validateContent(content: unknown): string;
   /** `guard` runs first inside the message's transaction (here: the pair's block check under its lock) */
-  createMessage(roomId: number, author: Author, content: string, guard?: (tx: Tx) => Promise<void>): Promise<ChatMessagePayload>;
-  listRoomMessages(roomId: number, paging?: { before?: number; limit?: number }): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }>;
+  createMessage(
+    roomId: number,
+    author: Author,
+    content: string,
+    guard?: (tx: Tx) => Promise<void>,
+  ): Promise<ChatMessagePayload>;
+  listRoomMessages(
+    roomId: number,
+    paging?: { before?: number; limit?: number },
+  ): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }>;
 }
 
 export interface MatchesSettings {
@@ -201,15 +209,25 @@ export class MatchesService {
     const event = await this.eventAccess.getBySlug(input.eventSlug);
     await this.eventAccess.assertParticipant(event.id, requester.id);
     if (input.targetUserId === requester.id) throw new AppError('MATCH_SELF');
-    if (!(await this.eventAccess.findParticipation(event.id, input.targetUserId))) throw new AppError('TARGET_NOT_PARTICIPANT');
+    if (!(await this.eventAccess.findParticipation(event.id, input.targetUserId)))
+      throw new AppError('TARGET_NOT_PARTICIPANT');
 
     let match: MatchWithRelations;
     try {
-      match = await this.db.$transaction((tx) => this.insertRequest(tx, event.id, requester.id, input.targetUserId), TX_OPTIONS);
+      match = await this.db.$transaction(
+        (tx) => this.insertRequest(tx, event.id, requester.id, input.targetUserId),
+        TX_OPTIONS,
+      );
     } catch (err) {
       if (isUniqueViolation(err) && !isUniqueViolation(err, 'slug')) {
         const metadata = { reason: 'duplicate', targetUserId: input.targetUserId };
-        await this.audit.record(actor, { category: 'match', action: 'match_create', success: false, resource: `event:${event.slug}`, metadata });
+        await this.audit.record(actor, {
+          category: 'match',
+          action: 'match_create',
+          success: false,
+          resource: `event:${event.slug}`,
+          metadata,
+        });
         throw new AppError('MATCH_EXISTS');
       }
       throw err;
@@ -217,13 +235,22 @@ export class MatchesService {
 
     this.notifier.toUser(match.user2Id, 'match_request_received', notification(match, match.user1));
     const metadata = { matchId: match.id, eventId: event.id, targetUserId: match.user2Id };
-    await this.audit.record(actor, { category: 'match', action: 'match_create', resource: `match:${match.slug}`, metadata });
+    await this.audit.record(actor, {
+      category: 'match',
+      action: 'match_create',
+      resource: `match:${match.slug}`,
+      metadata,
+    });
     return toMatchView(match, requester.id);
   }
 
   /** The caller's matches, newest first, optionally of one event (unknown slug 404) and status; one statement. */
   async listMatches(userId: number, filter: ListMatchesFilter): Promise<MatchView[]> {
-    const [row] = await this.sql.rows<MatchListRow>(matchList, [userId, filter.eventSlug ?? null, filter.status ?? null]);
+    const [row] = await this.sql.rows<MatchListRow>(matchList, [
+      userId,
+      filter.eventSlug ?? null,
+      filter.status ?? null,
+    ]);
     if (!row.eventFound) throw new AppError('EVENT_NOT_FOUND');
     return row.matches.map((m) => ({ ...m, createdAt: toDate(m.createdAt), respondedAt: toDate(m.respondedAt) }));
   }
@@ -256,7 +283,12 @@ export class MatchesService {
     }, TX_OPTIONS);
 
     this.notifier.toUser(match.user1Id, 'match_accepted', notification(match, match.user2));
-    await this.audit.record(actor, { category: 'match', action: 'match_accept', resource: `match:${match.slug}`, metadata: { matchId: match.id } });
+    await this.audit.record(actor, {
+      category: 'match',
+      action: 'match_accept',
+      resource: `match:${match.slug}`,
+      metadata: { matchId: match.id },
+    });
     return toMatchView(match, user.id);
   }
 
@@ -303,12 +335,21 @@ export class MatchesService {
    * members' sockets leave the private room, and the deletion is audited as match/match_reject
    * (a pending match deleted by its target) or match/match_cancel.
    */
-  async announceDeletion(match: MatchWithRelations, byUserId: number, actor: Actor): Promise<{ action: 'rejected' | 'cancelled' }> {
+  async announceDeletion(
+    match: MatchWithRelations,
+    byUserId: number,
+    actor: Actor,
+  ): Promise<{ action: 'rejected' | 'cancelled' }> {
     const rejected = match.status === 'pending' && match.user2Id === byUserId;
     const byUser1 = match.user1Id === byUserId;
-    this.notifier.toUser(byUser1 ? match.user2Id : match.user1Id, 'match_cancelled', notification(match, byUser1 ? match.user1 : match.user2));
+    this.notifier.toUser(
+      byUser1 ? match.user2Id : match.user1Id,
+      'match_cancelled',
+      notification(match, byUser1 ? match.user1 : match.user2),
+    );
     // Sockets still in the private room stop receiving anything of a match that no longer exists.
-    for (const member of [match.user1Id, match.user2Id]) this.notifier.removeUserFromRoom(member, rooms.match(match.id));
+    for (const member of [match.user1Id, match.user2Id])
+      this.notifier.removeUserFromRoom(member, rooms.match(match.id));
     await this.audit.record(actor, {
       category: 'match',
       action: rejected ? 'match_reject' : 'match_cancel',
@@ -330,14 +371,24 @@ export class MatchesService {
       select: { id: true, slug: true, user1Id: true, user2Id: true, event: { select: { slug: true, name: true } } },
     });
     if (found.length > 0) await tx.match.deleteMany({ where: { id: { in: found.map((m) => m.id) } } });
-    return found.map((m) => ({ id: m.id, slug: m.slug, event: m.event, partnerId: m.user1Id === userId ? m.user2Id : m.user1Id }));
+    return found.map((m) => ({
+      id: m.id,
+      slug: m.slug,
+      event: m.event,
+      partnerId: m.user1Id === userId ? m.user2Id : m.user1Id,
+    }));
   }
 
   /** After the deletion committed: each partner gets `match_cancelled` from the placeholder and leaves the private room. */
   notifyRemovedMatches(removed: RemovedMatch[], deletedUserId: number): void {
     for (const match of removed) {
-      this.notifier.toUser(match.partnerId, 'match_cancelled', { matchSlug: match.slug, event: match.event, from: { ...DELETED_USER_SUMMARY } });
-      for (const member of [match.partnerId, deletedUserId]) this.notifier.removeUserFromRoom(member, rooms.match(match.id));
+      this.notifier.toUser(match.partnerId, 'match_cancelled', {
+        matchSlug: match.slug,
+        event: match.event,
+        from: { ...DELETED_USER_SUMMARY },
+      });
+      for (const member of [match.partnerId, deletedUserId])
+        this.notifier.removeUserFromRoom(member, rooms.match(match.id));
     }
   }
 
@@ -356,14 +407,25 @@ export class MatchesService {
    * received (with the rater, the placeholder for a deleted one), newest first, no cap.
    */
   async ratingsOfUser(userId: number) {
-    const common = { id: true, score: true, comment: true, wouldCollaborateAgain: true, createdAt: true, event: { select: { id: true, slug: true, name: true } } } as const;
+    const common = {
+      id: true,
+      score: true,
+      comment: true,
+      wouldCollaborateAgain: true,
+      createdAt: true,
+      event: { select: { id: true, slug: true, name: true } },
+    } as const;
     const order = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
     const brief = { select: { id: true, username: true, avatar: true } } as const;
     const [given, received] = await Promise.all([
       this.db.rating.findMany({ where: { raterId: userId }, select: { ...common, rated: brief }, orderBy: order }),
       this.db.rating.findMany({ where: { ratedId: userId }, select: { ...common, rater: brief }, orderBy: order }),
     ]);
-    const placeholder = { id: DELETED_USER_SUMMARY.id, username: DELETED_USER_SUMMARY.username, avatar: DELETED_USER_SUMMARY.avatar };
+    const placeholder = {
+      id: DELETED_USER_SUMMARY.id,
+      username: DELETED_USER_SUMMARY.username,
+      avatar: DELETED_USER_SUMMARY.avatar,
+    };
     return { given, received: received.map((r) => ({ ...r, rater: r.rater ?? placeholder })) };
   }
 
@@ -389,7 +451,13 @@ export class MatchesService {
       rated = await this.db.$transaction((tx) => this.insertRating(tx, slug, user.id, input), TX_OPTIONS);
     } catch (err) {
       if (isUniqueViolation(err)) {
-        await this.audit.record(actor, { category: 'match', action: 'match_rate', success: false, resource: `match:${slug}`, metadata: { reason: 'duplicate' } });
+        await this.audit.record(actor, {
+          category: 'match',
+          action: 'match_rate',
+          success: false,
+          resource: `match:${slug}`,
+          metadata: { reason: 'duplicate' },
+        });
         throw new AppError('ALREADY_RATED');
       }
       throw err;
@@ -399,7 +467,12 @@ export class MatchesService {
     const metadata = { ratingId: rating.id, matchId: rating.matchId, score: rating.score, completed };
     await this.audit.record(actor, { category: 'match', action: 'match_rate', resource, metadata });
     if (completed) {
-      await this.audit.record(actor, { category: 'match', action: 'match_complete', resource, metadata: { matchId: rating.matchId } });
+      await this.audit.record(actor, {
+        category: 'match',
+        action: 'match_complete',
+        resource,
+        metadata: { matchId: rating.matchId },
+      });
     }
     return rating;
   }
@@ -427,7 +500,11 @@ export class MatchesService {
    * message's transaction, so a message racing with a block is either stored before it or
    * refused. The caller broadcasts the answer (`private_message` to the match room).
    */
-  async sendPrivateMessage(matchId: number, author: Author, content: unknown): Promise<ChatMessagePayload & { matchId: number }> {
+  async sendPrivateMessage(
+    matchId: number,
+    author: Author,
+    content: unknown,
+  ): Promise<ChatMessagePayload & { matchId: number }> {
     const text = this.chat.validateContent(content);
     if (!(await this.chatFlood.take(author.id))) throw new AppError('CHAT_FLOOD');
     const { roomId, senderVerified, partnerId } = await this.privateRoom(matchId, author.id);
@@ -456,7 +533,10 @@ export class MatchesService {
    * never collides with a concurrent manual request. `becameAccepted`: this call moved the
    * pair to accepted (a new match, or a pending one accepted).
    */
-  createOrReuseAcceptedMatch(tx: Tx, input: AcceptedMatchInput): Promise<MatchWithRelations & { becameAccepted: boolean }> {
+  createOrReuseAcceptedMatch(
+    tx: Tx,
+    input: AcceptedMatchInput,
+  ): Promise<MatchWithRelations & { becameAccepted: boolean }> {
     return acceptedMatchInTx(tx, input, this.clock.now());
   }
 
@@ -471,7 +551,10 @@ export class MatchesService {
    * The private room of a match the user may chat in, with whether the user's e-mail is verified
    * (one query): member 404 → accepted or completed 400 → no block between the members 403.
    */
-  private async privateRoom(matchId: number, userId: number): Promise<{ roomId: number; senderVerified: boolean; partnerId: number }> {
+  private async privateRoom(
+    matchId: number,
+    userId: number,
+  ): Promise<{ roomId: number; senderVerified: boolean; partnerId: number }> {
     const match = await this.db.match.findUnique({
       where: { id: matchId },
       select: {
@@ -493,14 +576,21 @@ export class MatchesService {
     return { roomId: match.chatRoom.id, senderVerified: sender.emailVerified, partnerId };
   }
 
-  private async insertRequest(tx: Tx, eventId: number, requesterId: number, targetUserId: number): Promise<MatchWithRelations> {
+  private async insertRequest(
+    tx: Tx,
+    eventId: number,
+    requesterId: number,
+    targetUserId: number,
+  ): Promise<MatchWithRelations> {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_REQUESTER}::int, ${requesterId}::int)`;
     // the block's lock: a block of the pair commits either before this check or after this request
     await lockUserPair(tx, requesterId, targetUserId);
     if (await isBlockedPair(tx, requesterId, targetUserId)) throw new AppError('USER_BLOCKED');
     const pending = await tx.match.count({ where: { user1Id: requesterId, status: 'pending' } });
     if (pending >= MAX_PENDING_OUTGOING) {
-      throw new AppError('TOO_MANY_PENDING_MATCHES', { message: `You can have at most ${MAX_PENDING_OUTGOING} pending match requests` });
+      throw new AppError('TOO_MANY_PENDING_MATCHES', {
+        message: `You can have at most ${MAX_PENDING_OUTGOING} pending match requests`,
+      });
     }
     if (!this.settings.requestLimit.take(requesterId)) {
       // issue 23: every 429 says when to come back (the bucket holds a request again)
@@ -510,7 +600,14 @@ export class MatchesService {
     try {
       await lockPair(tx, eventId, requesterId, targetUserId);
       return await tx.match.create({
-        data: { slug: randomSlug(), eventId, user1Id: requesterId, user2Id: targetUserId, status: 'pending', source: 'manual' },
+        data: {
+          slug: randomSlug(),
+          eventId,
+          user1Id: requesterId,
+          user2Id: targetUserId,
+          status: 'pending',
+          source: 'manual',
+        },
         include: matchInclude,
       });
     } catch (err) {
@@ -539,7 +636,10 @@ export class MatchesService {
     let completed = false;
     const raters = await tx.rating.count({ where: { matchId: match.id } });
     if (raters >= 2 && match.status === 'accepted') {
-      const updated = await tx.match.updateMany({ where: { id: match.id, status: 'accepted' }, data: { status: 'completed' } });
+      const updated = await tx.match.updateMany({
+        where: { id: match.id, status: 'accepted' },
+        data: { status: 'completed' },
+      });
       completed = updated.count === 1;
     }
     return { rating, completed };
@@ -552,7 +652,8 @@ async function acceptedMatchInTx(
   input: AcceptedMatchInput,
   now: Date,
 ): Promise<MatchWithRelations & { becameAccepted: boolean }> {
-  if (input.userAId === input.userBId) throw new AppError('MATCH_SELF', { message: 'A match needs two different users' });
+  if (input.userAId === input.userBId)
+    throw new AppError('MATCH_SELF', { message: 'A match needs two different users' });
   // a blocked pair never gets a match (serialised with the block by the pair's lock)
   await lockUserPair(tx, input.userAId, input.userBId);
   if (await isBlockedPair(tx, input.userAId, input.userBId)) throw new AppError('USER_BLOCKED');
@@ -596,4 +697,3 @@ async function acceptedMatchInTx(
   const match = await tx.match.findUniqueOrThrow({ where: { id: matchId }, include: matchInclude });
   return { ...match, becameAccepted };
 }
-

@@ -26,4 +26,3 @@ export const MATCH_VIEW_JSON_FIELDS = `'id', m.id, 'slug', m.slug, 'status', m.s
   'createdAt', m."createdAt", 'respondedAt', m."respondedAt",
   'event', json_build_object('id', e.id, 'slug', e.slug, 'name', e.name),
   'partner', json_build_object('id', u.id, 'username', u.username, 'avatar', u.avatar, 'firstName', u."firstName", 'lastName', u."lastName")`;
-

@@ -1,4 +1,15 @@
-import { array, dataOf, int, json, nullInt, obj, operation, pathParam, ref, slugParam } from '../../docs/openapi-helpers.js';
+import {
+  array,
+  dataOf,
+  int,
+  json,
+  nullInt,
+  obj,
+  operation,
+  pathParam,
+  ref,
+  slugParam,
+} from '../../docs/openapi-helpers.js';
 
 /**
  * OpenAPI paths of fair matching for people (merged by src/docs/openapi.ts): settings,
@@ -10,10 +21,18 @@ const settings = obj({
   maxRecordingsPerPerson: { type: 'integer', minimum: 1, maximum: 5 },
   optOutMode: { enum: ['last', 'exclude'] },
 });
-const entry = obj({ competitionTypeId: int, heatNumber: { type: 'integer', minimum: 1, maximum: 9 }, divisionId: nullInt });
+const entry = obj({
+  competitionTypeId: int,
+  heatNumber: { type: 'integer', minimum: 1, maximum: 9 },
+  divisionId: nullInt,
+});
 const preferences = obj({ maxRecordings: nullInt, unavailable: array(entry) });
-const userIdParam = pathParam('userId', { type: 'string' }, 'the participant\'s user id (a positive integer, else 400)');
-const suggestionIdParam = pathParam('id', { type: 'string' }, 'suggestion id (a positive integer; anything else is an unknown suggestion)');
+const userIdParam = pathParam('userId', { type: 'string' }, "the participant's user id (a positive integer, else 400)");
+const suggestionIdParam = pathParam(
+  'id',
+  { type: 'string' },
+  'suggestion id (a positive integer; anything else is an unknown suggestion)',
+);
 
 export const matchingPeopleOpenApi: Record<string, unknown> = {
   '/events/{slug}/matching-settings': {
@@ -40,12 +59,10 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
         'or none of the four → 400 VALIDATION_ERROR with details, nothing saved. Answers all four after the change. Applies to every later ' +
         'run. Check order: 401 → 403 → 400 → 404. Logged as `matching_settings_update` (category admin; metadata previous and next).',
       parameters: [slugParam],
-      body: obj({ bufferBefore: int, bufferAfter: int, maxRecordingsPerPerson: int, optOutMode: { enum: ['last', 'exclude'] } }, [
-        'bufferBefore',
-        'bufferAfter',
-        'maxRecordingsPerPerson',
-        'optOutMode',
-      ]),
+      body: obj(
+        { bufferBefore: int, bufferAfter: int, maxRecordingsPerPerson: int, optOutMode: { enum: ['last', 'exclude'] } },
+        ['bufferBefore', 'bufferAfter', 'maxRecordingsPerPerson', 'optOutMode'],
+      ),
       ok: { '200': json(dataOf(settings)) },
       errors: { 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -59,7 +76,7 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
         'Participants only (admins too). `data: { maxRecordings, unavailable }`, defaults `{ maxRecordings: null, unavailable: [] }`. ' +
         "maxRecordings null = the event's maxRecordingsPerPerson; 0 = never asked to record; a run uses min(maxRecordings, event max). " +
         'unavailable: heats the participant cannot record, `{ competitionTypeId, heatNumber, divisionId | null }`: without a division ' +
-        "every division at that type and number, with one that division and its slot. Sorted by competitionTypeId, heatNumber, divisionId (null first).",
+        'every division at that type and number, with one that division and its slot. Sorted by competitionTypeId, heatNumber, divisionId (null first).',
       parameters: [slugParam],
       ok: { '200': json(dataOf(preferences)) },
       errors: { 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
@@ -69,15 +86,18 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
       summary: 'Change my recording preferences (partial)',
       access: 'user',
       description:
-        'Body: `maxRecordings` (null or an integer 0 … the event\'s maxRecordingsPerPerson) and/or `unavailable` (at most 50 entries, ' +
+        "Body: `maxRecordings` (null or an integer 0 … the event's maxRecordingsPerPerson) and/or `unavailable` (at most 50 entries, " +
         'replaces the list; identical entries merged). Check order: 401 → body 400 (unknown competition type or division ids included; ' +
-        'details name the field, e.g. `unavailable[0].divisionId`) → 404 → 403 NOT_PARTICIPANT → maxRecordings above the event\'s max 400. ' +
+        "details name the field, e.g. `unavailable[0].divisionId`) → 404 → 403 NOT_PARTICIPANT → maxRecordings above the event's max 400. " +
         'Nothing is saved on a 400. Logged as `recording_preferences_update` (category event).',
       parameters: [slugParam],
-      body: obj({ maxRecordings: nullInt, unavailable: array(obj({ competitionTypeId: int, heatNumber: int, divisionId: nullInt }, ['divisionId'])) }, [
-        'maxRecordings',
-        'unavailable',
-      ]),
+      body: obj(
+        {
+          maxRecordings: nullInt,
+          unavailable: array(obj({ competitionTypeId: int, heatNumber: int, divisionId: nullInt }, ['divisionId'])),
+        },
+        ['maxRecordings', 'unavailable'],
+      ),
       ok: { '200': json(dataOf(preferences)) },
       errors: { 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -89,9 +109,9 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
       access: 'admin',
       description:
         'Admin only. Body `{ heatId, recorderId }` (positive integers, else 400) → **201** the suggestion, `status: "pending"`, `pinned: true`, ' +
-        '`originRunId: null`, `why.pinned: true`. It replaces the heat\'s pending or not_found suggestion; an existing suggestion of the pair ' +
+        "`originRunId: null`, `why.pinned: true`. It replaces the heat's pending or not_found suggestion; an existing suggestion of the pair " +
         '(pending, removed or cancelled) becomes the pinned one (same id). Check order: 401 → 403 → 400 → 404 EVENT_NOT_FOUND → 404 ' +
-        'HEAT_NOT_FOUND (unknown id or another event\'s heat) → 409 with the first rule broken: HEAT_ALREADY_COVERED, RECORDER_IS_DANCER, ' +
+        "HEAT_NOT_FOUND (unknown id or another event's heat) → 409 with the first rule broken: HEAT_ALREADY_COVERED, RECORDER_IS_DANCER, " +
         'RECORDER_NOT_PARTICIPANT, RECORDER_ABSENT, RECORDER_DANCING, RECORDER_IN_BUFFER, RECORDER_UNAVAILABLE, PAIR_REJECTED, RECORDER_AT_CAP ' +
         '(accepted and pending suggestions of the recorder on other heats reach min(personal, event max)). Opt-out never blocks a pin. ' +
         'Runs keep a pin that still holds and count it toward caps (and leave its heat out of heatsTotal); one that no longer holds is dropped ' +
@@ -124,7 +144,7 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
       description:
         'Admin only. A `pending` suggestion (pinned or not) becomes `removed` (kept as history); no run proposes the pair again, and the heat ' +
         'has no live suggestion until the next run re-fills it. Any other status → 409. Check order: 401 → 403 → 404 EVENT_NOT_FOUND → 404 ' +
-        'SUGGESTION_NOT_FOUND (unknown or malformed id, another event\'s) → 409. Logged as `recording_suggestion_remove` (category admin).',
+        "SUGGESTION_NOT_FOUND (unknown or malformed id, another event's) → 409. Logged as `recording_suggestion_remove` (category admin).",
       parameters: [slugParam, suggestionIdParam],
       ok: { '200': json(dataOf(ref('Suggestion')), 'The removed suggestion') },
       errors: { 404: ['EVENT_NOT_FOUND', 'SUGGESTION_NOT_FOUND'], 409: ['SUGGESTION_NOT_PENDING'] },
@@ -136,7 +156,7 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
       summary: 'Mark a participant absent (no-show)',
       access: 'admin',
       description:
-        'Admin only. The participant\'s pending (pinned included) and accepted suggestions as recorder at the event become `cancelled` ' +
+        "Admin only. The participant's pending (pinned included) and accepted suggestions as recorder at the event become `cancelled` " +
         '(a match created by accepting stays) → `data: { userId, absent: true, cancelledSuggestions }`; again → 0. An absent participant ' +
         'never records in later runs (and cannot be pinned); his/her own heats are still matched; the next run re-fills the cancelled heats ' +
         'and keeps every other still-valid pending suggestion. Check order: 401 → 403 → 400 (userId) → 404 EVENT_NOT_FOUND → 404 ' +

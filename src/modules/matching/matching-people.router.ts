@@ -11,7 +11,8 @@ import { parseMatchingSettings, parsePreferences } from './matching-people.schem
 
 const slugOf = (req: Request) => String(req.params.slug);
 /** A path id that cannot exist (not a positive int32) → null: the service answers 404 after its earlier checks. */
-const idOrNull = (v: unknown) => (typeof v === 'string' && /^[1-9]\d{0,9}$/.test(v) && isPositiveInt32(Number(v)) ? Number(v) : null);
+const idOrNull = (v: unknown) =>
+  typeof v === 'string' && /^[1-9]\d{0,9}$/.test(v) && isPositiveInt32(Number(v)) ? Number(v) : null;
 
 /**
  * Fair matching for people: matching settings (admins write, participants read), the
@@ -39,12 +40,21 @@ export function createMatchingPeopleRouter({
   });
 
   router.get('/events/:slug/recording-preferences', guards.requireAuth, async (req, res) => {
-    sendData(res, await matchingPeople.getPreferences(actorOf(req), { slug: slugOf(req), userId: currentUser(req).id }));
+    sendData(
+      res,
+      await matchingPeople.getPreferences(actorOf(req), { slug: slugOf(req), userId: currentUser(req).id }),
+    );
   });
   router.put('/events/:slug/recording-preferences', guards.requireAuth, async (req, res) => {
-    const [divisions, competitionTypes] = await Promise.all([referenceData.divisionIds(), referenceData.competitionTypeIds()]);
+    const [divisions, competitionTypes] = await Promise.all([
+      referenceData.divisionIds(),
+      referenceData.competitionTypeIds(),
+    ]);
     const changes = parsePreferences(req.body, { divisions, competitionTypes });
-    sendData(res, await matchingPeople.updatePreferences(actorOf(req), { slug: slugOf(req), userId: currentUser(req).id, changes }));
+    sendData(
+      res,
+      await matchingPeople.updatePreferences(actorOf(req), { slug: slugOf(req), userId: currentUser(req).id, changes }),
+    );
   });
 
   router.post('/admin/events/:slug/match-suggestions', ...admin, async (req, res) => {
@@ -53,18 +63,30 @@ export function createMatchingPeopleRouter({
       .filter((f) => !isPositiveInt32(b[f]))
       .map((field) => ({ field, message: `${field} must be a positive integer` }));
     if (details.length) throw validationFailed(details);
-    const view = await matchingPeople.pin(actorOf(req), { slug: slugOf(req), heatId: b.heatId as number, recorderId: b.recorderId as number });
+    const view = await matchingPeople.pin(actorOf(req), {
+      slug: slugOf(req),
+      heatId: b.heatId as number,
+      recorderId: b.recorderId as number,
+    });
     sendData(res, view, 201);
   });
   router.delete('/admin/events/:slug/match-suggestions/:id', ...admin, async (req, res) => {
-    sendData(res, await matchingPeople.remove(actorOf(req), { slug: slugOf(req), suggestionId: idOrNull(req.params.id) }));
+    sendData(
+      res,
+      await matchingPeople.remove(actorOf(req), { slug: slugOf(req), suggestionId: idOrNull(req.params.id) }),
+    );
   });
 
   const absentRoute = (mark: boolean) => async (req: Request, res: Response) => {
     const userId = idOrNull(req.params.userId);
     if (userId === null) throw validationFailed([{ field: 'userId', message: 'userId must be a positive integer' }]);
     const input = { slug: slugOf(req), userId };
-    sendData(res, mark ? await matchingPeople.markAbsent(actorOf(req), input) : await matchingPeople.clearAbsent(actorOf(req), input));
+    sendData(
+      res,
+      mark
+        ? await matchingPeople.markAbsent(actorOf(req), input)
+        : await matchingPeople.clearAbsent(actorOf(req), input),
+    );
   };
   router.post('/admin/events/:slug/participants/:userId/absent', ...admin, absentRoute(true));
   router.delete('/admin/events/:slug/participants/:userId/absent', ...admin, absentRoute(false));

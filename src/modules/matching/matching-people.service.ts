@@ -7,7 +7,13 @@ import type { ReferenceData } from '../../lib/reference-data.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
 import { buildSlotMap } from './matching.engine.js';
-import { balancesOf, readMatchingSettings, slotsOf, unavailableEntries, type EventMatchingSettingsView } from './matching.loader.js';
+import {
+  balancesOf,
+  readMatchingSettings,
+  slotsOf,
+  unavailableEntries,
+  type EventMatchingSettingsView,
+} from './matching.loader.js';
 import type { MatchingLock } from './matching.lock.js';
 import { suggestionSelect } from './matching.views.js';
 import { whyOf } from './matching.why.js';
@@ -48,12 +54,19 @@ export class MatchingPeopleService {
    * event 404, then all four after the change. Audited as admin/matching_settings_update
    * with the previous and the new values.
    */
-  async updateSettings(actor: Actor, input: { slug: string; changes: MatchingSettingsInput }): Promise<EventMatchingSettingsView> {
+  async updateSettings(
+    actor: Actor,
+    input: { slug: string; changes: MatchingSettingsInput },
+  ): Promise<EventMatchingSettingsView> {
     const { db } = this.deps;
     const event = await this.deps.eventAccess.getBySlug(input.slug);
     const { previous, next } = await db.$transaction(async (tx) => {
       await this.deps.lock.holdSharedInTransaction(tx, event.id);
-      await tx.eventMatchingSettings.upsert({ where: { eventId: event.id }, create: { eventId: event.id }, update: {} });
+      await tx.eventMatchingSettings.upsert({
+        where: { eventId: event.id },
+        create: { eventId: event.id },
+        update: {},
+      });
       await tx.$queryRaw`SELECT 1 FROM "EventMatchingSettings" WHERE "eventId" = ${event.id} FOR UPDATE`;
       const before = await readMatchingSettings(tx, event.id);
       await tx.eventMatchingSettings.update({ where: { eventId: event.id }, data: input.changes });
@@ -91,16 +104,29 @@ export class MatchingPeopleService {
       const settings = await readMatchingSettings(tx, event.id);
       const { maxRecordings, unavailable } = input.changes;
       if (maxRecordings !== undefined && maxRecordings !== null && maxRecordings > settings.maxRecordingsPerPerson)
-        throw validationFailed([{ field: 'maxRecordings', message: `maxRecordings must be at most ${settings.maxRecordingsPerPerson} (the event's maximum)` }]);
+        throw validationFailed([
+          {
+            field: 'maxRecordings',
+            message: `maxRecordings must be at most ${settings.maxRecordingsPerPerson} (the event's maximum)`,
+          },
+        ]);
       const data: Prisma.EventParticipantUpdateInput = {};
       if (maxRecordings !== undefined) data.maxRecordings = maxRecordings;
       if (unavailable !== undefined) data.unavailable = unavailable as unknown as Prisma.InputJsonValue;
-      const rows = await tx.eventParticipant.updateManyAndReturn({ where: { eventId: event.id, userId: input.userId }, data });
+      const rows = await tx.eventParticipant.updateManyAndReturn({
+        where: { eventId: event.id, userId: input.userId },
+        data,
+      });
       if (rows.length === 0) throw new AppError('NOT_PARTICIPANT');
       return rows[0];
     });
     const view = preferencesView(updated);
-    await this.deps.audit.record(actor, { category: 'event', action: 'recording_preferences_update', resource: `event:${event.slug}`, metadata: { maxRecordings: view.maxRecordings, unavailable: view.unavailable.map((e) => ({ ...e })) } });
+    await this.deps.audit.record(actor, {
+      category: 'event',
+      action: 'recording_preferences_update',
+      resource: `event:${event.slug}`,
+      metadata: { maxRecordings: view.maxRecordings, unavailable: view.unavailable.map((e) => ({ ...e })) },
+    });
     return view;
   }
 
@@ -122,13 +148,27 @@ export class MatchingPeopleService {
       if (!heat) throw new AppError('HEAT_NOT_FOUND');
       await tx.$queryRaw`SELECT id FROM "Heat" WHERE id = ${heat.id} FOR UPDATE`;
       await this.assertPinAllowed(tx, event, heat, input.recorderId);
-      const existing = await tx.recordingSuggestion.findUnique({ where: { heatId_recorderId: { heatId: heat.id, recorderId: input.recorderId } } });
+      const existing = await tx.recordingSuggestion.findUnique({
+        where: { heatId_recorderId: { heatId: heat.id, recorderId: input.recorderId } },
+      });
       await tx.recordingSuggestion.deleteMany({
-        where: { heatId: heat.id, status: { in: ['pending', 'not_found'] }, ...(existing ? { id: { not: existing.id } } : {}) },
+        where: {
+          heatId: heat.id,
+          status: { in: ['pending', 'not_found'] },
+          ...(existing ? { id: { not: existing.id } } : {}),
+        },
       });
       const why = await this.whyOfPin(tx, event.id, heat.userId, input.recorderId);
-      const data = { status: 'pending', pinned: true, originRunId: null, why: why as unknown as Prisma.InputJsonValue, respondedAt: null, unfilledReason: null };
-      if (existing) return (await tx.recordingSuggestion.update({ where: { id: existing.id }, data, select: { id: true } })).id;
+      const data = {
+        status: 'pending',
+        pinned: true,
+        originRunId: null,
+        why: why as unknown as Prisma.InputJsonValue,
+        respondedAt: null,
+        unfilledReason: null,
+      };
+      if (existing)
+        return (await tx.recordingSuggestion.update({ where: { id: existing.id }, data, select: { id: true } })).id;
       const created = await tx.recordingSuggestion.create({
         data: { ...data, eventId: event.id, heatId: heat.id, dancerId: heat.userId, recorderId: input.recorderId },
         select: { id: true },
@@ -161,19 +201,32 @@ export class MatchingPeopleService {
     const accepted = await tx.recordingSuggestion.count({ where: { heatId: heat.id, status: 'accepted' } });
     if (accepted > 0) throw new AppError('HEAT_ALREADY_COVERED');
     if (recorderId === heat.userId) throw new AppError('RECORDER_IS_DANCER');
-    const p = await tx.eventParticipant.findUnique({ where: { userId_eventId: { userId: recorderId, eventId: event.id } } });
+    const p = await tx.eventParticipant.findUnique({
+      where: { userId_eventId: { userId: recorderId, eventId: event.id } },
+    });
     if (!p) throw new AppError('RECORDER_NOT_PARTICIPANT');
     if (p.absentAt) throw new AppError('RECORDER_ABSENT');
     const settings = await readMatchingSettings(tx, event.id);
     const slotOf = buildSlotMap(slotsOf(event.scheduleConfig));
     const slot = (d: number) => slotOf.get(d) ?? d;
-    const own = await tx.heat.findMany({ where: { eventId: event.id, userId: recorderId, competitionTypeId: heat.competitionTypeId } });
+    const own = await tx.heat.findMany({
+      where: { eventId: event.id, userId: recorderId, competitionTypeId: heat.competitionTypeId },
+    });
     const sameSlot = own.filter((h) => slot(h.divisionId) === slot(heat.divisionId));
     if (sameSlot.some((h) => h.heatNumber === heat.heatNumber)) throw new AppError('RECORDER_DANCING');
-    if (sameSlot.some((h) => heat.heatNumber >= h.heatNumber - settings.bufferBefore && heat.heatNumber <= h.heatNumber + settings.bufferAfter))
+    if (
+      sameSlot.some(
+        (h) =>
+          heat.heatNumber >= h.heatNumber - settings.bufferBefore &&
+          heat.heatNumber <= h.heatNumber + settings.bufferAfter,
+      )
+    )
       throw new AppError('RECORDER_IN_BUFFER');
     const covered = unavailableEntries(p.unavailable).some(
-      (e) => e.competitionTypeId === heat.competitionTypeId && e.heatNumber === heat.heatNumber && (e.divisionId === null || slot(e.divisionId) === slot(heat.divisionId)),
+      (e) =>
+        e.competitionTypeId === heat.competitionTypeId &&
+        e.heatNumber === heat.heatNumber &&
+        (e.divisionId === null || slot(e.divisionId) === slot(heat.divisionId)),
     );
     if (covered) throw new AppError('RECORDER_UNAVAILABLE');
     const rejected = await tx.recordingSuggestion.count({ where: { heatId: heat.id, recorderId, status: 'rejected' } });
@@ -187,13 +240,23 @@ export class MatchingPeopleService {
 
   private async whyOfPin(tx: Db, eventId: number, dancerId: number, recorderId: number) {
     const [people, participation, balance] = await Promise.all([
-      tx.user.findMany({ where: { id: { in: [dancerId, recorderId] } }, select: { id: true, city: true, country: true } }),
-      tx.eventParticipant.findUnique({ where: { userId_eventId: { userId: recorderId, eventId } }, select: { recorderOptOut: true } }),
+      tx.user.findMany({
+        where: { id: { in: [dancerId, recorderId] } },
+        select: { id: true, city: true, country: true },
+      }),
+      tx.eventParticipant.findUnique({
+        where: { userId_eventId: { userId: recorderId, eventId } },
+        select: { recorderOptOut: true },
+      }),
       balancesOf(tx, eventId, [recorderId]),
     ]);
     const dancer = people.find((u) => u.id === dancerId)!;
     const recorder = people.find((u) => u.id === recorderId)!;
-    return whyOf(dancer, { ...recorder, optOut: participation?.recorderOptOut ?? false, balance: balance.get(recorderId) ?? 0 }, true);
+    return whyOf(
+      dancer,
+      { ...recorder, optOut: participation?.recorderOptOut ?? false, balance: balance.get(recorderId) ?? 0 },
+      true,
+    );
   }
 
   /**
@@ -208,17 +271,32 @@ export class MatchingPeopleService {
     const suggestionId = input.suggestionId;
     await db.$transaction(async (tx) => {
       await this.deps.lock.holdSharedInTransaction(tx, event.id);
-      const s = await tx.recordingSuggestion.findFirst({ where: { id: suggestionId, eventId: event.id }, select: { status: true } });
+      const s = await tx.recordingSuggestion.findFirst({
+        where: { id: suggestionId, eventId: event.id },
+        select: { status: true },
+      });
       if (!s) throw new AppError('SUGGESTION_NOT_FOUND');
-      const { count } = await tx.recordingSuggestion.updateMany({ where: { id: suggestionId, status: 'pending' }, data: { status: 'removed', respondedAt: this.deps.clock.now() } });
+      const { count } = await tx.recordingSuggestion.updateMany({
+        where: { id: suggestionId, status: 'pending' },
+        data: { status: 'removed', respondedAt: this.deps.clock.now() },
+      });
       if (count === 0) throw new AppError('SUGGESTION_NOT_PENDING');
     });
-    const view = await db.recordingSuggestion.findUniqueOrThrow({ where: { id: suggestionId }, select: suggestionSelect });
+    const view = await db.recordingSuggestion.findUniqueOrThrow({
+      where: { id: suggestionId },
+      select: suggestionSelect,
+    });
     await this.deps.audit.record(actor, {
       category: 'admin',
       action: 'recording_suggestion_remove',
       resource: `event:${event.slug}`,
-      metadata: { suggestionId, heatId: view.heat.id, recorderId: view.recorder?.id ?? null, dancerId: view.dancer.id, pinned: view.pinned },
+      metadata: {
+        suggestionId,
+        heatId: view.heat.id,
+        recorderId: view.recorder?.id ?? null,
+        dancerId: view.dancer.id,
+        pinned: view.pinned,
+      },
     });
     return view;
   }
@@ -248,7 +326,12 @@ export class MatchingPeopleService {
       return count;
     });
     const result = { userId: input.userId, absent: true as const, cancelledSuggestions };
-    await this.deps.audit.record(actor, { category: 'admin', action: 'participant_absent', resource: `event:${event.slug}`, metadata: result });
+    await this.deps.audit.record(actor, {
+      category: 'admin',
+      action: 'participant_absent',
+      resource: `event:${event.slug}`,
+      metadata: result,
+    });
     return result;
   }
 
@@ -256,10 +339,18 @@ export class MatchingPeopleService {
   async clearAbsent(actor: Actor, input: { slug: string; userId: number }) {
     const { db } = this.deps;
     const event = await this.deps.eventAccess.getBySlug(input.slug);
-    const { count } = await db.eventParticipant.updateMany({ where: { eventId: event.id, userId: input.userId }, data: { absentAt: null } });
+    const { count } = await db.eventParticipant.updateMany({
+      where: { eventId: event.id, userId: input.userId },
+      data: { absentAt: null },
+    });
     if (count === 0) throw new AppError('PARTICIPANT_NOT_FOUND');
     const result = { userId: input.userId, absent: false as const };
-    await this.deps.audit.record(actor, { category: 'admin', action: 'participant_absent_cleared', resource: `event:${event.slug}`, metadata: result });
+    await this.deps.audit.record(actor, {
+      category: 'admin',
+      action: 'participant_absent_cleared',
+      resource: `event:${event.slug}`,
+      metadata: result,
+    });
     return result;
   }
 }

@@ -128,7 +128,15 @@ export interface EngineResult {
    * but not in the same city (so sameCity + sameCountry + others = covered).
    * maxLoad: highest number of recordings of one person, fixed ones included (0 if none).
    */
-  stats: { heats: number; covered: number; optOutUses: number; sameCity: number; sameCountry: number; balanceSum: number; maxLoad: number };
+  stats: {
+    heats: number;
+    covered: number;
+    optOutUses: number;
+    sameCity: number;
+    sameCountry: number;
+    balanceSum: number;
+    maxLoad: number;
+  };
   /** One entry per unassigned heat, same order, with the reason it stays open. */
   unfilled: EngineUnfilled[];
   /** What became of `input.previous` (all zero / empty without it). */
@@ -227,7 +235,6 @@ function locationClass(
 const cmpNum = (a: number, b: number) => a - b;
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-
 // ---------------------------------------------------------------------------------------
 // The engine, in phases: prepare -> time keys -> recorders -> previous pairs -> network ->
 // weights -> min-cost flow -> pairs -> statistics, unfilled reasons, reuse summary.
@@ -310,7 +317,10 @@ export function runMatchingEngine(input: EngineInput): EngineResult {
   const net = new MatchingNetwork(prep, recorders, previous);
   for (const k of times.keyList) net.addTimeKey(k, times.busy.get(k.key), times.unavailable.get(k.key));
   const balanceSpan = spanOf(recorders.list.map((r) => r.balance));
-  const mcf = new MinCostFlow(net.g, scalarCosts(net.g, net.heatNodes.length, prep.cap, balanceSpan, previous.recorderOf.size > 0));
+  const mcf = new MinCostFlow(
+    net.g,
+    scalarCosts(net.g, net.heatNodes.length, prep.cap, balanceSpan, previous.recorderOf.size > 0),
+  );
   if (net.heatNodes.length > 0 && recorders.list.length > 0) mcf.run(net.S, net.T);
   const { assignments, unassigned } = decomposeFlow(net, mcf, times);
   const load = new Map<number, number>(prep.fixedLoad);
@@ -410,7 +420,8 @@ function prepare(input: EngineInput): Prepared {
 
 function sortedUnique<T>(items: T[], id: (item: T) => number, what: string): T[] {
   const sorted = [...items].sort((a, b) => id(a) - id(b));
-  for (let i = 1; i < sorted.length; i++) if (id(sorted[i]) === id(sorted[i - 1])) throw new Error(`duplicate ${what} ${id(sorted[i])}`);
+  for (let i = 1; i < sorted.length; i++)
+    if (id(sorted[i]) === id(sorted[i - 1])) throw new Error(`duplicate ${what} ${id(sorted[i])}`);
   return sorted;
 }
 
@@ -460,7 +471,10 @@ function collectTimes(prep: Prepared, pins: EngineAssignment[]): Times {
  * division covers its competition type and heat number in every slot, one with a division
  * covers that division's slot (the same time). Buffers do not extend an entry.
  */
-function unavailableAt(prep: Prepared, allKeys: Map<string, { type: number; slot: number; num: number }>): Map<string, Set<number>> {
+function unavailableAt(
+  prep: Prepared,
+  allKeys: Map<string, { type: number; slot: number; num: number }>,
+): Map<string, Set<number>> {
   const out = new Map<string, Set<number>>();
   const mark = (key: string, userId: number) => {
     let set = out.get(key);
@@ -527,14 +541,24 @@ function applyPins(
 function collectRecorders(prep: Prepared): Recorders {
   const leafKey = (l: Loc) => JSON.stringify([l.city, l.country]);
   const leafIndex = new Map<string, number>();
-  [...new Set(prep.participants.map((p) => leafKey(prep.locOf.get(p.userId)!)))].sort(cmpStr).forEach((k, i) => leafIndex.set(k, i));
+  [...new Set(prep.participants.map((p) => leafKey(prep.locOf.get(p.userId)!)))]
+    .sort(cmpStr)
+    .forEach((k, i) => leafIndex.set(k, i));
   const list: Recorder[] = [];
   for (const p of prep.participants) {
     const fixedLoad = prep.fixedLoad.get(p.userId) ?? 0;
     const cap = prep.capOf.get(p.userId)!;
     if (fixedLoad >= cap) continue;
     const l = prep.locOf.get(p.userId)!;
-    list.push({ userId: p.userId, ...l, optOut: p.optOut, balance: p.balance ?? 0, fixedLoad, capLeft: cap - fixedLoad, leaf: leafIndex.get(leafKey(l))! });
+    list.push({
+      userId: p.userId,
+      ...l,
+      optOut: p.optOut,
+      balance: p.balance ?? 0,
+      fixedLoad,
+      capLeft: cap - fixedLoad,
+      leaf: leafIndex.get(leafKey(l))!,
+    });
   }
   const indexOfUser = new Map<number, number>();
   list.forEach((r, i) => indexOfUser.set(r.userId, i));
@@ -680,7 +704,8 @@ class MatchingNetwork {
       this.nodeRecorder[v] = ri;
       const r = this.recorders.list[ri];
       const bal = this.maxBalance - r.balance;
-      for (let j = 1; j <= r.capLeft; j++) this.g.addEdge(v, this.T, 1, { opt: r.optOut ? 1 : 0, load: r.fixedLoad + j - 1, bal });
+      for (let j = 1; j <= r.capLeft; j++)
+        this.g.addEdge(v, this.T, 1, { opt: r.optOut ? 1 : 0, load: r.fixedLoad + j - 1, bal });
     }
     return this.recorderNode[ri];
   }
@@ -701,13 +726,21 @@ class MatchingNetwork {
       if (members) members.push(ri);
       else byLeaf.set(list[ri].leaf, [ri]);
     }
-    const kn: KeyNet = { leaves: [], leafAt: new Map(), eligible, cityLeaves: new Map(), countryLeaves: new Map(), hubs: new Map() };
+    const kn: KeyNet = {
+      leaves: [],
+      leafAt: new Map(),
+      eligible,
+      cityLeaves: new Map(),
+      countryLeaves: new Map(),
+      hubs: new Map(),
+    };
     for (const leaf of [...byLeaf.keys()].sort(cmpNum)) {
       const l = this.addLeaf(leaf, byLeaf.get(leaf)!);
       kn.leaves.push(l);
       kn.leafAt.set(leaf, l);
       if (l.city !== null) (kn.cityLeaves.get(l.city) ?? kn.cityLeaves.set(l.city, []).get(l.city)!).push(l);
-      if (l.country !== null) (kn.countryLeaves.get(l.country) ?? kn.countryLeaves.set(l.country, []).get(l.country)!).push(l);
+      if (l.country !== null)
+        (kn.countryLeaves.get(l.country) ?? kn.countryLeaves.set(l.country, []).get(l.country)!).push(l);
     }
     return kn;
   }
@@ -744,7 +777,8 @@ class MatchingNetwork {
   /** The hubs a dancer at (city, country) may use, with the location class they carry. */
   private hubChoices(kn: KeyNet, loc: Loc): HubChoice[] {
     const out: HubChoice[] = [];
-    if (loc.city !== null && kn.cityLeaves.has(loc.city)) out.push({ id: `c:${loc.city}`, members: kn.cityLeaves.get(loc.city)!, cls: 0 });
+    if (loc.city !== null && kn.cityLeaves.has(loc.city))
+      out.push({ id: `c:${loc.city}`, members: kn.cityLeaves.get(loc.city)!, cls: 0 });
     if (loc.country !== null && kn.countryLeaves.has(loc.country))
       out.push({ id: `n:${loc.country}`, members: kn.countryLeaves.get(loc.country)!, cls: 1 });
     out.push({ id: 'any', members: kn.leaves, cls: 2 });
@@ -776,7 +810,8 @@ class MatchingNetwork {
       grp = { node: this.g.addNode(), sourceEdge: -1, heats: [] };
       groups.set(gid, grp);
       this.heatNodes.push(grp);
-      for (const ch of this.hubChoices(kn, loc)) this.g.addEdge(grp.node, this.sharedHub(kn, ch), INF_CAP, { loc: ch.cls, change: this.change });
+      for (const ch of this.hubChoices(kn, loc))
+        this.g.addEdge(grp.node, this.sharedHub(kn, ch), INF_CAP, { loc: ch.cls, change: this.change });
     }
     grp.heats.push(h);
   }
@@ -845,7 +880,13 @@ class MatchingNetwork {
  * balance equal (balanceSpan 0) the balance cost is 0 and the weights are those of the
  * objective without that tier; without previous pairs they are those of five tiers.
  */
-function scalarCosts(g: NetworkBuilder, heatNodeCount: number, cap: number, balanceSpan: number, stability: boolean): Float64Array {
+function scalarCosts(
+  g: NetworkBuilder,
+  heatNodeCount: number,
+  cap: number,
+  balanceSpan: number,
+  stability: boolean,
+): Float64Array {
   // Exact weights for the full balance span when they fit; otherwise (very large networks
   // with previous pairs and a wide spread of balances) the largest span that fits: balances
   // more than `span` below the highest one then count as equal in the balance tier (every
@@ -855,7 +896,8 @@ function scalarCosts(g: NetworkBuilder, heatNodeCount: number, cap: number, bala
   if (!w.fits) {
     let lo = 0;
     let hi = balanceSpan;
-    if (!tierWeights(heatNodeCount, cap, 0, stability).fits) throw new Error('matching network too large for exact weights');
+    if (!tierWeights(heatNodeCount, cap, 0, stability).fits)
+      throw new Error('matching network too large for exact weights');
     while (lo < hi) {
       const mid = Math.ceil((lo + hi) / 2);
       if (tierWeights(heatNodeCount, cap, mid, stability).fits) lo = mid;
@@ -869,7 +911,13 @@ function scalarCosts(g: NetworkBuilder, heatNodeCount: number, cap: number, bala
   for (let e = 0; e < m; e++) {
     const l = g.loc.data[e];
     const bal = g.bal.data[e] < span ? g.bal.data[e] : span;
-    cost[e] = g.opt.data[e] * w.wOpt + (l >= 1 ? w.wCountry : 0) + (l === 2 ? w.wAny : 0) + bal * w.wBal + g.load.data[e] * w.wLoad + g.change.data[e];
+    cost[e] =
+      g.opt.data[e] * w.wOpt +
+      (l >= 1 ? w.wCountry : 0) +
+      (l === 2 ? w.wAny : 0) +
+      bal * w.wBal +
+      g.load.data[e] * w.wLoad +
+      g.change.data[e];
   }
   return cost;
 }
@@ -894,7 +942,11 @@ function tierWeights(heatNodeCount: number, cap: number, balanceSpan: number, st
  * Forward edges form a DAG (s, heat, hub, leaf, chunk, recorder), so walking from a heat
  * node along edges with flow left always ends at a recorder.
  */
-function decomposeFlow(net: MatchingNetwork, mcf: MinCostFlow, times: Times): { assignments: EngineAssignment[]; unassigned: number[] } {
+function decomposeFlow(
+  net: MatchingNetwork,
+  mcf: MinCostFlow,
+  times: Times,
+): { assignments: EngineAssignment[]; unassigned: number[] } {
   const { g, S, T, heatNodes, nodeRecorder } = net;
   const outEdges: number[][] = Array.from({ length: g.nodeCount }, () => []);
   const flowLeft = new Int32Array(g.edgeCount);
@@ -938,7 +990,12 @@ function decomposeFlow(net: MatchingNetwork, mcf: MinCostFlow, times: Times): { 
 
 // ---- Phase 8: statistics from the real pairs, reuse summary ---------------------------
 
-function computeStats(prep: Prepared, times: Times, assignments: EngineAssignment[], load: Map<number, number>): EngineResult['stats'] {
+function computeStats(
+  prep: Prepared,
+  times: Times,
+  assignments: EngineAssignment[],
+  load: Map<number, number>,
+): EngineResult['stats'] {
   const optOut = new Set(prep.participants.filter((p) => p.optOut).map((p) => p.userId));
   const balanceOf = new Map(prep.participants.map((p) => [p.userId, p.balance ?? 0]));
   let optOutUses = 0;
@@ -956,7 +1013,15 @@ function computeStats(prep: Prepared, times: Times, assignments: EngineAssignmen
   }
   let maxLoad = 0;
   for (const v of load.values()) if (v > maxLoad) maxLoad = v;
-  return { heats: times.openHeatCount, covered: assignments.length, optOutUses, sameCity, sameCountry, balanceSum, maxLoad };
+  return {
+    heats: times.openHeatCount,
+    covered: assignments.length,
+    optOutUses,
+    sameCity,
+    sameCountry,
+    balanceSum,
+    maxLoad,
+  };
 }
 
 function summariseReuse(previous: Previous, recorders: Recorders, assignments: EngineAssignment[]): EngineReuse {
@@ -968,5 +1033,11 @@ function summariseReuse(previous: Previous, recorders: Recorders, assignments: E
     if (chosen.get(heatId) === recorderId) kept++;
     else dropped.push({ heatId, recorderId });
   }
-  return { valid: previous.recorderOf.size, kept, added: assignments.length - kept, dropped, invalid: previous.invalid };
+  return {
+    valid: previous.recorderOf.size,
+    kept,
+    added: assignments.length - kept,
+    dropped,
+    invalid: previous.invalid,
+  };
 }

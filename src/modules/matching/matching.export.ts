@@ -43,7 +43,13 @@ export const exportSelect = (eventId: number) =>
   }) as const satisfies Prisma.RecordingSuggestionSelect;
 
 type ExportRow = Prisma.RecordingSuggestionGetPayload<{ select: ReturnType<typeof exportSelect> }>;
-type Person = { username: string; firstName: string | null; lastName: string | null; city: string | null; country: string | null };
+type Person = {
+  username: string;
+  firstName: string | null;
+  lastName: string | null;
+  city: string | null;
+  country: string | null;
+};
 
 /** e.g. "J&J NOV heat 3 (Leader)" */
 function heatLabel(h: ExportRow['heat']): string {
@@ -59,7 +65,10 @@ function personLabel(p: Person): string {
 const norm = (v: string | null) => (v && v.trim() ? v.trim().toLowerCase() : null);
 
 /** Same city, else same country, else elsewhere: the engine's preference (trimmed, case-insensitive; unknown never matches). */
-export function localityOf(a: Pick<Person, 'city' | 'country'>, b: Pick<Person, 'city' | 'country'>): 'same city' | 'same country' | 'elsewhere' {
+export function localityOf(
+  a: Pick<Person, 'city' | 'country'>,
+  b: Pick<Person, 'city' | 'country'>,
+): 'same city' | 'same country' | 'elsewhere' {
   if (norm(a.city) !== null && norm(a.city) === norm(b.city)) return 'same city';
   if (norm(a.country) !== null && norm(a.country) === norm(b.country)) return 'same country';
   return 'elsewhere';

@@ -8,7 +8,10 @@ export function slotsOf(scheduleConfig: unknown): ScheduleSlot[] | null {
   const slots = (scheduleConfig as { slots?: unknown } | null)?.slots;
   if (!Array.isArray(slots)) return null;
   return slots
-    .filter((s): s is { order?: unknown; divisionIds: unknown[] } => !!s && Array.isArray((s as { divisionIds?: unknown }).divisionIds))
+    .filter(
+      (s): s is { order?: unknown; divisionIds: unknown[] } =>
+        !!s && Array.isArray((s as { divisionIds?: unknown }).divisionIds),
+    )
     .map((s, index) => ({
       order: typeof s.order === 'number' ? s.order : index,
       divisionIds: s.divisionIds.filter((d): d is number => Number.isInteger(d)),
@@ -30,12 +33,22 @@ export interface EventMatchingSettingsView {
   optOutMode: OptOutMode;
 }
 
-export const DEFAULT_MATCHING_SETTINGS: EventMatchingSettingsView = { bufferBefore: 0, bufferAfter: 1, maxRecordingsPerPerson: 3, optOutMode: 'last' };
+export const DEFAULT_MATCHING_SETTINGS: EventMatchingSettingsView = {
+  bufferBefore: 0,
+  bufferAfter: 1,
+  maxRecordingsPerPerson: 3,
+  optOutMode: 'last',
+};
 
 export async function readMatchingSettings(db: Db, eventId: number): Promise<EventMatchingSettingsView> {
   const row = await db.eventMatchingSettings.findUnique({ where: { eventId } });
   if (!row) return { ...DEFAULT_MATCHING_SETTINGS };
-  return { bufferBefore: row.bufferBefore, bufferAfter: row.bufferAfter, maxRecordingsPerPerson: row.maxRecordingsPerPerson, optOutMode: row.optOutMode as OptOutMode };
+  return {
+    bufferBefore: row.bufferBefore,
+    bufferAfter: row.bufferAfter,
+    maxRecordingsPerPerson: row.maxRecordingsPerPerson,
+    optOutMode: row.optOutMode as OptOutMode,
+  };
 }
 
 export interface LoadedEvent {
@@ -78,7 +91,11 @@ export function isSuspended(u: { suspendedAt: Date | null; suspendedUntil: Date 
  * every (heat, participant) pair of a blocked pair (forbidden); the pending pairs
  * (previous) and the pinned ones (pins).
  */
-export async function loadEngineInput(db: Db, event: { id: number; scheduleConfig: unknown }, now: Date): Promise<LoadedEvent> {
+export async function loadEngineInput(
+  db: Db,
+  event: { id: number; scheduleConfig: unknown },
+  now: Date,
+): Promise<LoadedEvent> {
   const [settings, allParticipants, allHeats, history] = await Promise.all([
     readMatchingSettings(db, event.id),
     db.eventParticipant.findMany({
@@ -97,7 +114,11 @@ export async function loadEngineInput(db: Db, event: { id: number; scheduleConfi
       select: { id: true, userId: true, divisionId: true, competitionTypeId: true, heatNumber: true, role: true },
     }),
     db.recordingSuggestion.findMany({
-      where: { eventId: event.id, status: { in: ['accepted', 'rejected', 'removed', 'pending'] }, recorderId: { not: null } },
+      where: {
+        eventId: event.id,
+        status: { in: ['accepted', 'rejected', 'removed', 'pending'] },
+        recorderId: { not: null },
+      },
       select: { id: true, heatId: true, dancerId: true, recorderId: true, status: true, pinned: true },
     }),
   ]);
@@ -107,11 +128,19 @@ export async function loadEngineInput(db: Db, event: { id: number; scheduleConfi
   const heats = allHeats.filter((h) => inRun.has(h.userId));
   const [balance, blocks] = await Promise.all([
     balancesOf(db, event.id, ids),
-    ids.length ? db.userBlock.findMany({ where: { blockerId: { in: ids }, blockedId: { in: ids } }, select: { blockerId: true, blockedId: true } }) : [],
+    ids.length
+      ? db.userBlock.findMany({
+          where: { blockerId: { in: ids }, blockedId: { in: ids } },
+          select: { blockerId: true, blockedId: true },
+        })
+      : [],
   ]);
   const blockedWith = new Map<number, Set<number>>();
   for (const b of blocks) {
-    for (const [x, y] of [[b.blockerId, b.blockedId], [b.blockedId, b.blockerId]]) {
+    for (const [x, y] of [
+      [b.blockerId, b.blockedId],
+      [b.blockedId, b.blockerId],
+    ]) {
       if (!blockedWith.has(x)) blockedWith.set(x, new Set());
       blockedWith.get(x)!.add(y);
     }
@@ -119,10 +148,15 @@ export async function loadEngineInput(db: Db, event: { id: number; scheduleConfi
   const isBlocked = (a: number, b: number) => blockedWith.get(a)?.has(b) ?? false;
   const rows = history.map((s) => ({ ...s, recorderId: s.recorderId! }));
   const pairOnly = ({ heatId, recorderId }: PendingSuggestion) => ({ heatId, recorderId });
-  const slim = (s: (typeof rows)[number]): PendingSuggestion => ({ id: s.id, heatId: s.heatId, recorderId: s.recorderId });
+  const slim = (s: (typeof rows)[number]): PendingSuggestion => ({
+    id: s.id,
+    heatId: s.heatId,
+    recorderId: s.recorderId,
+  });
   const accepted = rows.filter((s) => s.status === 'accepted');
   const forbidden = rows.filter((s) => s.status === 'rejected' || s.status === 'removed').map(pairOnly);
-  for (const h of heats) for (const other of blockedWith.get(h.userId) ?? []) forbidden.push({ heatId: h.id, recorderId: other });
+  for (const h of heats)
+    for (const other of blockedWith.get(h.userId) ?? []) forbidden.push({ heatId: h.id, recorderId: other });
   const pending = rows.filter((s) => s.status === 'pending' && !s.pinned).map(slim);
   const pins = rows.filter((s) => s.status === 'pending' && s.pinned).map(slim);
   return {
@@ -155,6 +189,13 @@ export async function loadEngineInput(db: Db, event: { id: number; scheduleConfi
 export function unavailableEntries(value: unknown): UnavailableEntry[] {
   if (!Array.isArray(value)) return [];
   return value
-    .filter((e): e is { competitionTypeId: number; heatNumber: number; divisionId?: number | null } => !!e && typeof e === 'object')
-    .map((e) => ({ competitionTypeId: e.competitionTypeId, heatNumber: e.heatNumber, divisionId: e.divisionId ?? null }));
+    .filter(
+      (e): e is { competitionTypeId: number; heatNumber: number; divisionId?: number | null } =>
+        !!e && typeof e === 'object',
+    )
+    .map((e) => ({
+      competitionTypeId: e.competitionTypeId,
+      heatNumber: e.heatNumber,
+      divisionId: e.divisionId ?? null,
+    }));
 }

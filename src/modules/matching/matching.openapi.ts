@@ -34,12 +34,14 @@ const reuse =
 const run =
   'Run object `{ id (UUID), eventId, trigger: "manual" | "scheduled", status: "running" | "success" | "failed", startedAt, finishedAt, ' +
   'heatsTotal, heatsAssigned, heatsUnassigned, error, reuse, unfilledByReason }`. heatsTotal = heats that needed a recorder in this ' +
-  'run (the event\'s heats minus those with an accepted suggestion) = heatsAssigned + heatsUnassigned. `unfilledByReason`: the number ' +
-  'of heats the run left without a recorder, per reason (all seven reasons, zeros included). ' + reuse;
+  "run (the event's heats minus those with an accepted suggestion) = heatsAssigned + heatsUnassigned. `unfilledByReason`: the number " +
+  'of heats the run left without a recorder, per reason (all seven reasons, zeros included). ' +
+  reuse;
 
 const unfilledHeats =
   '`unfilledHeats: [{ heatId, reason, heat | null, dancer: <user summary> | null }]` in heat id order (heat and dancer are null once ' +
-  'the heat was deleted). ' + reasons;
+  'the heat was deleted). ' +
+  reasons;
 
 const suggestion =
   'Suggestion object `{ id, heat: { id, divisionId, division: { id, name, abbreviation }, competitionTypeId, competitionType, heatNumber, role }, ' +
@@ -65,7 +67,9 @@ const runNow = (summary: string, tags: string[]): OperationSpec => ({
     '**Dry run**: body `{ "dryRun": true }` answers **200** with what a run would do now — `{ dryRun: true, heatsTotal, heatsAssigned, ' +
     'heatsUnassigned, reuse, pins: { kept, dropped }, unfilledByReason, unfilledHeats }` — and writes nothing: no suggestion, no run row, no notification, ' +
     '`matchingRunAt` unchanged. It takes no lock and is logged as `matching_dry_run`. `dryRun` other than true/false → 400. ' +
-    run + ' ' + unfilledHeats,
+    run +
+    ' ' +
+    unfilledHeats,
   parameters: [slugParam],
   body: obj({ dryRun: { type: 'boolean', default: false } }, ['dryRun']),
   ok: {
@@ -75,11 +79,17 @@ const runNow = (summary: string, tags: string[]): OperationSpec => ({
   errors: { 400: ['VALIDATION_ERROR'], 404: ['EVENT_NOT_FOUND'], 409: ['MATCHING_RUN_IN_PROGRESS'] },
 });
 
-const suggestionId = pathParam('id', { type: 'string' }, 'suggestion id (a positive integer; anything else is an unknown suggestion)');
+const suggestionId = pathParam(
+  'id',
+  { type: 'string' },
+  'suggestion id (a positive integer; anything else is an unknown suggestion)',
+);
 const runId = pathParam('runId', { type: 'string' }, 'run id (UUID; anything else is an unknown run)');
 
 export const matchingOpenApi: Record<string, unknown> = {
-  '/events/{slug}/run-matching': { post: operation('post', runNow('Run recording-partner matching now', ['matching'])) },
+  '/events/{slug}/run-matching': {
+    post: operation('post', runNow('Run recording-partner matching now', ['matching'])),
+  },
   '/events/{slug}/match-suggestions': {
     get: operation('get', {
       tags: ['matching'],
@@ -87,9 +97,10 @@ export const matchingOpenApi: Record<string, unknown> = {
       access: 'user',
       description:
         'Participants only (403 "You must be a participant of this event"; unknown event 404 first). ' +
-        '`data: { toBeRecorded, toRecord, registrationDeadline, matchingRunAt }`: toBeRecorded = suggestions for the caller\'s heats, ' +
+        "`data: { toBeRecorded, toRecord, registrationDeadline, matchingRunAt }`: toBeRecorded = suggestions for the caller's heats, " +
         'toRecord = suggestions where the caller is the recorder; every status is listed (rejected ones included, so the history ' +
-        'is visible), ordered like heats/me (competition type, division, heat number), then id. ' + suggestion,
+        'is visible), ordered like heats/me (competition type, division, heat number), then id. ' +
+        suggestion,
       parameters: [slugParam],
       ok: {
         '200': json(
@@ -121,7 +132,8 @@ export const matchingOpenApi: Record<string, unknown> = {
         'room: a new match has `source: "auto"`, is linked to the suggestion, the dancer is `user1`; an existing pending match of the ' +
         'pair is accepted and gets its room; the dancer receives `match_accepted` when a match became accepted. Answers 200 with the ' +
         'suggestion object plus `match: { id, slug, status, roomId } | null`. Logged as `recording_suggestion_accept` / ' +
-        '`recording_suggestion_reject` (category match). A decision waits for a matching run of the event in progress. ' + suggestion,
+        '`recording_suggestion_reject` (category match). A decision waits for a matching run of the event in progress. ' +
+        suggestion,
       parameters: [slugParam, suggestionId],
       body: obj({ status: { enum: ['accepted', 'rejected'] } }),
       ok: { '200': json(dataOf(ref('SuggestionDecision')), 'The suggestion and the accepted match (or null)') },
@@ -143,7 +155,10 @@ export const matchingOpenApi: Record<string, unknown> = {
       ok: { '200': json(listOf(ref('Run'))) },
       errors: { 404: ['EVENT_NOT_FOUND'] },
     }),
-    post: operation('post', runNow('Run matching now (same as POST /events/{slug}/run-matching)', ['matching', 'admin'])),
+    post: operation(
+      'post',
+      runNow('Run matching now (same as POST /events/{slug}/run-matching)', ['matching', 'admin']),
+    ),
   },
   '/admin/events/{slug}/matching-runs/{runId}/suggestions': {
     get: operation('get', {
@@ -154,7 +169,8 @@ export const matchingOpenApi: Record<string, unknown> = {
         'Admin only. The suggestions whose originRunId is the run and that still exist (a later run keeps the pending ones it can and ' +
         'replaces the others and every not_found one; kept, accepted and rejected suggestions stay with the run that proposed them), ' +
         'with dancer, recorder, heat and status, in heats/me order. ' +
-        'Unknown run id, a non-UUID id or a run of another event → 404 "Matching run not found". ' + suggestion,
+        'Unknown run id, a non-UUID id or a run of another event → 404 "Matching run not found". ' +
+        suggestion,
       parameters: [slugParam, runId],
       ok: { '200': json(listOf(ref('Suggestion'))) },
       errors: { 404: ['EVENT_NOT_FOUND', 'MATCHING_RUN_NOT_FOUND'] },
@@ -166,8 +182,11 @@ export const matchingOpenApi: Record<string, unknown> = {
       summary: 'One run with the heats it left without a recorder',
       access: 'admin',
       description:
-        'Admin only. The run object plus ' + unfilledHeats + ' The reasons are stored with the run, so an older run still explains ' +
-        'its gaps after a later run filled them. Unknown run id, a non-UUID id or a run of another event → 404 "Matching run not found". ' + run,
+        'Admin only. The run object plus ' +
+        unfilledHeats +
+        ' The reasons are stored with the run, so an older run still explains ' +
+        'its gaps after a later run filled them. Unknown run id, a non-UUID id or a run of another event → 404 "Matching run not found". ' +
+        run,
       parameters: [slugParam, runId],
       ok: { '200': json(dataOf(ref('RunDetail'))) },
       errors: { 404: ['EVENT_NOT_FOUND', 'MATCHING_RUN_NOT_FOUND'] },
@@ -184,8 +203,8 @@ export const matchingOpenApi: Record<string, unknown> = {
         'line `"Heat","Dancer","Recorder","Status","Locality","Opt-out used","Pinned","Recorder balance"`, every field quoted (quotes doubled); a control ' +
         'character in a value (CR, LF, TAB …) is written as a space, and a cell starting with =, +, -, @, TAB or CR gets a leading `\'`. Heat = "<competition type> <division> heat <number> (<role>)"; Dancer/Recorder = "First Last (username)" or the ' +
         'username; Status = the suggestion status; Locality = `same city`, `same country` or `elsewhere` (trimmed, case-insensitive; ' +
-        'unknown never matches); Opt-out used = `yes` when the recorder opted out of recording, else `no`; Pinned = `yes` for an admin pin, else `no`; Recorder balance = the recorder\'s balance written with the suggestion (`why.recorderBalance`, empty on older rows); the recorder cells are empty ' +
-        'for a `not_found` heat. A cell starting with =, +, - or @ is prefixed with \' so spreadsheet programs never run it as a formula. ' +
+        "unknown never matches); Opt-out used = `yes` when the recorder opted out of recording, else `no`; Pinned = `yes` for an admin pin, else `no`; Recorder balance = the recorder's balance written with the suggestion (`why.recorderBalance`, empty on older rows); the recorder cells are empty " +
+        "for a `not_found` heat. A cell starting with =, +, - or @ is prefixed with ' so spreadsheet programs never run it as a formula. " +
         '`Content-Disposition: attachment; filename=matching-<slug>-<runId>.csv`. Only the latest successful run has a current plan: ' +
         'an older or failed run → **409**. Unknown, non-UUID or other-event run id → 404 "Matching run not found". ' +
         'Logged as `matching_run_export` (category admin).',

@@ -21,7 +21,14 @@ export async function releaseDeletedRecorder(tx: Prisma.TransactionClient, recor
   const deleted = await tx.recordingSuggestion.deleteMany({ where: { recorderId, status: { in: DROPPED } } });
   const kept = await tx.recordingSuggestion.updateMany({
     where: { recorderId, status: { in: KEPT_AS_UNFILLED } },
-    data: { status: 'not_found', recorderId: null, why: Prisma.DbNull, pinned: false, unfilledReason: RECORDER_DELETED, updatedAt: now },
+    data: {
+      status: 'not_found',
+      recorderId: null,
+      why: Prisma.DbNull,
+      pinned: false,
+      unfilledReason: RECORDER_DELETED,
+      updatedAt: now,
+    },
   });
   return { kept: kept.count, deleted: deleted.count };
 }
@@ -34,8 +41,16 @@ const exportSelect = { ...suggestionSelect, event: { select: { id: true, slug: t
  */
 export async function suggestionsOf(db: PrismaClient, userId: number) {
   const [asDancer, asRecorder] = await Promise.all([
-    db.recordingSuggestion.findMany({ where: { dancerId: userId }, select: exportSelect, orderBy: [{ eventId: 'asc' }, ...suggestionOrder] }),
-    db.recordingSuggestion.findMany({ where: { recorderId: userId }, select: exportSelect, orderBy: [{ eventId: 'asc' }, ...suggestionOrder] }),
+    db.recordingSuggestion.findMany({
+      where: { dancerId: userId },
+      select: exportSelect,
+      orderBy: [{ eventId: 'asc' }, ...suggestionOrder],
+    }),
+    db.recordingSuggestion.findMany({
+      where: { recorderId: userId },
+      select: exportSelect,
+      orderBy: [{ eventId: 'asc' }, ...suggestionOrder],
+    }),
   ]);
   return { asDancer, asRecorder };
 }

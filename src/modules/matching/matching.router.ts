@@ -39,10 +39,15 @@ export function createMatchingRouter({ guards, matching }: MatchingRouterDeps): 
     sendData(res, await matching.listMine(input<EventParams>(res).slug, currentUser(req).id));
   });
 
-  router.put('/events/:slug/match-suggestions/:id/status', guards.requireAuth, validate(...decisionSchema), async (req, res) => {
-    const { slug, id, status } = input<DecisionInput>(res);
-    sendData(res, await matching.decide(slug, id, status, currentUser(req), actorOf(req)));
-  });
+  router.put(
+    '/events/:slug/match-suggestions/:id/status',
+    guards.requireAuth,
+    validate(...decisionSchema),
+    async (req, res) => {
+      const { slug, id, status } = input<DecisionInput>(res);
+      sendData(res, await matching.decide(slug, id, status, currentUser(req), actorOf(req)));
+    },
+  );
 
   router.get('/admin/events/:slug/matching-runs', ...admin, validate(...eventParams), async (_req, res) => {
     sendList(res, await matching.listRuns(input<EventParams>(res).slug));
@@ -53,14 +58,24 @@ export function createMatchingRouter({ guards, matching }: MatchingRouterDeps): 
     sendData(res, await matching.getRun(slug, runId));
   });
 
-  router.get('/admin/events/:slug/matching-runs/:runId/export.csv', ...admin, validate(...runParams), async (req, res) => {
-    const { slug, runId } = input<RunParams>(res);
-    await sendCsv(res, await matching.exportPlan(slug, runId, actorOf(req)));
-  });
+  router.get(
+    '/admin/events/:slug/matching-runs/:runId/export.csv',
+    ...admin,
+    validate(...runParams),
+    async (req, res) => {
+      const { slug, runId } = input<RunParams>(res);
+      await sendCsv(res, await matching.exportPlan(slug, runId, actorOf(req)));
+    },
+  );
 
-  router.get('/admin/events/:slug/matching-runs/:runId/suggestions', ...admin, validate(...runParams), async (_req, res) => {
-    const { slug, runId } = input<RunParams>(res);
-    sendList(res, await matching.listRunSuggestions(slug, runId));
-  });
+  router.get(
+    '/admin/events/:slug/matching-runs/:runId/suggestions',
+    ...admin,
+    validate(...runParams),
+    async (_req, res) => {
+      const { slug, runId } = input<RunParams>(res);
+      sendList(res, await matching.listRunSuggestions(slug, runId));
+    },
+  );
   return router;
 }

@@ -24,7 +24,10 @@ interface SchedulerDeps {
  * (MatchingService.closeInterruptedRuns), then runs every event that is due and that this
  * instance can lock (rules: MatchingService.runDueEvents). Returns the runs it made.
  */
-export async function matchingSchedulerTick({ matching }: Pick<SchedulerDeps, 'matching'>, now?: () => Date): Promise<MatchingRunView[]> {
+export async function matchingSchedulerTick(
+  { matching }: Pick<SchedulerDeps, 'matching'>,
+  now?: () => Date,
+): Promise<MatchingRunView[]> {
   await matching.closeInterruptedRuns();
   return matching.runDueEvents(now);
 }

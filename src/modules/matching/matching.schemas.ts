@@ -16,7 +16,12 @@ export const runParams = [slug, param('runId').isString()];
 /** POST .../matching-runs: `{ dryRun?: boolean }` (JSON true/false; a missing body runs for real). */
 export const runRequestSchema = [
   slug,
-  body('dryRun').optional().isBoolean({ strict: true }).withMessage('dryRun must be true or false').bail().toBoolean(true),
+  body('dryRun')
+    .optional()
+    .isBoolean({ strict: true })
+    .withMessage('dryRun must be true or false')
+    .bail()
+    .toBoolean(true),
 ];
 
 export const decisionSchema = [

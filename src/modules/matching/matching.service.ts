@@ -159,7 +159,11 @@ export class MatchingService {
    * Called at start-up and on every scheduler tick. Returns the number of runs closed.
    */
   async closeInterruptedRuns(): Promise<number> {
-    const stale = await this.db.matchingRun.findMany({ where: { status: 'running' }, distinct: ['eventId'], select: { eventId: true } });
+    const stale = await this.db.matchingRun.findMany({
+      where: { status: 'running' },
+      distinct: ['eventId'],
+      select: { eventId: true },
+    });
     let closed = 0;
     for (const { eventId } of stale) {
       const release = await this.lock.tryLock(eventId);
@@ -211,7 +215,12 @@ export class MatchingService {
    * or the complete new set. Audited once (matching_run or matching_run_failed); users are
    * notified after the commit. Observed in the matching_* metrics once finished, either way.
    */
-  private async executeLockedRun(event: Event, trigger: RunTrigger, actor: Actor, timings: RunTimings | undefined): Promise<MatchingRunView> {
+  private async executeLockedRun(
+    event: Event,
+    trigger: RunTrigger,
+    actor: Actor,
+    timings: RunTimings | undefined,
+  ): Promise<MatchingRunView> {
     const t0 = performance.now();
     // Holding the lock, no other run of this event is alive: a "running" row left behind
     // by a crashed process is closed as failed.
@@ -238,7 +247,9 @@ export class MatchingService {
       return toRunView(failed);
     }
     if (timings) timings.totalMs = performance.now() - t0;
-    const finished = toRunView(await this.db.matchingRun.findUniqueOrThrow({ where: { id: run.id }, select: runSelect }));
+    const finished = toRunView(
+      await this.db.matchingRun.findUniqueOrThrow({ where: { id: run.id }, select: runSelect }),
+    );
     this.observeRun(finished, t0);
     this.notifyAffectedUsers(event, run.id, outcome.result, outcome.dancerOf);
     await this.auditRun(event, finished, actor);
@@ -246,7 +257,12 @@ export class MatchingService {
   }
 
   /** Load → engine → write, inside the run's transaction. */
-  private async computeAndWrite(tx: Prisma.TransactionClient, event: Event, runId: string, timings: RunTimings | undefined) {
+  private async computeAndWrite(
+    tx: Prisma.TransactionClient,
+    event: Event,
+    runId: string,
+    timings: RunTimings | undefined,
+  ) {
     const l0 = performance.now();
     const loaded = await loadEngineInput(tx, event, this.clock.now());
     const { input } = loaded;
@@ -312,13 +328,21 @@ export class MatchingService {
       pins: { kept: result.pins.kept.length, dropped: result.pins.dropped.length },
       unfilledByReason: countByReason(result.unfilled),
     };
-    await this.audit.record(actor, { category: 'admin', action: 'matching_dry_run', resource: `event:${event.slug}`, metadata: preview });
+    await this.audit.record(actor, {
+      category: 'admin',
+      action: 'matching_dry_run',
+      resource: `event:${event.slug}`,
+      metadata: preview,
+    });
     return { ...preview, unfilledHeats: await this.unfilledHeats(result.unfilled) };
   }
 
   private async unfilledHeats(unfilled: EngineUnfilled[]) {
     if (!unfilled.length) return [];
-    const rows = await this.db.heat.findMany({ where: { id: { in: unfilled.map((u) => u.heatId) } }, select: unfilledHeatSelect });
+    const rows = await this.db.heat.findMany({
+      where: { id: { in: unfilled.map((u) => u.heatId) } },
+      select: unfilledHeatSelect,
+    });
     return toUnfilledHeats(unfilled, rows);
   }
 
@@ -355,7 +379,8 @@ export class MatchingService {
     const [row] = await this.sql.rows<MySuggestionsRow>(mySuggestions, [slug, userId]);
     if (!row) throw new AppError('EVENT_NOT_FOUND');
     if (!row.isParticipant) throw new AppError('NOT_PARTICIPANT');
-    const views = (list: SuggestionJson[] | null) => (list ?? []).map((v) => ({ ...v, createdAt: toDate(v.createdAt) }));
+    const views = (list: SuggestionJson[] | null) =>
+      (list ?? []).map((v) => ({ ...v, createdAt: toDate(v.createdAt) }));
     return {
       toBeRecorded: views(row.toBeRecorded),
       toRecord: views(row.toRecord),
@@ -367,7 +392,11 @@ export class MatchingService {
   /** The event's runs, newest first (event 404). */
   async listRuns(slug: string): Promise<MatchingRunView[]> {
     const event = await this.eventAccess.getBySlug(slug);
-    const runs = await this.db.matchingRun.findMany({ where: { eventId: event.id }, select: runSelect, orderBy: [{ startedAt: 'desc' }, { id: 'desc' }] });
+    const runs = await this.db.matchingRun.findMany({
+      where: { eventId: event.id },
+      select: runSelect,
+      orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+    });
     return runs.map(toRunView);
   }
 
@@ -388,7 +417,11 @@ export class MatchingService {
   async listRunSuggestions(slug: string, runId: string): Promise<SuggestionView[]> {
     const event = await this.eventAccess.getBySlug(slug);
     const run = await this.findRun(event.id, runId);
-    return this.db.recordingSuggestion.findMany({ where: { originRunId: run.id }, select: suggestionSelect, orderBy: suggestionOrder });
+    return this.db.recordingSuggestion.findMany({
+      where: { originRunId: run.id },
+      select: suggestionSelect,
+      orderBy: suggestionOrder,
+    });
   }
 
   /**
@@ -408,14 +441,25 @@ export class MatchingService {
       orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
     });
     if (latest?.id !== run.id) throw new AppError('MATCHING_RUN_NOT_CURRENT');
-    await this.audit.record(actor, { category: 'admin', action: 'matching_run_export', resource: `event:${event.slug}`, metadata: { runId: run.id } });
-    return { filename: `matching-${event.slug}-${run.id}.csv`, columns: EXPORT_COLUMNS, records: this.exportRecords(event.id) };
+    await this.audit.record(actor, {
+      category: 'admin',
+      action: 'matching_run_export',
+      resource: `event:${event.slug}`,
+      metadata: { runId: run.id },
+    });
+    return {
+      filename: `matching-${event.slug}-${run.id}.csv`,
+      columns: EXPORT_COLUMNS,
+      records: this.exportRecords(event.id),
+    };
   }
 
   /** The plan's ids in order first (small), then the rows a page at a time: the file is never held whole. */
   private async *exportRecords(eventId: number): AsyncGenerator<ExportRecord> {
     const where = { eventId, status: { in: EXPORT_STATUSES } };
-    const ids = (await this.db.recordingSuggestion.findMany({ where, select: { id: true }, orderBy: suggestionOrder })).map((r) => r.id);
+    const ids = (
+      await this.db.recordingSuggestion.findMany({ where, select: { id: true }, orderBy: suggestionOrder })
+    ).map((r) => r.id);
     const select = exportSelect(eventId);
     for (let i = 0; i < ids.length; i += EXPORT_PAGE_SIZE) {
       const page = ids.slice(i, i + EXPORT_PAGE_SIZE);
@@ -429,7 +473,9 @@ export class MatchingService {
   }
 
   private async findRun(eventId: number, runId: string) {
-    const run = UUID.test(runId) ? await this.db.matchingRun.findFirst({ where: { id: runId, eventId }, select: runSelect }) : null;
+    const run = UUID.test(runId)
+      ? await this.db.matchingRun.findFirst({ where: { id: runId, eventId }, select: runSelect })
+      : null;
     if (!run) throw new AppError('MATCHING_RUN_NOT_FOUND');
     return run;
   }
@@ -450,7 +496,8 @@ export class MatchingService {
    * A change is audited (recording_suggestion_accept / _reject); a no-op is not.
    */
   async decide(slug: string, suggestionId: number | null, status: Decision, recorder: AuthUser, actor: Actor) {
-    if (status === 'accepted' && this.settings.requireEmailVerification && !recorder.emailVerified) throw new AppError('EMAIL_NOT_VERIFIED');
+    if (status === 'accepted' && this.settings.requireEmailVerification && !recorder.emailVerified)
+      throw new AppError('EMAIL_NOT_VERIFIED');
     const event = await this.eventAccess.getBySlug(slug);
     const userId = actor.userId;
     if (userId === null) throw new AppError('AUTH_REQUIRED');
@@ -472,9 +519,17 @@ export class MatchingService {
       timeout: 30_000,
       maxWait: 10_000,
     });
-    const view = await this.db.recordingSuggestion.findUniqueOrThrow({ where: { id: suggestionId }, select: suggestionSelect });
+    const view = await this.db.recordingSuggestion.findUniqueOrThrow({
+      where: { id: suggestionId },
+      select: suggestionSelect,
+    });
     const match = outcome.match
-      ? { id: outcome.match.id, slug: outcome.match.slug, status: outcome.match.status, roomId: outcome.match.chatRoom?.id ?? null }
+      ? {
+          id: outcome.match.id,
+          slug: outcome.match.slug,
+          status: outcome.match.status,
+          roomId: outcome.match.chatRoom?.id ?? null,
+        }
       : status === 'accepted'
         ? await this.currentMatchOf(event.id, view.dancer.id, userId)
         : null;
@@ -501,16 +556,25 @@ export class MatchingService {
     return { ...view, match };
   }
 
-  private async writeDecision(tx: Prisma.TransactionClient, event: Event, suggestionId: number, userId: number, status: Decision) {
+  private async writeDecision(
+    tx: Prisma.TransactionClient,
+    event: Event,
+    suggestionId: number,
+    userId: number,
+    status: Decision,
+  ) {
     await this.lock.holdSharedInTransaction(tx, event.id);
     const suggestion = await tx.recordingSuggestion.findFirst({ where: { id: suggestionId, eventId: event.id } });
     if (!suggestion) throw new AppError('SUGGESTION_NOT_FOUND');
     // Accepting is the recorder's; rejecting is open to the recorder and to the dancer.
-    const mayAnswer = suggestion.recorderId === userId || (status === 'rejected' && suggestion.dancerId === userId && suggestion.recorderId !== null);
+    const mayAnswer =
+      suggestion.recorderId === userId ||
+      (status === 'rejected' && suggestion.dancerId === userId && suggestion.recorderId !== null);
     if (!mayAnswer) throw new AppError('NOT_RECORDER');
     if (suggestion.status === status) return { changed: false, match: null };
     if (suggestion.status !== 'pending') throw new AppError('SUGGESTION_NOT_PENDING');
-    if (status === 'accepted' && (await isBlockedPair(tx, suggestion.dancerId, userId))) throw new AppError('USER_BLOCKED');
+    if (status === 'accepted' && (await isBlockedPair(tx, suggestion.dancerId, userId)))
+      throw new AppError('USER_BLOCKED');
     const updated = await tx.recordingSuggestion.updateMany({
       where: { id: suggestion.id, status: 'pending' },
       data: { status, respondedAt: this.clock.now() },
@@ -528,7 +592,14 @@ export class MatchingService {
 
   private async currentMatchOf(eventId: number, a: number, b: number) {
     const m = await this.db.match.findFirst({
-      where: { eventId, status: 'accepted', OR: [{ user1Id: a, user2Id: b }, { user1Id: b, user2Id: a }] },
+      where: {
+        eventId,
+        status: 'accepted',
+        OR: [
+          { user1Id: a, user2Id: b },
+          { user1Id: b, user2Id: a },
+        ],
+      },
       select: { id: true, slug: true, status: true, chatRoom: { select: { id: true } } },
     });
     return m ? { id: m.id, slug: m.slug, status: m.status, roomId: m.chatRoom?.id ?? null } : null;
@@ -537,7 +608,14 @@ export class MatchingService {
 
 /** A UserBlock row between the two, in either direction. */
 async function isBlockedPair(tx: Prisma.TransactionClient, a: number, b: number): Promise<boolean> {
-  const n = await tx.userBlock.count({ where: { OR: [{ blockerId: a, blockedId: b }, { blockerId: b, blockedId: a }] } });
+  const n = await tx.userBlock.count({
+    where: {
+      OR: [
+        { blockerId: a, blockedId: b },
+        { blockerId: b, blockedId: a },
+      ],
+    },
+  });
   return n > 0;
 }
 

@@ -73,7 +73,10 @@ interface FreeAtKey {
 }
 
 /** Reasons for the given unassigned heats, in the same order. */
-export function explainUnfilled(heats: EngineHeat[], ctx: UnfilledContext): { heatId: number; reason: UnfilledReason }[] {
+export function explainUnfilled(
+  heats: EngineHeat[],
+  ctx: UnfilledContext,
+): { heatId: number; reason: UnfilledReason }[] {
   const byId = new Map(ctx.participants.map((p) => [p.userId, p]));
   const busyCount = new Map<string, number>();
   const countBusy = (sets: Map<string, Set<number>>, key: string) => {
@@ -103,7 +106,11 @@ export function explainUnfilled(heats: EngineHeat[], ctx: UnfilledContext): { he
   });
 }
 
-function summariseFree(ctx: UnfilledContext, busy: Set<number> | undefined, unavailable: Set<number> | undefined): FreeAtKey {
+function summariseFree(
+  ctx: UnfilledContext,
+  busy: Set<number> | undefined,
+  unavailable: Set<number> | undefined,
+): FreeAtKey {
   const out: FreeAtKey = { count: 0, available: [], willing: 0, withRoom: [] };
   for (const p of ctx.participants) {
     if (busy?.has(p.userId)) continue;
@@ -128,6 +135,7 @@ function reasonAmongAvailable(h: EngineHeat, free: FreeAtKey, ctx: UnfilledConte
   }
   if (rejectedAvailable === free.available.length) return 'ALL_CANDIDATES_REJECTED';
   const withRoom = free.withRoom.find((p) => !rejected.has(p.userId));
-  if (withRoom) throw new Error(`heat ${h.id} left open although recorder ${withRoom.userId} has room (coverage is not maximal)`);
+  if (withRoom)
+    throw new Error(`heat ${h.id} left open although recorder ${withRoom.userId} has room (coverage is not maximal)`);
   return free.willing === rejectedWilling ? 'ONLY_OPTED_OUT_AT_CAP' : 'ALL_CANDIDATES_AT_CAP';
 }

@@ -41,7 +41,11 @@ export function countByReason(unfilled: EngineUnfilled[]): Record<UnfilledReason
 
 export function toRunView(row: RunRow): MatchingRunView {
   const { unfilled: _unfilled, reuse, ...rest } = row;
-  return { ...rest, reuse: (reuse as unknown as RunReuse | null) ?? null, unfilledByReason: countByReason(storedUnfilled(row)) };
+  return {
+    ...rest,
+    reuse: (reuse as unknown as RunReuse | null) ?? null,
+    unfilledByReason: countByReason(storedUnfilled(row)),
+  };
 }
 
 export const suggestionSelect = {
@@ -61,7 +65,8 @@ export type SuggestionView = Prisma.RecordingSuggestionGetPayload<{ select: type
 
 const userSummaryJson = (u: string) =>
   `json_build_object('id', ${u}.id, 'username', ${u}.username, 'avatar', ${u}.avatar, 'firstName', ${u}."firstName", 'lastName', ${u}."lastName")`;
-const referenceJson = (r: string) => `json_build_object('id', ${r}.id, 'name', ${r}.name, 'abbreviation', ${r}.abbreviation)`;
+const referenceJson = (r: string) =>
+  `json_build_object('id', ${r}.id, 'name', ${r}.name, 'abbreviation', ${r}.abbreviation)`;
 
 /**
  * SQL of the suggestions of one event (SQL expression `event`) where one person (`person`) is

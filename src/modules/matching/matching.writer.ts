@@ -56,13 +56,19 @@ export async function writeRunResult(
     ...pins.filter((p) => !keptPins.has(`${p.heatId}:${p.recorderId}`)).map((p) => p.id),
   ];
   await tx.recordingSuggestion.deleteMany({ where: { eventId, status: 'not_found' } });
-  if (stale.length) await tx.recordingSuggestion.deleteMany({ where: { eventId, status: 'pending', id: { in: stale } } });
+  if (stale.length)
+    await tx.recordingSuggestion.deleteMany({ where: { eventId, status: 'pending', id: { in: stale } } });
   if (loaded.blockedAccepted.length)
-    await tx.recordingSuggestion.updateMany({ where: { id: { in: loaded.blockedAccepted }, status: 'accepted' }, data: { status: 'cancelled' } });
+    await tx.recordingSuggestion.updateMany({
+      where: { id: { in: loaded.blockedAccepted }, status: 'accepted' },
+      data: { status: 'cancelled' },
+    });
   const why = whyBuilder(loaded);
   await refreshWhy(tx, [
     ...kept.map((p) => ({ id: p.id, why: why(p.heatId, p.recorderId, false) })),
-    ...pins.filter((p) => keptPins.has(`${p.heatId}:${p.recorderId}`)).map((p) => ({ id: p.id, why: why(p.heatId, p.recorderId, true) })),
+    ...pins
+      .filter((p) => keptPins.has(`${p.heatId}:${p.recorderId}`))
+      .map((p) => ({ id: p.id, why: why(p.heatId, p.recorderId, true) })),
   ]);
   const rows = newRows(args, keptHeats, why);
   if (rows.length) await insertSuggestions(tx, rows);
@@ -77,7 +83,10 @@ export async function writeRunResult(
       status: 'success',
       finishedAt,
       ...totals,
-      unfilled: result.unfilled.map(({ heatId, reason }): EngineUnfilled => ({ heatId, reason })) as unknown as Prisma.InputJsonValue,
+      unfilled: result.unfilled.map(({ heatId, reason }): EngineUnfilled => ({
+        heatId,
+        reason,
+      })) as unknown as Prisma.InputJsonValue,
       reuse: reuseOf(pending, result) as unknown as Prisma.InputJsonValue,
     },
   });

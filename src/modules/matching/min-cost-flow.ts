@@ -137,7 +137,8 @@ export class MinCostFlow {
     }
     this.inExtra = new Uint8Array(this.aTo.length);
     this.extra = new Array(n);
-    for (let e = 0; e < g.edgeCount; e++) if (g.intoRecorder.data[e] && this.extra[g.to.data[e]] === undefined) this.extra[g.to.data[e]] = [];
+    for (let e = 0; e < g.edgeCount; e++)
+      if (g.intoRecorder.data[e] && this.extra[g.to.data[e]] === undefined) this.extra[g.to.data[e]] = [];
     this.pi = new Float64Array(n);
     this.dist = new Float64Array(n);
     this.done = new Uint8Array(n);

@@ -40,7 +40,9 @@ export class BlocksService {
         INSERT INTO "UserBlock" ("blockerId", "blockedId") VALUES (${blockerId}, ${target.id})
         ON CONFLICT ("blockerId", "blockedId") DO NOTHING
         RETURNING "createdAt"`;
-      const existing = inserted[0] ?? (await tx.userBlock.findUniqueOrThrow({ where: { blockerId_blockedId: { blockerId, blockedId: target.id } } }));
+      const existing =
+        inserted[0] ??
+        (await tx.userBlock.findUniqueOrThrow({ where: { blockerId_blockedId: { blockerId, blockedId: target.id } } }));
       const removed: MatchWithRelations[] = await this.deps.matches.deletePairMatchesInTx(tx, blockerId, target.id);
       return { created: inserted.length > 0, blockedAt: existing.createdAt, deleted: removed };
     }, TX_OPTIONS);

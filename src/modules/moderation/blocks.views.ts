@@ -19,9 +19,15 @@ const pairKey = (a: number, b: number) => `${Math.min(a, b)}:${Math.max(a, b)}`;
  * request between them, a private message between them. `shared` lets several senders of the
  * pair run side by side while still excluding a block.
  */
-export async function lockUserPair(tx: Prisma.TransactionClient, a: number, b: number, mode: 'exclusive' | 'shared' = 'exclusive'): Promise<void> {
+export async function lockUserPair(
+  tx: Prisma.TransactionClient,
+  a: number,
+  b: number,
+  mode: 'exclusive' | 'shared' = 'exclusive',
+): Promise<void> {
   const key = pairKey(a, b);
-  if (mode === 'shared') await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(${LOCK_USER_PAIR}::int, hashtext(${key}))`;
+  if (mode === 'shared')
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(${LOCK_USER_PAIR}::int, hashtext(${key}))`;
   else await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_USER_PAIR}::int, hashtext(${key}))`;
 }
 

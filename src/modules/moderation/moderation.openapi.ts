@@ -16,20 +16,48 @@ import {
   str,
   type Schema,
 } from '../../docs/openapi-helpers.js';
-import { REPORT_CLOSING_STATUSES, REPORT_REASONS, REPORT_STATUSES, REPORT_TARGET_TYPES, REPORT_TEXT_MAX, SUSPENSION_REASON_MAX } from './moderation.schemas.js';
+import {
+  REPORT_CLOSING_STATUSES,
+  REPORT_REASONS,
+  REPORT_STATUSES,
+  REPORT_TARGET_TYPES,
+  REPORT_TEXT_MAX,
+  SUSPENSION_REASON_MAX,
+} from './moderation.schemas.js';
 import { REPORTS_PAGE_SIZE } from './reports.service.js';
 
 /** OpenAPI paths of the moderation feature (merged by src/docs/openapi.ts); docs/moderation.md tells the rules at length. */
 
 /** The deleted-user placeholder (src/lib/user-summary.ts) where a report or suspension names an account that no longer exists. */
-const deletedSummary = obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' }, firstName: { type: 'null' }, lastName: { type: 'null' } });
-const summaryOrDeleted: Schema = { oneOf: [ref('UserSummary'), deletedSummary], description: 'a user summary, or the deleted-user placeholder' };
+const deletedSummary = obj({
+  id: { type: 'null' },
+  username: { const: 'deleted-user' },
+  avatar: { type: 'null' },
+  firstName: { type: 'null' },
+  lastName: { type: 'null' },
+});
+const summaryOrDeleted: Schema = {
+  oneOf: [ref('UserSummary'), deletedSummary],
+  description: 'a user summary, or the deleted-user placeholder',
+};
 const briefOrDeleted: Schema = {
-  oneOf: [ref('UserBrief'), obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' } })],
+  oneOf: [
+    ref('UserBrief'),
+    obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' } }),
+  ],
 };
 
-const usernameParam = pathParam('username', { type: 'string', minLength: 1, maxLength: 50 }, 'looked up regardless of case');
-const idParam = (what: string) => pathParam('id', { type: 'string', maxLength: 20, example: '1' }, `${what} id; a malformed one answers 404 like an unknown one`);
+const usernameParam = pathParam(
+  'username',
+  { type: 'string', minLength: 1, maxLength: 50 },
+  'looked up regardless of case',
+);
+const idParam = (what: string) =>
+  pathParam(
+    'id',
+    { type: 'string', maxLength: 20, example: '1' },
+    `${what} id; a malformed one answers 404 like an unknown one`,
+  );
 
 const blockItem = obj({
   id: int,
@@ -41,7 +69,10 @@ const blockItem = obj({
 });
 
 const reportTargetId: Schema = {
-  oneOf: [{ type: 'string', minLength: 1, maxLength: 50 }, { type: 'integer', minimum: 1, maximum: 2147483647 }],
+  oneOf: [
+    { type: 'string', minLength: 1, maxLength: 50 },
+    { type: 'integer', minimum: 1, maximum: 2147483647 },
+  ],
   description: 'a username (user), a message id (message, an integer), a match slug (match)',
 };
 const reportFields = {
@@ -103,10 +134,10 @@ export const moderationOpenApi: Record<string, unknown> = {
       description: [
         'No body; no verified e-mail needed. While A blocks B or B blocks A (two independent blocks), neither can request a match',
         'with the other (403 USER_BLOCKED), matching never pairs them, a completed match keeps its history but its private chat and',
-        'video hand-off are closed (USER_BLOCKED), neither sees the other\'s event-chat messages (live and in history), and the blocked',
-        'user gets 404 on the blocker\'s profile and ratings. At the block every pending or accepted match of the pair (any event) is',
+        "video hand-off are closed (USER_BLOCKED), neither sees the other's event-chat messages (live and in history), and the blocked",
+        "user gets 404 on the blocker's profile and ratings. At the block every pending or accepted match of the pair (any event) is",
         'deleted exactly as DELETE /matches/{slug} by the blocker (the other member gets `match_cancelled`), in one transaction under',
-        'the pair\'s lock shared with match requests. Silent: the blocked user is not told; blocks are not in the activity log.',
+        "the pair's lock shared with match requests. Silent: the blocked user is not told; blocks are not in the activity log.",
         'Answers 201 for a new block, 200 with the first `blockedAt` when it existed. Check order: unknown username 404 → oneself 400.',
       ].join(' '),
       ok: { '201': json(dataOf(blockItem), 'Blocked'), '200': json(dataOf(blockItem), 'Already blocked') },
@@ -117,7 +148,8 @@ export const moderationOpenApi: Record<string, unknown> = {
       summary: 'Unblock a user',
       access: 'user',
       parameters: [usernameParam],
-      description: 'Removes the caller\'s block (also answers 200 when there was none). Restores history, live messages, profile, requests and matching from the next run; removed matches stay removed.',
+      description:
+        "Removes the caller's block (also answers 200 when there was none). Restores history, live messages, profile, requests and matching from the next run; removed matches stay removed.",
       ok: { '200': json(messageOnly('User unblocked')) },
       errors: { 404: ['USER_NOT_FOUND'] },
     }),
@@ -144,7 +176,11 @@ export const moderationOpenApi: Record<string, unknown> = {
         ['details'],
       ),
       ok: { '201': json(dataOf(obj(reportFields)), 'The report, status open') },
-      errors: { 400: ['REPORT_SELF'], 404: ['USER_NOT_FOUND', 'MESSAGE_NOT_FOUND', 'MATCH_NOT_FOUND'], 409: ['REPORT_EXISTS'] },
+      errors: {
+        400: ['REPORT_SELF'],
+        404: ['USER_NOT_FOUND', 'MESSAGE_NOT_FOUND', 'MATCH_NOT_FOUND'],
+        409: ['REPORT_EXISTS'],
+      },
     }),
   },
   '/admin/reports': {
@@ -166,8 +202,15 @@ export const moderationOpenApi: Record<string, unknown> = {
       summary: 'Resolve or dismiss a report',
       access: 'admin',
       parameters: [idParam('report')],
-      description: 'Only an open report can be closed (409 REPORT_NOT_OPEN); of two admins closing it at once one wins. The reporter is not told. Audited as `report_update`.',
-      body: obj({ status: { enum: [...REPORT_CLOSING_STATUSES] }, note: { type: 'string', maxLength: REPORT_TEXT_MAX, description: 'trimmed' } }, ['note']),
+      description:
+        'Only an open report can be closed (409 REPORT_NOT_OPEN); of two admins closing it at once one wins. The reporter is not told. Audited as `report_update`.',
+      body: obj(
+        {
+          status: { enum: [...REPORT_CLOSING_STATUSES] },
+          note: { type: 'string', maxLength: REPORT_TEXT_MAX, description: 'trimmed' },
+        },
+        ['note'],
+      ),
       ok: { '200': json(dataOf(reportItem), 'The closed report, as in the queue') },
       errors: { 404: ['REPORT_NOT_FOUND'], 409: ['REPORT_NOT_OPEN'] },
     }),
@@ -179,7 +222,7 @@ export const moderationOpenApi: Record<string, unknown> = {
       access: 'admin',
       parameters: [usernameParam],
       description: [
-        'Every token issued before is refused from now on (401 INVALID_TOKEN), also after the suspension ends; the user\'s sockets are',
+        "Every token issued before is refused from now on (401 INVALID_TOKEN), also after the suspension ends; the user's sockets are",
         'disconnected within 2 s. Login answers 403 ACCOUNT_SUSPENDED (with `until`) while it lasts; it ends by itself at `until`,',
         'or when lifted. Matching leaves the user out. Suspending again replaces reason and until. Check order: non-admin 403 →',
         'body 400 (reason missing, blank or too long; until not a timestamp or not in the future) → unknown username 404 → oneself 400',
@@ -213,7 +256,8 @@ export const moderationOpenApi: Record<string, unknown> = {
       summary: 'Lift a suspension',
       access: 'admin',
       parameters: [usernameParam],
-      description: 'Also answers 200 when the user is not suspended. Login works again at once (tokens of before the suspension stay refused). Audited as `user_unsuspend`.',
+      description:
+        'Also answers 200 when the user is not suspended. Login works again at once (tokens of before the suspension stay refused). Audited as `user_unsuspend`.',
       ok: { '200': json(dataOf(obj({ user: ref('UserSummary'), suspended: { const: false } }))) },
       errors: { 404: ['USER_NOT_FOUND'] },
     }),

@@ -39,7 +39,11 @@ export function createModerationRouter({ guards, blocks, reports, moderation }: 
   });
 
   router.post('/users/:username/block', guards.requireAuth, validate(...usernameParam), async (req, res) => {
-    const { created, block } = await blocks.block(actorOf(req), currentUser(req).id, input<UsernameParam>(res).username);
+    const { created, block } = await blocks.block(
+      actorOf(req),
+      currentUser(req).id,
+      input<UsernameParam>(res).username,
+    );
     sendData(res, block, created ? 201 : 200);
   });
 
@@ -62,10 +66,15 @@ export function createModerationRouter({ guards, blocks, reports, moderation }: 
     sendData(res, await reports.close(actorOf(req), currentUser(req).id, id, body));
   });
 
-  router.post('/admin/users/:username/suspend', ...admin, validate(...usernameParam, ...suspendBody), async (req, res) => {
-    const { username, ...body } = input<UsernameParam & SuspendInput>(res);
-    sendData(res, await moderation.suspend(actorOf(req), currentUser(req).id, username, body));
-  });
+  router.post(
+    '/admin/users/:username/suspend',
+    ...admin,
+    validate(...usernameParam, ...suspendBody),
+    async (req, res) => {
+      const { username, ...body } = input<UsernameParam & SuspendInput>(res);
+      sendData(res, await moderation.suspend(actorOf(req), currentUser(req).id, username, body));
+    },
+  );
 
   router.delete('/admin/users/:username/suspend', ...admin, validate(...usernameParam), async (req, res) => {
     sendData(res, await moderation.unsuspend(actorOf(req), input<UsernameParam>(res).username));

@@ -34,11 +34,17 @@ const targetIdMatchesType = (value: unknown, { req }: Meta): boolean => {
 };
 
 export const createReportBody: ValidationChain[] = [
-  body('targetType').isIn(REPORT_TARGET_TYPES).withMessage(`targetType must be one of ${REPORT_TARGET_TYPES.join(', ')}`),
+  body('targetType')
+    .isIn(REPORT_TARGET_TYPES)
+    .withMessage(`targetType must be one of ${REPORT_TARGET_TYPES.join(', ')}`),
   body('targetId')
     .custom(targetIdMatchesType)
-    .withMessage(`targetId must be a username (user), a message id from 1 to ${INT32_MAX} (message) or a match slug (match)`),
-  body('reason').isIn(REPORT_REASONS).withMessage(`reason must be one of ${REPORT_REASONS.join(', ')}`),
+    .withMessage(
+      `targetId must be a username (user), a message id from 1 to ${INT32_MAX} (message) or a match slug (match)`,
+    ),
+  body('reason')
+    .isIn(REPORT_REASONS)
+    .withMessage(`reason must be one of ${REPORT_REASONS.join(', ')}`),
   optionalTrimmed('details', REPORT_TEXT_MAX),
 ];
 
@@ -50,8 +56,16 @@ export interface CreateReportInput {
 }
 
 export const listReportsQuery: ValidationChain[] = [
-  query('status').optional().isIn(REPORT_STATUSES).withMessage(`status must be one of ${REPORT_STATUSES.join(', ')}`),
-  query('page').optional().isInt({ min: 1, max: 100_000 }).withMessage('page must be a whole number from 1 to 100000').bail().toInt(),
+  query('status')
+    .optional()
+    .isIn(REPORT_STATUSES)
+    .withMessage(`status must be one of ${REPORT_STATUSES.join(', ')}`),
+  query('page')
+    .optional()
+    .isInt({ min: 1, max: 100_000 })
+    .withMessage('page must be a whole number from 1 to 100000')
+    .bail()
+    .toInt(),
 ];
 
 export interface ListReportsQuery {

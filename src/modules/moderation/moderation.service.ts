@@ -39,7 +39,8 @@ export class ModerationService {
   async suspend(actor: Actor, adminId: number, username: string, input: SuspendInput) {
     const now = this.deps.clock.now();
     const until = input.until ?? null;
-    if (until && until.getTime() <= now.getTime()) throw validationFailed([{ field: 'until', message: 'until must be in the future' }]);
+    if (until && until.getTime() <= now.getTime())
+      throw validationFailed([{ field: 'until', message: 'until must be in the future' }]);
     const target = await this.findUser(username);
     if (target.id === adminId) throw new AppError('SUSPEND_SELF');
     if (target.isAdmin) throw new AppError('ADMIN_NOT_SUSPENDABLE');
@@ -85,7 +86,11 @@ export class ModerationService {
       where: { id: target.id },
       data: { suspendedAt: null, suspendedUntil: null, suspensionReason: null, suspendedById: null },
     });
-    await this.deps.audit.record(actor, { category: 'admin', action: 'user_unsuspend', resource: `user:${target.username}` });
+    await this.deps.audit.record(actor, {
+      category: 'admin',
+      action: 'user_unsuspend',
+      resource: `user:${target.username}`,
+    });
     return { user: summaryOrDeleted(target), suspended: false as const };
   }
 
@@ -98,7 +103,10 @@ export class ModerationService {
   async deleteMessage(actor: Actor, rawId: string): Promise<void> {
     const id = existingId(rawId);
     if (id === undefined) throw new AppError('MESSAGE_NOT_FOUND');
-    const { count } = await this.deps.db.message.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: this.deps.clock.now() } });
+    const { count } = await this.deps.db.message.updateMany({
+      where: { id, deletedAt: null },
+      data: { deletedAt: this.deps.clock.now() },
+    });
     if (count === 0) throw new AppError('MESSAGE_NOT_FOUND');
     const message = await this.deps.db.message.findUnique({
       where: { id },
@@ -124,4 +132,3 @@ export class ModerationService {
     return rows[0];
   }
 }
-

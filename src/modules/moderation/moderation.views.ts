@@ -16,11 +16,15 @@ export interface SummaryRow {
 
 /** A user summary, or the placeholder of a deleted user. */
 export const summaryOrDeleted = (user: SummaryRow | null | undefined) =>
-  user ? { id: user.id, username: user.username, avatar: user.avatar, firstName: user.firstName, lastName: user.lastName } : { ...DELETED_USER_SUMMARY };
+  user
+    ? { id: user.id, username: user.username, avatar: user.avatar, firstName: user.firstName, lastName: user.lastName }
+    : { ...DELETED_USER_SUMMARY };
 
 /** `{ id, username, avatar }`, or the placeholder's. */
 export const refOrDeleted = (user: { id: number; username: string; avatar: string } | null | undefined) =>
-  user ? { id: user.id, username: user.username, avatar: user.avatar } : { id: null, username: DELETED_USER_SUMMARY.username, avatar: null };
+  user
+    ? { id: user.id, username: user.username, avatar: user.avatar }
+    : { id: null, username: DELETED_USER_SUMMARY.username, avatar: null };
 
 /** An item of GET /users/me/blocks and the answer of POST /users/:username/block. */
 export interface BlockView {

@@ -5,7 +5,12 @@ import { AppError } from '../../lib/errors.js';
 import { pagination, type Pagination } from '../../lib/http.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
-import { existingId, type CreateReportInput, type ListReportsQuery, type UpdateReportInput } from './moderation.schemas.js';
+import {
+  existingId,
+  type CreateReportInput,
+  type ListReportsQuery,
+  type UpdateReportInput,
+} from './moderation.schemas.js';
 import { refOrDeleted, summaryOrDeleted, userRefSelect, userSummarySelect } from './moderation.views.js';
 
 /** GET /admin/reports answers 50 a page. */
@@ -34,11 +39,20 @@ export interface ReportsDeps {
 }
 
 /** The API's targetId: an integer for a message, the stored string otherwise. */
-const targetIdOf = (row: { targetType: string; targetId: string }) => (row.targetType === 'message' ? Number(row.targetId) : row.targetId);
+const targetIdOf = (row: { targetType: string; targetId: string }) =>
+  row.targetType === 'message' ? Number(row.targetId) : row.targetId;
 
 /** A report as the reporter sees it (answer of POST /reports). */
 function toCreatedView(row: ReportRow) {
-  return { id: row.id, status: row.status, targetType: row.targetType, targetId: targetIdOf(row), reason: row.reason, details: row.details, createdAt: row.createdAt };
+  return {
+    id: row.id,
+    status: row.status,
+    targetType: row.targetType,
+    targetId: targetIdOf(row),
+    reason: row.reason,
+    details: row.details,
+    createdAt: row.createdAt,
+  };
 }
 
 /** The target of a queue item from the report's snapshot and what still exists. */
@@ -101,7 +115,13 @@ export class ReportsService {
     let row: ReportRow;
     try {
       row = await this.deps.db.report.create({
-        data: { ...target, reporterId, targetType: input.targetType, reason: input.reason, details: input.details ?? '' },
+        data: {
+          ...target,
+          reporterId,
+          targetType: input.targetType,
+          reason: input.reason,
+          details: input.details ?? '',
+        },
         include: reportInclude,
       });
     } catch (err) {
@@ -155,7 +175,12 @@ export class ReportsService {
       throw new AppError(exists ? 'REPORT_NOT_OPEN' : 'REPORT_NOT_FOUND');
     }
     const row = await this.deps.db.report.findUniqueOrThrow({ where: { id }, include: reportInclude });
-    await this.deps.audit.record(actor, { category: 'admin', action: 'report_update', resource: `report:${id}`, metadata: { status: input.status, note } });
+    await this.deps.audit.record(actor, {
+      category: 'admin',
+      action: 'report_update',
+      resource: `report:${id}`,
+      metadata: { status: input.status, note },
+    });
     return toQueueItem(row);
   }
 
@@ -215,7 +240,10 @@ export class ReportsService {
   }
 
   private async matchTarget(reporterId: number, slug: string): Promise<ResolvedTarget> {
-    const match = await this.deps.db.match.findUnique({ where: { slug }, include: { event: { select: { slug: true, name: true } } } });
+    const match = await this.deps.db.match.findUnique({
+      where: { slug },
+      include: { event: { select: { slug: true, name: true } } },
+    });
     if (!match || (match.user1Id !== reporterId && match.user2Id !== reporterId)) throw new AppError('MATCH_NOT_FOUND');
     return {
       targetId: match.slug,

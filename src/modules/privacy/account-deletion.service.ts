@@ -63,12 +63,18 @@ export class AccountDeletionService {
    */
   async deleteOwnAccount(actor: Actor, userId: number, currentPassword: string | undefined): Promise<void> {
     if (typeof currentPassword !== 'string' || currentPassword === '') {
-      throw validationFailed([{ field: 'currentPassword', message: 'Current password is required to delete the account' }]);
+      throw validationFailed([
+        { field: 'currentPassword', message: 'Current password is required to delete the account' },
+      ]);
     }
     await this.checkCurrentPassword(actor, userId, currentPassword);
     const deleted = await this.deleteAccount({ id: userId });
     await this.afterCommit(deleted);
-    await this.deps.audit.record(asPlaceholder(actor), { category: 'auth', action: 'account_delete', resource: `user:${deleted.id}` });
+    await this.deps.audit.record(asPlaceholder(actor), {
+      category: 'auth',
+      action: 'account_delete',
+      resource: `user:${deleted.id}`,
+    });
   }
 
   /**
@@ -139,7 +145,13 @@ interface LockedUser {
 }
 
 /** The actor of an entry written after the actor's own account was deleted: no id, no address. */
-const asPlaceholder = (actor: Actor): Actor => ({ userId: null, username: DELETED_USER_SUMMARY.username, ip: null, method: actor.method, path: actor.path });
+const asPlaceholder = (actor: Actor): Actor => ({
+  userId: null,
+  username: DELETED_USER_SUMMARY.username,
+  ip: null,
+  method: actor.method,
+  path: actor.path,
+});
 
 type UserKey = { id: number } | { username: string };
 
@@ -151,7 +163,9 @@ type UserKey = { id: number } | { username: string };
 async function findUser(tx: Tx, by: UserKey, lock: boolean): Promise<LockedUser | undefined> {
   const forUpdate = Prisma.raw(lock ? 'FOR UPDATE' : '');
   const where = 'id' in by ? Prisma.sql`id = ${by.id}` : Prisma.sql`lower(username) = lower(${by.username})`;
-  const rows = await tx.$queryRaw<LockedUser[]>`SELECT id, username, email, "isAdmin" FROM "User" WHERE ${where} ${forUpdate}`;
+  const rows = await tx.$queryRaw<
+    LockedUser[]
+  >`SELECT id, username, email, "isAdmin" FROM "User" WHERE ${where} ${forUpdate}`;
   return rows[0];
 }
 

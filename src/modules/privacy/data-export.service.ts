@@ -40,17 +40,18 @@ export class DataExportService {
   async exportFor(actor: Actor, userId: number) {
     const { prisma, audit, events, heats, chat, matches, transfers, clock } = this.deps;
     const exportedAt = clock.now();
-    const [user, participations, heatList, messages, matchList, ratings, suggestions, transferList, activity] = await Promise.all([
-      prisma.user.findUnique({ where: { id: userId }, select: userObjectSelect }),
-      events.participationsOfUser(userId),
-      heats.heatsOfUser(userId),
-      chat.messagesOfUser(userId),
-      matches.listMatches(userId, {}),
-      matches.ratingsOfUser(userId),
-      suggestionsOf(prisma, userId),
-      transfers.listOfUser(userId),
-      audit.entriesOfUser(userId),
-    ]);
+    const [user, participations, heatList, messages, matchList, ratings, suggestions, transferList, activity] =
+      await Promise.all([
+        prisma.user.findUnique({ where: { id: userId }, select: userObjectSelect }),
+        events.participationsOfUser(userId),
+        heats.heatsOfUser(userId),
+        chat.messagesOfUser(userId),
+        matches.listMatches(userId, {}),
+        matches.ratingsOfUser(userId),
+        suggestionsOf(prisma, userId),
+        transfers.listOfUser(userId),
+        audit.entriesOfUser(userId),
+      ]);
     if (!user) throw new AppError('USER_NOT_FOUND');
     await audit.record(actor, { category: 'auth', action: 'data_export', resource: `user:${userId}` });
     return {
@@ -70,4 +71,5 @@ export class DataExportService {
 }
 
 /** `<username>-export-<YYYY-MM-DD>.json`, the UTC date of the export. */
-export const exportFilename = (username: string, exportedAt: Date) => `${username}-export-${exportedAt.toISOString().slice(0, 10)}.json`;
+export const exportFilename = (username: string, exportedAt: Date) =>
+  `${username}-export-${exportedAt.toISOString().slice(0, 10)}.json`;

@@ -40,7 +40,9 @@ export class IpPurgeSchedule {
     this.queue = options.queue ?? IP_PURGE_QUEUE;
     this.cron = options.cron ?? IP_PURGE_CRON;
     this.boss = new PgBoss({ connectionString: options.connectionString, max: 2, application_name: 'wcs-privacy' });
-    this.boss.on('error', (err: Error) => this.logger.warn({ reason: err.message }, 'IP purge schedule: database error (pg-boss retries)'));
+    this.boss.on('error', (err: Error) =>
+      this.logger.warn({ reason: err.message }, 'IP purge schedule: database error (pg-boss retries)'),
+    );
   }
 
   /** Runs the start-up purge in the background and starts the daily job; never rejects. */
@@ -48,7 +50,9 @@ export class IpPurgeSchedule {
     if (this.started) return;
     this.started = true;
     void this.purge('start-up');
-    this.ready = this.startBoss().catch((err: unknown) => this.logger.error({ reason: (err as Error).message }, 'IP purge schedule could not start'));
+    this.ready = this.startBoss().catch((err: unknown) =>
+      this.logger.error({ reason: (err as Error).message }, 'IP purge schedule could not start'),
+    );
   }
 
   /** Stops the worker and closes pg-boss's pool (src/server.ts on shutdown). */

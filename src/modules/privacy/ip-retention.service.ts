@@ -32,7 +32,10 @@ export class IpRetentionService {
   /** Clears the `ip` of entries created before `asOf` minus the retention; answers how many. */
   async purge(asOf: Date = this.deps.clock.now()): Promise<number> {
     const cutoff = new Date(asOf.getTime() - this.deps.retentionDays * DAY_MS);
-    const { count } = await this.deps.prisma.activityLog.updateMany({ where: { createdAt: { lt: cutoff }, ip: { not: null } }, data: { ip: null } });
+    const { count } = await this.deps.prisma.activityLog.updateMany({
+      where: { createdAt: { lt: cutoff }, ip: { not: null } },
+      data: { ip: null },
+    });
     return count;
   }
 
@@ -46,6 +49,10 @@ export class IpRetentionService {
 
   /** GET /admin/privacy */
   status(): IpPurgeStatus {
-    return { activityLogIpRetentionDays: this.deps.retentionDays, lastIpPurgeAt: this.lastPurgeAt, lastIpPurgeCount: this.lastPurgeCount };
+    return {
+      activityLogIpRetentionDays: this.deps.retentionDays,
+      lastIpPurgeAt: this.lastPurgeAt,
+      lastIpPurgeCount: this.lastPurgeCount,
+    };
   }
 }

@@ -50,7 +50,10 @@ const exportData = obj({
       room: obj({
         id: int,
         type: { enum: ['event', 'private'] },
-        event: { oneOf: [eventRef, { type: 'null' }], description: 'the event of the room, or of the match of a private room' },
+        event: {
+          oneOf: [eventRef, { type: 'null' }],
+          description: 'the event of the room, or of the match of a private room',
+        },
         matchSlug: { ...nullStr, description: 'null for an event room' },
       }),
       content: str,
@@ -141,7 +144,9 @@ export const privacyOpenApi: Record<string, unknown> = {
       summary: 'Delete a user (admin)',
       description: `The username is matched regardless of case; no password. ${deletionEffects} Logged as admin/user_delete (the admin as actor, resource \`user:<deleted id>\`).`,
       access: 'admin',
-      parameters: [pathParam('username', { type: 'string', minLength: 1, maxLength: 50 }, 'matched regardless of case')],
+      parameters: [
+        pathParam('username', { type: 'string', minLength: 1, maxLength: 50 }, 'matched regardless of case'),
+      ],
       ok: { '200': json(messageAndData(['User deleted'])) },
       errors: { 404: ['USER_NOT_FOUND'], 409: ['LAST_ADMIN'] },
     }),
@@ -158,7 +163,11 @@ export const privacyOpenApi: Record<string, unknown> = {
           dataOf(
             obj({
               activityLogIpRetentionDays: { type: 'integer', minimum: 1, maximum: 3650 },
-              lastIpPurgeAt: { type: ['string', 'null'], format: 'date-time', description: "when this instance's last purge finished; null until the start-up purge has" },
+              lastIpPurgeAt: {
+                type: ['string', 'null'],
+                format: 'date-time',
+                description: "when this instance's last purge finished; null until the start-up purge has",
+              },
               lastIpPurgeCount: { ...nullInt, description: 'entries that purge cleared' },
             }),
           ),

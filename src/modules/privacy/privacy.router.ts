@@ -41,7 +41,11 @@ export function createPrivacyRouter({
   });
 
   router.delete('/users/me', guards.requireAuth, validate(...deleteAccountBody), async (req, res) => {
-    await accountDeletion.deleteOwnAccount(actorOf(req), currentUser(req).id, input<DeleteAccountInput>(res).currentPassword);
+    await accountDeletion.deleteOwnAccount(
+      actorOf(req),
+      currentUser(req).id,
+      input<DeleteAccountInput>(res).currentPassword,
+    );
     sendConfirmation(res, 'Account deleted');
   });
 

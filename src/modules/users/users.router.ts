@@ -45,11 +45,17 @@ export function createUsersRouter({ guards, users, limiters }: UsersRouterDeps):
     sendData(res, await users.updateProfile(actorOf(req), currentUser(req).id, input<ProfileUpdate>(res)));
   });
 
-  router.patch('/users/me/password', guards.requireAuth, limiters.auth, validate(...changePasswordBody), async (req, res) => {
-    const { currentPassword, newPassword } = input<ChangePasswordInput>(res);
-    const { token } = await users.changePassword(actorOf(req), currentUser(req).id, currentPassword, newPassword);
-    sendConfirmation(res, 'Password changed', { token });
-  });
+  router.patch(
+    '/users/me/password',
+    guards.requireAuth,
+    limiters.auth,
+    validate(...changePasswordBody),
+    async (req, res) => {
+      const { currentPassword, newPassword } = input<ChangePasswordInput>(res);
+      const { token } = await users.changePassword(actorOf(req), currentUser(req).id, currentPassword, newPassword);
+      sendConfirmation(res, 'Password changed', { token });
+    },
+  );
 
   router.get('/users/:username', guards.requireAuth, validate(...usernameParam), async (req, res) => {
     sendData(res, await users.getPublicProfile(input<UsernameParam>(res).username, currentUser(req).id));

@@ -52,9 +52,22 @@ export interface UserStats {
 export const RATINGS_LIMIT = 50;
 
 /** The rater of a rating whose rater deleted the account. */
-const DELETED_RATER = { id: DELETED_USER_SUMMARY.id, username: DELETED_USER_SUMMARY.username, avatar: DELETED_USER_SUMMARY.avatar };
+const DELETED_RATER = {
+  id: DELETED_USER_SUMMARY.id,
+  username: DELETED_USER_SUMMARY.username,
+  avatar: DELETED_USER_SUMMARY.avatar,
+};
 
-const PROFILE_FIELDS = ['firstName', 'lastName', 'city', 'country', 'instagramUrl', 'facebookUrl', 'youtubeUrl', 'tiktokUrl'] as const;
+const PROFILE_FIELDS = [
+  'firstName',
+  'lastName',
+  'city',
+  'country',
+  'instagramUrl',
+  'facebookUrl',
+  'youtubeUrl',
+  'tiktokUrl',
+] as const;
 
 const round2 = (n: number | null | undefined) => (n == null ? null : Math.round(n * 100) / 100);
 
@@ -66,7 +79,9 @@ const round2 = (n: number | null | undefined) => (n == null ? null : Math.round(
 const withStats = (name: string, select: Record<string, true>, where: string): SqlStatement =>
   sql(
     name,
-    `SELECT ${Object.keys(select).map((column) => `u."${column}"`).join(', ')},
+    `SELECT ${Object.keys(select)
+      .map((column) => `u."${column}"`)
+      .join(', ')},
        m.total, m.pending, m.accepted, m.completed, r.received, r.average, g.given, rd.done AS "recordingsDone", rr.received AS "recordingsReceived"
      FROM "User" u
      CROSS JOIN LATERAL (
@@ -105,8 +120,11 @@ interface StatsColumns {
 
 /** Splits a row of `withStats` into the user's fields and `stats`. */
 function splitStats<T extends StatsColumns>(row: T, includePending: boolean) {
-  const { total, pending, accepted, completed, received, average, given, recordingsDone, recordingsReceived, ...user } = row;
-  const matches: UserStats['matches'] = includePending ? { total, pending, accepted, completed } : { total, accepted, completed };
+  const { total, pending, accepted, completed, received, average, given, recordingsDone, recordingsReceived, ...user } =
+    row;
+  const matches: UserStats['matches'] = includePending
+    ? { total, pending, accepted, completed }
+    : { total, accepted, completed };
   const recordings = { done: recordingsDone, received: recordingsReceived };
   const stats: UserStats = { matches, ratings: { received, given, average: round2(average) }, recordings };
   return { ...user, stats };
@@ -161,7 +179,10 @@ export class UsersService {
    * the viewer; the newest RATINGS_LIMIT ratings, while the average and the total cover all of them.
    */
   async getUserRatings(username: string, viewerId: number) {
-    const user = await this.db.user.findFirst({ where: { username, blocksMade: { none: { blockedId: viewerId } } }, select: { id: true } });
+    const user = await this.db.user.findFirst({
+      where: { username, blocksMade: { none: { blockedId: viewerId } } },
+      select: { id: true },
+    });
     if (!user) throw new AppError('USER_NOT_FOUND');
     const [summary, ratings] = await Promise.all([
       this.db.rating.aggregate({ where: { ratedId: user.id }, _count: { _all: true }, _avg: { score: true } }),
@@ -216,18 +237,30 @@ export class UsersService {
     try {
       // a new address gets a verification mail and the old one is told, both only if the change commits
       user = await this.mail.transaction(this.db, async (tx) => {
-        const changed = await tx.user.update({ where: { id: userId }, data, select: { ...userObjectSelect, tokenVersion: true } });
+        const changed = await tx.user.update({
+          where: { id: userId },
+          data,
+          select: { ...userObjectSelect, tokenVersion: true },
+        });
         // counted under the user row's lock (taken by the update), so parallel changes cannot pass the cap together
         if (emailChanged) await this.countEmailChange(tx, userId);
         const mails = emailChanged
-          ? [accountMail.verification(userId, changed.email), accountMail.emailChanged(userId, current.email, changed.email)]
+          ? [
+              accountMail.verification(userId, changed.email),
+              accountMail.emailChanged(userId, current.email, changed.email),
+            ]
           : [];
         return { result: changed, mails };
       });
     } catch (err) {
       if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
       if (err instanceof AppError && err.code === 'EMAIL_CHANGE_LIMITED') {
-        await this.audit.record(actor, { category: 'auth', action: 'email_change', success: false, metadata: { reason: 'limit' } });
+        await this.audit.record(actor, {
+          category: 'auth',
+          action: 'email_change',
+          success: false,
+          metadata: { reason: 'limit' },
+        });
       }
       throw err;
     }
@@ -242,8 +275,16 @@ export class UsersService {
   }
 
   /** 400 VALIDATION_ERROR without a current password, else the lockout rules of CurrentPasswordCheck. */
-  private async checkCurrentPassword(actor: Actor, userId: number, given: string | undefined, action: string): Promise<void> {
-    if (!given) throw validationFailed([{ field: 'currentPassword', message: 'Current password is required to change the e-mail' }]);
+  private async checkCurrentPassword(
+    actor: Actor,
+    userId: number,
+    given: string | undefined,
+    action: string,
+  ): Promise<void> {
+    if (!given)
+      throw validationFailed([
+        { field: 'currentPassword', message: 'Current password is required to change the e-mail' },
+      ]);
     await this.currentPassword.verify(actor, userId, given, action);
   }
 
@@ -278,7 +319,12 @@ export class UsersService {
    * tokens get 401) and the user's sockets are disconnected after the commit. A pending
    * password-reset link is void afterwards. Answers a fresh token, so the caller stays signed in.
    */
-  async changePassword(actor: Actor, userId: number, currentPassword: string, newPassword: string): Promise<{ token: string }> {
+  async changePassword(
+    actor: Actor,
+    userId: number,
+    currentPassword: string,
+    newPassword: string,
+  ): Promise<{ token: string }> {
     await this.currentPassword.verify(actor, userId, currentPassword, 'password_change');
     const passwordHash = await this.hasher.hash(newPassword);
     const updated = await this.db.user.update({
@@ -321,7 +367,12 @@ export class UsersService {
       if (isUniqueViolation(err, 'username')) throw new AppError('USERNAME_TAKEN');
       throw err;
     }
-    await this.audit.record(actor, { category: 'admin', action: 'user_create', resource: `user:${user.id}`, metadata: { isAdmin: user.isAdmin } });
+    await this.audit.record(actor, {
+      category: 'admin',
+      action: 'user_create',
+      resource: `user:${user.id}`,
+      metadata: { isAdmin: user.isAdmin },
+    });
     return user;
   }
 

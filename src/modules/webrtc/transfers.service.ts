@@ -85,7 +85,10 @@ export class TransfersService {
   async update(actor: Actor, slug: string, id: number, input: UpdateTransferInput): Promise<TransferPayload> {
     const match = await findMemberMatch(this.deps.prisma, slug, actor.id);
     const db = this.deps.prisma;
-    const found = await db.videoTransfer.findFirst({ where: { id, matchId: match.id }, select: { receiverId: true, status: true } });
+    const found = await db.videoTransfer.findFirst({
+      where: { id, matchId: match.id },
+      select: { receiverId: true, status: true },
+    });
     if (!found) throw webrtcErrors.transferNotFound();
     if (input.status === 'completed' && found.receiverId !== actor.id) throw webrtcErrors.notTransferReceiver();
     const now = this.deps.clock();

@@ -8,7 +8,8 @@ export const webrtcErrors = {
   unknownSignalKind: () => new AppError('UNKNOWN_SIGNAL_KIND'),
   signalTooLarge: (message: string) => new AppError('SIGNAL_TOO_LARGE', { message }),
   signalRateLimited: () => new AppError('SIGNAL_RATE_LIMITED'),
-  signalBytesLimited: () => new AppError('SIGNAL_RATE_LIMITED', { message: 'Too much signal data for this match, slow down' }),
+  signalBytesLimited: () =>
+    new AppError('SIGNAL_RATE_LIMITED', { message: 'Too much signal data for this match, slow down' }),
   tooManyOpenTransfers: () => new AppError('TOO_MANY_OPEN_TRANSFERS'),
   transferNotFound: () => new AppError('TRANSFER_NOT_FOUND'),
   notTransferReceiver: () => new AppError('NOT_TRANSFER_RECEIVER'),

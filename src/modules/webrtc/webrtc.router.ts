@@ -38,10 +38,15 @@ export function createWebrtcRouter({ guards, webrtc, transfers }: WebrtcRouterDe
     sendData(res, await transfers.create(currentUser(req), slug, body), 201);
   });
 
-  router.patch('/matches/:slug/transfers/:id', requireAuth, validate(...transferIdSchema, ...updateTransferSchema), async (req, res) => {
-    const { slug, id, status } = input<UpdateTransferInput & { slug: string; id: number }>(res);
-    sendData(res, await transfers.update(currentUser(req), slug, id, { status }));
-  });
+  router.patch(
+    '/matches/:slug/transfers/:id',
+    requireAuth,
+    validate(...transferIdSchema, ...updateTransferSchema),
+    async (req, res) => {
+      const { slug, id, status } = input<UpdateTransferInput & { slug: string; id: number }>(res);
+      sendData(res, await transfers.update(currentUser(req), slug, id, { status }));
+    },
+  );
 
   router.get('/matches/:slug/transfers', requireAuth, validate(...matchSlugSchema), async (req, res) => {
     const { slug } = input<{ slug: string }>(res);

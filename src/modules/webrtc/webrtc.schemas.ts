@@ -20,14 +20,25 @@ function parseDescription(kind: 'offer' | 'answer', data: unknown) {
 
 function parseCandidate(data: unknown) {
   if (!isObject(data) || typeof data.candidate !== 'string') {
-    throw webrtcErrors.invalidSignal('ice-candidate data must be an RTCIceCandidateInit { candidate, sdpMid?, sdpMLineIndex?, usernameFragment? }');
+    throw webrtcErrors.invalidSignal(
+      'ice-candidate data must be an RTCIceCandidateInit { candidate, sdpMid?, sdpMLineIndex?, usernameFragment? }',
+    );
   }
   const { candidate, sdpMid, sdpMLineIndex, usernameFragment } = data;
-  if (!optionalOf(sdpMid, 'string') || !optionalOf(sdpMLineIndex, 'number') || !optionalOf(usernameFragment, 'string')) {
+  if (
+    !optionalOf(sdpMid, 'string') ||
+    !optionalOf(sdpMLineIndex, 'number') ||
+    !optionalOf(usernameFragment, 'string')
+  ) {
     throw webrtcErrors.invalidSignal('ice-candidate fields have the wrong type');
   }
   // Only the RTCIceCandidateInit fields are relayed.
-  const init = { candidate, sdpMid: sdpMid ?? null, sdpMLineIndex: sdpMLineIndex ?? null, usernameFragment: usernameFragment ?? null };
+  const init = {
+    candidate,
+    sdpMid: sdpMid ?? null,
+    sdpMLineIndex: sdpMLineIndex ?? null,
+    usernameFragment: usernameFragment ?? null,
+  };
   if (Buffer.byteLength(JSON.stringify(init), 'utf8') > MAX_CANDIDATE_BYTES) {
     throw webrtcErrors.signalTooLarge('ICE candidate larger than 2 KB');
   }
@@ -57,9 +68,11 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
 function parseHangup(data: unknown) {
   if (data === undefined || data === null) return null;
   if (!isObject(data)) throw webrtcErrors.invalidSignal('hangup data must be an object when given');
-  if (nestedDeeperThan(data, MAX_HANGUP_DEPTH)) throw webrtcErrors.invalidSignal(`hangup data must be nested at most ${MAX_HANGUP_DEPTH} levels`);
+  if (nestedDeeperThan(data, MAX_HANGUP_DEPTH))
+    throw webrtcErrors.invalidSignal(`hangup data must be nested at most ${MAX_HANGUP_DEPTH} levels`);
   const json = JSON.stringify(data);
-  if (Buffer.byteLength(json, 'utf8') > MAX_CANDIDATE_BYTES) throw webrtcErrors.signalTooLarge('hangup data larger than 2 KB');
+  if (Buffer.byteLength(json, 'utf8') > MAX_CANDIDATE_BYTES)
+    throw webrtcErrors.signalTooLarge('hangup data larger than 2 KB');
   return JSON.parse(json) as Record<string, unknown>;
 }
 

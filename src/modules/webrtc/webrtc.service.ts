@@ -82,7 +82,8 @@ export class WebrtcService {
   async relaySignal(actor: Actor, signal: WebrtcSignalInput): Promise<void> {
     if (!(await this.limiter.take(actor.id))) throw webrtcErrors.signalRateLimited();
     const match = await findHandoffMatch(this.deps.prisma, signal.matchSlug, actor.id);
-    if (!this.bytes.take(match.id, Buffer.byteLength(JSON.stringify(signal.data ?? null), 'utf8'))) throw webrtcErrors.signalBytesLimited();
+    if (!this.bytes.take(match.id, Buffer.byteLength(JSON.stringify(signal.data ?? null), 'utf8')))
+      throw webrtcErrors.signalBytesLimited();
     this.deps.notify(match.other.id, 'webrtc_signal', {
       matchSlug: match.slug,
       from: match.me,

@@ -3,16 +3,33 @@
  * engine tests (tests/matching/*.test.ts).
  */
 import fc from 'fast-check';
-import type { EngineHeat, EngineInput, EngineParticipant, EngineResult, ScheduleSlot } from '../../../src/modules/matching/matching.engine.js';
+import type {
+  EngineHeat,
+  EngineInput,
+  EngineParticipant,
+  EngineResult,
+  ScheduleSlot,
+} from '../../../src/modules/matching/matching.engine.js';
 // ---------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------
 
 export let nextHeatId = 1;
-export function heat(userId: number, divisionId: number, heatNumber: number, competitionTypeId = 1, id?: number): EngineHeat {
+export function heat(
+  userId: number,
+  divisionId: number,
+  heatNumber: number,
+  competitionTypeId = 1,
+  id?: number,
+): EngineHeat {
   return { id: id ?? nextHeatId++, userId, divisionId, competitionTypeId, heatNumber, role: null };
 }
-export function person(userId: number, city: string | null = null, country: string | null = null, optOut = false): EngineParticipant {
+export function person(
+  userId: number,
+  city: string | null = null,
+  country: string | null = null,
+  optOut = false,
+): EngineParticipant {
   return { userId, city, country, optOut };
 }
 export function input(partial: Partial<EngineInput> & Pick<EngineInput, 'participants' | 'heats'>): EngineInput {
@@ -41,7 +58,11 @@ export function violates(inp: EngineInput, h: EngineHeat, recorderId: number, fo
     if (h.heatNumber >= own.heatNumber - before && h.heatNumber <= own.heatNumber + after) return 'buffer';
   }
   for (const e of p.unavailable ?? [])
-    if (e.competitionTypeId === h.competitionTypeId && e.heatNumber === h.heatNumber && (e.divisionId === null || sameSlot(inp.slots, e.divisionId, h.divisionId)))
+    if (
+      e.competitionTypeId === h.competitionTypeId &&
+      e.heatNumber === h.heatNumber &&
+      (e.divisionId === null || sameSlot(inp.slots, e.divisionId, h.divisionId))
+    )
       return 'unavailable';
   return null;
 }
@@ -197,12 +218,20 @@ export function referenceBest(inp: EngineInput): number[] {
     for (const r of candidates(inp, h)) {
       const c = cls(inp, h.userId, r);
       const bal = people.find((p) => p.userId === r)!.balance ?? 0;
-      edge(2 + i, 2 + heats.length + people.findIndex((p) => p.userId === r), 1, [0, c >= 1 ? 1 : 0, c === 2 ? 1 : 0, -bal, 0, previous.has(`${h.id}/${r}`) ? 0 : 1]);
+      edge(2 + i, 2 + heats.length + people.findIndex((p) => p.userId === r), 1, [
+        0,
+        c >= 1 ? 1 : 0,
+        c === 2 ? 1 : 0,
+        -bal,
+        0,
+        previous.has(`${h.id}/${r}`) ? 0 : 1,
+      ]);
     }
   });
   people.forEach((p, i) => {
     const f = load.get(p.userId) ?? 0;
-    for (let k = f + 1; k <= capOf(inp, p.userId); k++) edge(2 + heats.length + i, T, 1, [p.optOut ? 1 : 0, 0, 0, 0, k - 1, 0]);
+    for (let k = f + 1; k <= capOf(inp, p.userId); k++)
+      edge(2 + heats.length + i, T, 1, [p.optOut ? 1 : 0, 0, 0, 0, k - 1, 0]);
   });
   let flow = 0;
   let total: Vec = zero;
@@ -259,7 +288,9 @@ export function expectValid(inp: EngineInput, result: EngineResult): void {
   for (const a of result.assignments) expect(load.get(a.recorderId)!).toBeLessThanOrEqual(capOf(inp, a.recorderId));
   const ids = [...result.assignments.map((a) => a.heatId), ...result.unassigned].sort((a, b) => a - b);
   expect(ids).toEqual(open.map((h) => h.id));
-  expect(result.assignments.map((a) => a.heatId)).toEqual([...result.assignments.map((a) => a.heatId)].sort((a, b) => a - b));
+  expect(result.assignments.map((a) => a.heatId)).toEqual(
+    [...result.assignments.map((a) => a.heatId)].sort((a, b) => a - b),
+  );
   expect(result.unassigned).toEqual([...result.unassigned].sort((a, b) => a - b));
   expect(result.stats.heats).toBe(open.length);
   expect(result.stats.covered).toBe(result.assignments.length);
@@ -268,7 +299,13 @@ export function expectValid(inp: EngineInput, result: EngineResult): void {
 export function engineObjective(inp: EngineInput, result: EngineResult): number[] {
   const v = objective(inp, result.assignments);
   // The engine's own counters agree with the independent recount.
-  const counters = [-result.stats.covered, result.stats.optOutUses, -result.stats.sameCity, -result.stats.sameCountry, -result.stats.balanceSum];
+  const counters = [
+    -result.stats.covered,
+    result.stats.optOutUses,
+    -result.stats.sameCity,
+    -result.stats.sameCountry,
+    -result.stats.balanceSum,
+  ];
   expect(counters.map((x) => x + 0)).toEqual(v.slice(0, 5));
   return v;
 }
@@ -292,7 +329,10 @@ export function shuffledInput(inp: EngineInput, seed: number): EngineInput {
     fixed: shuffled(inp.fixed, seed + 2),
     forbidden: shuffled(inp.forbidden, seed + 3),
     ...(inp.previous ? { previous: shuffled(inp.previous, seed + 6) } : {}),
-    slots: inp.slots === null ? null : shuffled(inp.slots, seed + 4).map((s) => ({ ...s, divisionIds: shuffled(s.divisionIds, seed + 5) })),
+    slots:
+      inp.slots === null
+        ? null
+        : shuffled(inp.slots, seed + 4).map((s) => ({ ...s, divisionIds: shuffled(s.divisionIds, seed + 5) })),
   };
 }
 
@@ -313,21 +353,33 @@ export function eventArb(maxPeople: number, maxHeatsEach: number, withPrevious =
           city: fc.integer({ min: 0, max: CITY_POOL.length - 1 }),
           country: fc.integer({ min: 0, max: COUNTRY_POOL.length - 1 }),
           optOut: fc.integer({ min: 0, max: 3 }).map((x) => x === 0),
-          heats: fc.array(fc.record({ div: fc.integer({ min: 1, max: 4 }), type: fc.integer({ min: 1, max: 2 }), num: fc.integer({ min: 1, max: 4 }) }), {
-            maxLength: maxHeatsEach,
-          }),
+          heats: fc.array(
+            fc.record({
+              div: fc.integer({ min: 1, max: 4 }),
+              type: fc.integer({ min: 1, max: 2 }),
+              num: fc.integer({ min: 1, max: 4 }),
+            }),
+            {
+              maxLength: maxHeatsEach,
+            },
+          ),
         }),
         { minLength: 1, maxLength: maxPeople, size: 'max' },
       ),
       slotGroups: fc.option(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 4, maxLength: 4 })),
       fixedPicks: fc.array(fc.record({ heat: fc.nat(), recorder: fc.nat() }), { maxLength: 6, size: 'max' }),
       forbiddenPicks: fc.array(fc.record({ heat: fc.nat(), recorder: fc.nat() }), { maxLength: 12, size: 'max' }),
-      previousPicks: fc.array(fc.record({ heat: fc.nat(), recorder: fc.nat() }), { maxLength: withPrevious ? 40 : 0, size: 'max' }),
+      previousPicks: fc.array(fc.record({ heat: fc.nat(), recorder: fc.nat() }), {
+        maxLength: withPrevious ? 40 : 0,
+        size: 'max',
+      }),
       cap: fc.integer({ min: 1, max: 3 }),
       idBase: fc.integer({ min: 1, max: 1000 }),
     })
     .map(({ people, slotGroups, fixedPicks, forbiddenPicks, previousPicks, cap, idBase }) => {
-      const participants = people.map((p, i) => person(idBase + i * 7, CITY_POOL[p.city], COUNTRY_POOL[p.country], p.optOut));
+      const participants = people.map((p, i) =>
+        person(idBase + i * 7, CITY_POOL[p.city], COUNTRY_POOL[p.country], p.optOut),
+      );
       const heats: EngineHeat[] = [];
       let id = 1;
       people.forEach((p, i) => {
@@ -336,7 +388,14 @@ export function eventArb(maxPeople: number, maxHeatsEach: number, withPrevious =
           const k = `${h.div}/${h.type}/${h.num}`;
           if (seen.has(k)) continue;
           seen.add(k);
-          heats.push({ id: id++ * 3, userId: participants[i].userId, divisionId: h.div, competitionTypeId: h.type, heatNumber: h.num, role: null });
+          heats.push({
+            id: id++ * 3,
+            userId: participants[i].userId,
+            divisionId: h.div,
+            competitionTypeId: h.type,
+            heatNumber: h.num,
+            role: null,
+          });
         }
       });
       let slots: ScheduleSlot[] | null = null;
@@ -357,16 +416,27 @@ export function eventArb(maxPeople: number, maxHeatsEach: number, withPrevious =
           fixed.push({ heatId: h.id, recorderId: participants[f.recorder % participants.length].userId });
         }
       const forbidden = heats.length
-        ? forbiddenPicks.map((f) => ({ heatId: heats[f.heat % heats.length].id, recorderId: participants[f.recorder % participants.length].userId }))
+        ? forbiddenPicks.map((f) => ({
+            heatId: heats[f.heat % heats.length].id,
+            recorderId: participants[f.recorder % participants.length].userId,
+          }))
         : [];
       const previous = new Map<number, number>();
       if (heats.length)
-        for (const f of previousPicks) previous.set(heats[f.heat % heats.length].id, participants[f.recorder % participants.length].userId);
+        for (const f of previousPicks)
+          previous.set(heats[f.heat % heats.length].id, participants[f.recorder % participants.length].userId);
       const previousPairs = [...previous].map(([heatId, recorderId]) => ({ heatId, recorderId }));
-      return { participants, heats, slots, fixed, forbidden, maxRecordingsPerPerson: cap, ...(withPrevious ? { previous: previousPairs } : {}) };
+      return {
+        participants,
+        heats,
+        slots,
+        fixed,
+        forbidden,
+        maxRecordingsPerPerson: cap,
+        ...(withPrevious ? { previous: previousPairs } : {}),
+      };
     });
 }
-
 
 /**
  * eventArb plus everything "fair matching for people" adds, drawn at random: buffers
@@ -387,7 +457,11 @@ export function fairEventArb(maxPeople: number, maxHeatsEach: number, withPrevio
             absent: fc.integer({ min: 0, max: 6 }).map((x) => x === 0),
             balance: fc.integer({ min: -3, max: 3 }),
             unavailable: fc.array(
-              fc.record({ type: fc.integer({ min: 1, max: 2 }), num: fc.integer({ min: 1, max: 4 }), div: fc.option(fc.integer({ min: 1, max: 4 })) }),
+              fc.record({
+                type: fc.integer({ min: 1, max: 2 }),
+                num: fc.integer({ min: 1, max: 4 }),
+                div: fc.option(fc.integer({ min: 1, max: 4 })),
+              }),
               { maxLength: 2 },
             ),
           }),
@@ -408,7 +482,10 @@ export function fairEventArb(maxPeople: number, maxHeatsEach: number, withPrevio
         };
       });
       const pinned = base.heats.length
-        ? extra.pinPicks.map((f) => ({ heatId: base.heats[f.heat % base.heats.length].id, recorderId: participants[f.recorder % participants.length].userId }))
+        ? extra.pinPicks.map((f) => ({
+            heatId: base.heats[f.heat % base.heats.length].id,
+            recorderId: participants[f.recorder % participants.length].userId,
+          }))
         : [];
       return {
         ...base,

@@ -105,7 +105,7 @@ function slotLabels(input: EngineInput): Map<number, number> {
   const slots = input.slots ?? [];
   for (const s of slots) for (const d of s.divisionIds) label.set(d, d);
   // Propagate the smallest label inside each slot until nothing changes.
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const s of slots) {
       if (s.divisionIds.length === 0) continue;
@@ -196,7 +196,6 @@ export function maxCoverage(input: EngineInput, options: CoverageOptions = {}): 
     if ((rejected.get(h.id) ?? []).includes(recorderId)) return false;
     if (unavailableFor(recorderId, h)) return false;
     return !dancesNear(h, recorderId); // dancing at that time or within the buffers
-
   };
 
   const open = input.heats.filter((h) => !fixedHeats.has(h.id));
@@ -230,7 +229,10 @@ export function maxCoverage(input: EngineInput, options: CoverageOptions = {}): 
  * participant, not absent, not dancing near it (`blocked`), not rejected; one per heat,
  * lowest recorder id first. Opt-out and caps never drop a pin.
  */
-export function keptPins(input: EngineInput, blocked: (h: EngineHeat, recorderId: number) => boolean): { heatId: number; recorderId: number }[] {
+export function keptPins(
+  input: EngineInput,
+  blocked: (h: EngineHeat, recorderId: number) => boolean,
+): { heatId: number; recorderId: number }[] {
   const accepted = new Set(input.fixed.map((f) => f.heatId));
   const out: { heatId: number; recorderId: number }[] = [];
   const taken = new Set<number>();
