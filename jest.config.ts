@@ -16,6 +16,9 @@ const config: Config = {
   setupFiles: ['<rootDir>/tests/setup/env.ts'],
   setupFilesAfterEnv: ['<rootDir>/tests/setup/after-env.ts'],
   testTimeout: 30000,
+  // One worker runs the files one after another (as --runInBand did) and is replaced when its heap
+  // passes this after a file: a single process running every file ran out of heap (about 4 GB).
+  workerIdleMemoryLimit: '1536MB',
 };
 
 export default config;

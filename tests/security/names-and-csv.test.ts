@@ -150,7 +150,7 @@ describe('CSV export of a plan with hostile names stored before the input check'
     const records = lenientCsv(text.slice(1));
     expect(records.length).toBeGreaterThanOrEqual(5);
     for (const record of records) {
-      expect(record).toHaveLength(6);
+      expect(record).toHaveLength(8);
       for (const cell of record) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
     }
     expect(records.some((r) => r[1].startsWith("'=cmd") || r[1].includes('=cmd'))).toBe(true);
@@ -161,9 +161,9 @@ describe('CSV export of a plan with hostile names stored before the input check'
     expect(text.startsWith('\ufeff')).toBe(true);
     const lines = text.slice(1).split('\r\n');
     expect(lines.pop()).toBe('');
-    expect(lines[0]).toBe('"Heat","Dancer","Recorder","Status","Locality","Opt-out used"');
+    expect(lines[0]).toBe('"Heat","Dancer","Recorder","Status","Locality","Opt-out used","Pinned","Recorder balance"');
     for (const line of lines) {
-      expect(line).toMatch(/^"(?:[^"]|"")*"(?:,"(?:[^"]|"")*"){5}$/);
+      expect(line).toMatch(/^"(?:[^"]|"")*"(?:,"(?:[^"]|"")*"){7}$/);
       expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     }
     expect(text).toContain("\"Anna  =cmd|' /C calc'!A0 K (");
