@@ -94,16 +94,26 @@ const pageBefore = roomPage('event_chat_page_before', 'AND id < $4');
 
 /**
  * join_event_room for many callers at once (a reconnect storm): the event of a slug, which of
- * the callers participate, its group room and the room's latest page (the same for every
- * participant). $1 slug, $2 callers (int[]), $3 page size.
+ * the callers participate, its group room and the room's latest page of visible messages
+ * (removed ones left out), the same for every participant; and, only for callers in a blocked
+ * pair with anyone, their own page without the messages of the users they are blocked with
+ * (filtered before the limit, as the HTTP history is). $1 slug, $2 callers (int[]), $3 page size.
  */
 const roomOpening = sql(
   'event_chat_opening',
   `SELECT e.id AS "eventId", r.id AS "roomId",
           ARRAY(SELECT p."userId" FROM "EventParticipant" p WHERE p."eventId" = e.id AND p."userId" = ANY($2::int[])) AS participants,
           (SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
-           FROM (SELECT * FROM "Message" WHERE "roomId" = r.id ORDER BY id DESC LIMIT $3) m
-           JOIN "User" u ON u.id = m."userId") AS messages
+           FROM (SELECT * FROM "Message" WHERE "roomId" = r.id AND "deletedAt" IS NULL ORDER BY id DESC LIMIT $3) m
+           LEFT JOIN "User" u ON u.id = m."userId") AS messages,
+          (SELECT json_object_agg(c.uid, (
+             SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
+             FROM (SELECT * FROM "Message" WHERE "roomId" = r.id AND "deletedAt" IS NULL
+                     AND ${notBlockedSql('"Message"."userId"', 'c.uid')}
+                   ORDER BY id DESC LIMIT $3) m
+             LEFT JOIN "User" u ON u.id = m."userId"))
+           FROM unnest($2::int[]) AS c(uid)
+           WHERE EXISTS (SELECT 1 FROM "UserBlock" b WHERE b."blockerId" = c.uid OR b."blockedId" = c.uid)) AS "ownMessages"
    FROM "Event" e
    LEFT JOIN "ChatRoom" r ON r."eventId" = e.id AND r.type = '${EVENT_ROOM_TYPE}'
    WHERE e.slug = $1`,
@@ -114,6 +124,8 @@ interface RoomOpeningRow {
   roomId: number | null;
   participants: number[];
   messages: MessageJson[];
+  /** per caller in a blocked pair (keys are user ids as text): that caller's own page */
+  ownMessages: Record<string, MessageJson[]> | null;
 }
 
 /** What one caller learns from a batched room opening. */
@@ -198,7 +210,7 @@ export class EventChatService {
             eventId: row.eventId,
             roomId: row.roomId,
             isParticipant,
-            messages: isParticipant ? messagesFromJson(row.messages) : [],
+            messages: isParticipant ? messagesFromJson(row.ownMessages?.[String(userId)] ?? row.messages) : [],
           });
         }
       }),
