@@ -12,7 +12,7 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
  *
  * Delivery is at least once: a mail is marked done only after the SMTP server accepted it. If the
  * process dies after the acceptance and before the mark (or the SMTP server accepts after our
- * timeout), the job runs again and the recipient gets the mail twice. See the README "Outgoing mail".
+ * timeout), the job runs again and the recipient gets the mail twice. See docs/operations.md "Outgoing mail".
  *
  * No secret at rest (docs/security-hardening.md): a job holds a reference (`MailReference`: kind,
  * user, addresses), never a link, token or code. The worker renders the mail when it sends it

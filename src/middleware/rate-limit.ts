@@ -7,7 +7,7 @@ import type { Logger } from '../lib/logger.js';
 import { REDIS_DEADLINE_MS, RedisUnavailableError, type RedisConnections } from '../lib/redis.js';
 
 /**
- * Rate limiters in three tiers, per client IP (README "Configuration"):
+ * Rate limiters in three tiers, per client IP (docs/operations.md "Configuration"):
  * general API (300/min), authentication (login, register: 20/15 min) and e-mail sending
  * (resend, reset request, registry lookup: 5/hour). All configurable (RATE_LIMIT_*),
  * switched off by RATE_LIMIT_ENABLED=false. With REDIS_URL the counters live in Redis so

@@ -2,7 +2,7 @@ import type { Server, Socket } from 'socket.io';
 import type { AuthUser, TokenSession } from '../lib/auth.js';
 
 /**
- * Typed Socket.IO event maps (README "Real-time channel", OpenAPI `x-socket-io`).
+ * Typed Socket.IO event maps (docs/realtime.md, OpenAPI `x-socket-io`).
  * Every client→server event takes an optional acknowledgement answered with an AckResponse.
  */
 export type AckResponse<T = unknown> = { success: true; data?: T } | { success: false; error: string; code: string };

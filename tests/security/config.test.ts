@@ -7,7 +7,7 @@ import { ConfigError } from '../../src/config/config-error';
 import { TokenAuthenticator } from '../../src/lib/auth';
 import { testDatabase } from '../helpers/db';
 
-/** Settings that made a deployment unsafe are refused or replaced (README "Security"). */
+/** Settings that made a deployment unsafe are refused or replaced (docs/security.md). */
 const dirs: string[] = [];
 const tempDir = () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wcs-config-'));

@@ -6,7 +6,7 @@ import { insertMatch } from '../helpers/matches';
 import { useTestServer } from '../helpers/server';
 
 /**
- * The property-based sweep of hostile input (README "Security"): every operation of the OpenAPI
+ * The property-based sweep of hostile input (docs/security.md): every operation of the OpenAPI
  * document served at /api/docs/openapi.json gets wrong types, NUL bytes, control characters,
  * huge and negative numbers, out-of-range dates, arrays, nulls and bodies that are not objects,
  * one target at a time (a path or query parameter, a body field at any depth, the whole body),

@@ -8,7 +8,7 @@ export interface PresenceUser {
 }
 
 /**
- * Presence of event rooms in deltas (README "Real-time channel", OpenAPI `x-socket-io`):
+ * Presence of event rooms in deltas (docs/realtime.md, OpenAPI `x-socket-io`):
  * the joining socket alone gets `active_users` (everyone in the room); the room gets
  * `user_joined` when a user's first socket joins and `user_left` when the user's last socket
  * leaves or disconnects. A change costs one small frame per member, never the full list.

@@ -23,7 +23,7 @@ export function createChatFloodLimiter(redis: RedisConnections, logger: Logger, 
 
 /**
  * The token bucket of TokenBucketLimiter, kept in Redis so every instance draws on the same
- * bucket per user (README "Scaling out with Redis"). One Lua script reads, refills, takes and
+ * bucket per user (docs/operations.md "Scaling out with Redis"). One Lua script reads, refills, takes and
  * writes atomically: concurrent messages on several instances cannot overdraw. A bucket is a
  * hash { tokens, at } that expires once it would be full again (idle users cost nothing).
  * `now` comes from the caller's clock, so all instances need roughly synchronised clocks; time

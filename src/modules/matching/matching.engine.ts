@@ -6,7 +6,7 @@
  * pairs) and optionally the pending pairs of the previous run, it proposes one recorder per
  * uncovered heat and says why each heat it cannot cover stays open.
  *
- * Business rules (README "Recording-partner matching"):
+ * Business rules (docs/api.md "Recording-partner matching", docs/fair-matching.md):
  *  1. Collision: nobody records a heat while dancing one. "Same time" = same competition
  *     type, same heat number and divisions in the same slot (same division when no slot
  *     groups it). A dancer is therefore never proposed for his/her own heat.

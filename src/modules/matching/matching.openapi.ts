@@ -14,7 +14,7 @@ import {
 
 /**
  * OpenAPI paths of recording-partner matching (merged by src/docs/openapi.ts). The rules of
- * a run are described in the README ("Recording-partner matching") and below.
+ * a run are described in the docs/api.md ("Recording-partner matching") and below.
  */
 const reasons =
   'Unfilled reasons (the first that applies): `NO_OTHER_PARTICIPANT` nobody else takes part in the event; ' +

@@ -3,7 +3,7 @@ import { AppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 
 /**
- * Lookup of a dancer in the external competitor registry (README "Accounts, profiles, registry lookup").
+ * Lookup of a dancer in the external competitor registry (docs/security.md "Outbound registry lookup").
  * Upstream: form-encoded POST `num=<id>` to REGISTRY_LOOKUP_URL, JSON answer shaped like
  * tests/fixtures/registry-lookup-29012.json. Results (found and not
  * found) are cached in memory, bounded, with a TTL; upstream failures are not cached.

@@ -3,7 +3,7 @@ import { array, dataOf, int, json, listOf, obj, operation, pathParam, ref, str }
 /**
  * OpenAPI paths of the video hand-off (merged by src/docs/openapi.ts). The real-time half
  * (`webrtc_signal`, `transfer_updated`) is in the document's `x-socket-io` section
- * (src/docs/socket.openapi.ts) and the README "Video hand-off". Choices made where the
+ * (src/docs/socket.openapi.ts) and docs/api.md "Video hand-off between recording partners". Choices made where the
  * contract is silent are marked "Decision:".
  */
 const slugParam = pathParam('slug', { type: 'string' }, 'random match slug');

@@ -3,7 +3,7 @@ import { parseSignal } from './webrtc.schemas.js';
 
 /**
  * `webrtc_signal` `{ matchSlug, kind, data }`: parsed (shape and size), then relayed by the
- * service to the other member of the match. See the README "Video hand-off".
+ * service to the other member of the match. See docs/api.md "Video hand-off between recording partners".
  */
 export const registerWebrtcSocket: SocketRegistrar = (_io, socket, { webrtc, logger, metrics }) => {
   handle(
