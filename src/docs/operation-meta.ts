@@ -76,6 +76,31 @@ export const OPERATION_IDS: Record<Key, string> = {
   'GET /matches/{slug}/transfers': 'listTransfers',
   'PATCH /matches/{slug}/transfers/{id}': 'updateTransfer',
   'GET /metrics': 'getMetrics',
+  // privacy
+  'DELETE /users/me': 'deleteCurrentUser',
+  'GET /users/me/export': 'exportCurrentUserData',
+  'DELETE /admin/users/{username}': 'deleteUser',
+  'GET /admin/privacy': 'getPrivacySettings',
+  'GET /avatars/{seed}.svg': 'getAvatar',
+  // moderation
+  'GET /users/me/blocks': 'listBlocks',
+  'POST /users/{username}/block': 'blockUser',
+  'DELETE /users/{username}/block': 'unblockUser',
+  'POST /reports': 'createReport',
+  'GET /admin/reports': 'listReports',
+  'PATCH /admin/reports/{id}': 'updateReport',
+  'POST /admin/users/{username}/suspend': 'suspendUser',
+  'DELETE /admin/users/{username}/suspend': 'unsuspendUser',
+  'DELETE /admin/messages/{id}': 'deleteMessage',
+  // fair matching
+  'GET /events/{slug}/matching-settings': 'getMatchingSettings',
+  'PUT /events/{slug}/matching-settings': 'setMatchingSettings',
+  'GET /events/{slug}/recording-preferences': 'getRecordingPreferences',
+  'PUT /events/{slug}/recording-preferences': 'setRecordingPreferences',
+  'POST /admin/events/{slug}/match-suggestions': 'pinMatchSuggestion',
+  'DELETE /admin/events/{slug}/match-suggestions/{id}': 'removeMatchSuggestion',
+  'POST /admin/events/{slug}/participants/{userId}/absent': 'markParticipantAbsent',
+  'DELETE /admin/events/{slug}/participants/{userId}/absent': 'clearParticipantAbsent',
 };
 
 const VERBS: Record<string, string> = { get: 'get', post: 'create', put: 'set', patch: 'update', delete: 'delete' };
@@ -136,6 +161,24 @@ export const BODY_EXAMPLES: Partial<Record<Key, unknown>> = {
     sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
   },
   'PATCH /matches/{slug}/transfers/{id}': { status: 'completed' },
+  'DELETE /users/me': { currentPassword: 'swing-out-2027' },
+  'PUT /events/{slug}/matching-settings': { bufferBefore: 1, bufferAfter: 1, maxRecordingsPerPerson: 2, optOutMode: 'exclude' },
+  'PUT /events/{slug}/recording-preferences': {
+    maxRecordings: 2,
+    unavailable: [
+      { competitionTypeId: 1, heatNumber: 3 },
+      { competitionTypeId: 2, heatNumber: 1, divisionId: 4 },
+    ],
+  },
+  'POST /admin/events/{slug}/match-suggestions': { heatId: 318, recorderId: 42 },
+  'POST /reports': {
+    targetType: 'message',
+    targetId: 1842,
+    reason: 'harassment',
+    details: 'Repeated unwanted comments in the event chat.',
+  },
+  'PATCH /admin/reports/{id}': { status: 'resolved', note: 'Talked to both dancers at the venue.' },
+  'POST /admin/users/{username}/suspend': { reason: 'Harassment reported by three dancers', until: '2027-03-15T00:00:00Z' },
 };
 
 /** Sets `operationId` on every operation and `example` on every JSON request body listed above. */
