@@ -50,7 +50,7 @@ const CHAT_SECONDS = Number(process.env.BENCH_CHAT_SECONDS ?? 10);
 const CHAT_RATE = 5;
 const POLL_EVERY_SECONDS = 5;
 const HEAT_CHANGE_SHARE = 0.05;
-/** e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the service; the inspector lets the bench collect its garbage */
+/** e.g. `--cpu-prof --cpu-prof-dir=prof` to profile the service; the inspector lets the bench collect its garbage */
 const SERVICE_NODE_ARGS = [
   '--inspect=127.0.0.1:0',
   ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
