@@ -5,7 +5,6 @@ import type { DataExportService } from './data-export.service.js';
 import type { IpRetentionService } from './ip-retention.service.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
 import { usernameParam, type UsernameParam } from '../users/users.schemas.js';
 import { exportFilename } from './data-export.service.js';
@@ -32,8 +31,7 @@ export function createPrivacyRouter({
   const admin = [guards.requireAuth, guards.requireAdmin];
 
   router.get('/users/me/export', guards.requireAuth, exportLimiter, async (req, res) => {
-    const user = currentUser(req);
-    const data = await dataExport.exportFor(actorOf(req), user.id);
+    const data = await dataExport.exportFor(actorOf(req));
     // quoted as the contract writes it (usernames hold only letters, digits and _)
     res.set('Content-Disposition', `attachment; filename="${exportFilename(data.user.username, data.exportedAt)}"`);
     res.type('application/json; charset=utf-8').set('Cache-Control', 'private, no-store');
@@ -41,21 +39,17 @@ export function createPrivacyRouter({
   });
 
   router.delete('/users/me', guards.requireAuth, validate(...deleteAccountBody), async (req, res) => {
-    await accountDeletion.deleteOwnAccount(
-      actorOf(req),
-      currentUser(req).id,
-      input<DeleteAccountInput>(res).currentPassword,
-    );
+    await accountDeletion.deleteOwnAccount(actorOf(req), input<DeleteAccountInput>(res));
     sendConfirmation(res, 'Account deleted');
   });
 
   router.delete('/admin/users/:username', ...admin, validate(...usernameParam), async (req, res) => {
-    await accountDeletion.deleteUserAsAdmin(actorOf(req), input<UsernameParam>(res).username);
+    await accountDeletion.deleteUserAsAdmin(actorOf(req), input<UsernameParam>(res));
     sendConfirmation(res, 'User deleted');
   });
 
-  router.get('/admin/privacy', ...admin, (_req, res) => {
-    sendData(res, ipRetention.status());
+  router.get('/admin/privacy', ...admin, (req, res) => {
+    sendData(res, ipRetention.status(actorOf(req)));
   });
   return router;
 }

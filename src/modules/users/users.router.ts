@@ -1,10 +1,10 @@
 import { Router, type RequestHandler } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
 import type { RateLimiters } from '../../middleware/rate-limit.js';
-import type { UsersService } from './users.service.js';
+import type { AccountService } from './account.service.js';
+import type { ProfilesService } from './profiles.service.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
 import {
   changePasswordBody,
@@ -18,12 +18,13 @@ import {
 /** What the router calls (built by src/container.ts). */
 export interface UsersRouterDeps {
   guards: AuthGuards;
-  users: UsersService;
+  profiles: Pick<ProfilesService, 'getMe' | 'getPublicProfile' | 'getUserRatings'>;
+  account: Pick<AccountService, 'updateProfile' | 'isEmailChange' | 'changePassword'>;
   limiters: RateLimiters;
 }
 
 /** The signed-in user's account and other users' public profiles (a token is required for all). */
-export function createUsersRouter({ guards, users, limiters }: UsersRouterDeps): Router {
+export function createUsersRouter({ guards, profiles, account, limiters }: UsersRouterDeps): Router {
   const router = Router();
 
   /**
@@ -33,16 +34,16 @@ export function createUsersRouter({ guards, users, limiters }: UsersRouterDeps):
    */
   const emailChangeTiers: RequestHandler = async (req, res, next) => {
     const { email } = input<ProfileUpdate>(res);
-    if (typeof email !== 'string' || !(await users.isEmailChange(currentUser(req).id, email))) return next();
+    if (typeof email !== 'string' || !(await account.isEmailChange(actorOf(req), { email }))) return next();
     limiters.auth(req, res, (err?: unknown) => (err ? next(err) : limiters.email(req, res, next)));
   };
 
   router.get('/users/me', guards.requireAuth, async (req, res) => {
-    sendData(res, await users.getMe(currentUser(req).id));
+    sendData(res, await profiles.getMe(actorOf(req)));
   });
 
   router.patch('/users/me', guards.requireAuth, validate(...updateProfileBody), emailChangeTiers, async (req, res) => {
-    sendData(res, await users.updateProfile(actorOf(req), currentUser(req).id, input<ProfileUpdate>(res)));
+    sendData(res, await account.updateProfile(actorOf(req), input<ProfileUpdate>(res)));
   });
 
   router.patch(
@@ -51,18 +52,17 @@ export function createUsersRouter({ guards, users, limiters }: UsersRouterDeps):
     limiters.auth,
     validate(...changePasswordBody),
     async (req, res) => {
-      const { currentPassword, newPassword } = input<ChangePasswordInput>(res);
-      const { token } = await users.changePassword(actorOf(req), currentUser(req).id, currentPassword, newPassword);
+      const { token } = await account.changePassword(actorOf(req), input<ChangePasswordInput>(res));
       sendConfirmation(res, 'Password changed', { token });
     },
   );
 
   router.get('/users/:username', guards.requireAuth, validate(...usernameParam), async (req, res) => {
-    sendData(res, await users.getPublicProfile(input<UsernameParam>(res).username, currentUser(req).id));
+    sendData(res, await profiles.getPublicProfile(actorOf(req), input<UsernameParam>(res)));
   });
 
   router.get('/users/:username/ratings', guards.requireAuth, validate(...usernameParam), async (req, res) => {
-    sendData(res, await users.getUserRatings(input<UsernameParam>(res).username, currentUser(req).id));
+    sendData(res, await profiles.getUserRatings(actorOf(req), input<UsernameParam>(res)));
   });
   return router;
 }
