@@ -40,6 +40,7 @@ import { MatchingLock } from './modules/matching/matching.lock.js';
 import { MatchingService } from './modules/matching/matching.service.js';
 import { MatchingPeopleService } from './modules/matching/matching-people.service.js';
 import { Notifier } from './realtime/notifier.js';
+import { HealthService } from './modules/health/health.service.js';
 import { AvatarsService } from './modules/avatars/avatars.service.js';
 import { AccountDeletionService } from './modules/privacy/account-deletion.service.js';
 import { DataExportService } from './modules/privacy/data-export.service.js';
@@ -248,6 +249,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   });
 
   const instance: InstanceState = { shuttingDown: false };
+  const health = new HealthService({ database, instance });
   const avatars = new AvatarsService({ prisma, logger, publicUrl: config.publicUrl });
   // Privacy (docs/privacy.md): account deletion and export through the owning features' services.
   const accountDeletion = new AccountDeletionService({
@@ -273,6 +275,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const container = {
     config,
     instance,
+    health,
     logger,
     clock,
     database,
