@@ -1,3 +1,4 @@
+import type { AuthUser } from './auth.js';
 import { AppError } from './errors.js';
 
 /**
@@ -6,6 +7,8 @@ import { AppError } from './errors.js';
  * CLI). Services use it for authorization and for the activity log, never Express's `req`.
  */
 export interface Actor {
+  /** the authenticated user of the request or socket; null for the scheduler, the CLI and anonymous requests */
+  user: AuthUser | null;
   userId: number | null;
   username: string | null;
   ip: string | null;
@@ -15,14 +18,14 @@ export interface Actor {
 
 /** The scheduler, the CLI and other callers without a user. */
 export function systemActor(source: string): Actor {
-  return { userId: null, username: null, ip: null, method: source, path: null };
+  return { user: null, userId: null, username: null, ip: null, method: source, path: null };
 }
 
 /**
- * The signed-in user of an actor (routes behind `requireAuth`, sockets after the handshake):
- * 401 AUTH_REQUIRED for an actor without a user, so a service never acts for nobody by mistake.
+ * The user of an actor on a route or socket event that requires authentication (requireAuth
+ * and the socket handshake guarantee one); 401 AUTH_REQUIRED otherwise, never a crash.
  */
-export function signedInUser(actor: Actor): { id: number; username: string } {
-  if (actor.userId === null) throw new AppError('AUTH_REQUIRED');
-  return { id: actor.userId, username: actor.username ?? '' };
+export function userOf(actor: Actor): AuthUser {
+  if (!actor.user) throw new AppError('AUTH_REQUIRED');
+  return actor.user;
 }

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { signedInUser, type Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
@@ -38,7 +38,7 @@ export class CurrentPasswordCheck {
    */
   async verify(actor: Actor, { password: given, action }: { password: string; action: string }): Promise<void> {
     const { db, hasher } = this.deps;
-    const userId = signedInUser(actor).id;
+    const userId = userOf(actor).id;
     const user = await db.user.findUnique({ where: { id: userId }, select: { passwordHash: true, lockedUntil: true } });
     if (!user) throw new AppError('USER_NOT_FOUND');
     const lockedMs = await this.lockRemainingMs(userId);

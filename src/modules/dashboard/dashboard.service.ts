@@ -1,4 +1,4 @@
-import { signedInUser, type Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import { sql, toDate, type SqlReader } from '../../lib/sql.js';
 import { MATCH_VIEW_JSON_FIELDS, type MatchView } from '../matches/matches.views.js';
 
@@ -94,7 +94,7 @@ export class DashboardService {
    * whatever the number of events (dashboardStatement).
    */
   async get(actor: Actor, _input: Record<string, never> = {}): Promise<Dashboard> {
-    const userId = signedInUser(actor).id;
+    const userId = userOf(actor).id;
     const [{ events, incoming }] = await this.deps.sql.rows<DashboardRow>(dashboardStatement, [userId]);
     return {
       events: events.map((e) => ({

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import { signedInUser, type Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
@@ -35,7 +35,7 @@ export class EventSettingsService {
    * participation 403. Numbers are not unique per event. Audited as event/competitor_number_update.
    */
   async setCompetitorNumber(actor: Actor, { slug, competitorNumber }: CompetitorNumberInput) {
-    await this.updateOwnParticipation(slug, signedInUser(actor).id, { competitorNumber });
+    await this.updateOwnParticipation(slug, userOf(actor).id, { competitorNumber });
     const setting = { competitorNumber };
     await this.audit.record(actor, {
       category: 'event',
@@ -51,7 +51,7 @@ export class EventSettingsService {
    * Audited as event/recorder_opt_out_update.
    */
   async setRecorderOptOut(actor: Actor, { slug, optOut }: RecorderOptOutInput) {
-    await this.updateOwnParticipation(slug, signedInUser(actor).id, { recorderOptOut: optOut });
+    await this.updateOwnParticipation(slug, userOf(actor).id, { recorderOptOut: optOut });
     const setting = { recorderOptOut: optOut };
     await this.audit.record(actor, {
       category: 'event',

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import { signedInUser, type Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { ReferenceData, ReferenceItem } from '../../lib/reference-data.js';
@@ -98,7 +98,7 @@ export class HeatsService {
    * goes to the event room. Audited as event/heats_save.
    */
   async replaceHeats(actor: Actor, { slug, heats }: ReplaceHeatsInput): Promise<HeatPayload[]> {
-    const user = signedInUser(actor);
+    const user = userOf(actor);
     const event = await this.eventAccess.getBySlug(slug);
     let saved: HeatPayload[];
     try {
@@ -135,7 +135,7 @@ export class HeatsService {
 
   /** The caller's heats with their competitorNumber. Event 404; a non-participant simply has none. */
   async myHeats(actor: Actor, { slug }: EventSlugInput): Promise<HeatPayload[]> {
-    const userId = signedInUser(actor).id;
+    const userId = userOf(actor).id;
     const event = await this.eventAccess.getBySlug(slug);
     const participant = await this.db.eventParticipant.findUnique({
       where: { userId_eventId: { userId, eventId: event.id } },
@@ -195,7 +195,7 @@ export class HeatsService {
    * sync. Audited as event/heat_delete.
    */
   async deleteHeat(actor: Actor, { slug, id: heatId }: DeleteHeatInput): Promise<void> {
-    const user = signedInUser(actor);
+    const user = userOf(actor);
     const event = await this.eventAccess.getBySlug(slug);
     const heat =
       heatId === undefined

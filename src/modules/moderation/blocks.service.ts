@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { signedInUser, type Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import type { UsernameParam } from './moderation.schemas.js';
 import { AppError } from '../../lib/errors.js';
 import type { MatchesService, MatchWithRelations } from '../matches/matches.service.js';
@@ -34,7 +34,7 @@ export class BlocksService {
    * actor's user (401 AUTH_REQUIRED without one), as for unblock and list.
    */
   async block(actor: Actor, { username }: UsernameParam): Promise<{ created: boolean; block: BlockView }> {
-    const blockerId = signedInUser(actor).id;
+    const blockerId = userOf(actor).id;
     const target = await this.findUser(username);
     if (target.id === blockerId) throw new AppError('BLOCK_SELF');
     const { created, blockedAt, deleted } = await this.deps.db.$transaction(async (tx) => {
@@ -55,14 +55,14 @@ export class BlocksService {
 
   /** DELETE /users/:username/block: removes the caller's block if any (unknown username 404). Removed matches stay removed. */
   async unblock(actor: Actor, { username }: UsernameParam): Promise<void> {
-    const blockerId = signedInUser(actor).id;
+    const blockerId = userOf(actor).id;
     const target = await this.findUser(username);
     await this.deps.db.userBlock.deleteMany({ where: { blockerId, blockedId: target.id } });
   }
 
   /** GET /users/me/blocks: the caller's own blocks, newest first (never who blocked the caller). */
   async list(actor: Actor, _input: Record<string, never> = {}): Promise<BlockView[]> {
-    const blockerId = signedInUser(actor).id;
+    const blockerId = userOf(actor).id;
     const rows = await this.deps.db.userBlock.findMany({
       where: { blockerId },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

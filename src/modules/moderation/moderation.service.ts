@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { signedInUser, type Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
@@ -37,7 +37,7 @@ export class ModerationService {
    * disconnected after the commit. Audited as admin/user_suspend.
    */
   async suspend(actor: Actor, { username, ...input }: UsernameParam & SuspendInput) {
-    const adminId = signedInUser(actor).id;
+    const adminId = userOf(actor).id;
     const now = this.deps.clock.now();
     const until = input.until ?? null;
     if (until && until.getTime() <= now.getTime())

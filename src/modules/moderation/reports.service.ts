@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import { signedInUser, type Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { pagination, type Pagination } from '../../lib/http.js';
@@ -112,7 +112,7 @@ export class ReportsService {
    * (the reporter is the actor), which reaches the live activity-log stream.
    */
   async create(actor: Actor, input: CreateReportInput) {
-    const reporterId = signedInUser(actor).id;
+    const reporterId = userOf(actor).id;
     const target = await this.resolveTarget(reporterId, input);
     let row: ReportRow;
     try {
@@ -165,7 +165,7 @@ export class ReportsService {
    * admin/report_update (resolvedBy: the actor's user).
    */
   async close(actor: Actor, { id: rawId, ...input }: IdParam & UpdateReportInput): Promise<ReportQueueItem> {
-    const adminId = signedInUser(actor).id;
+    const adminId = userOf(actor).id;
     const id = existingId(rawId);
     if (id === undefined) throw new AppError('REPORT_NOT_FOUND');
     const note = input.note === undefined || input.note === '' ? null : input.note;

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import { signedInUser, systemActor, type Actor } from '../../lib/actor.js';
+import { userOf, systemActor, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
@@ -64,7 +64,7 @@ export class AccountDeletionService {
    * The account is the actor's user (401 AUTH_REQUIRED without one).
    */
   async deleteOwnAccount(actor: Actor, { currentPassword }: DeleteAccountInput): Promise<void> {
-    const userId = signedInUser(actor).id;
+    const userId = userOf(actor).id;
     if (typeof currentPassword !== 'string' || currentPassword === '') {
       throw validationFailed([
         { field: 'currentPassword', message: 'Current password is required to delete the account' },
@@ -150,6 +150,7 @@ interface LockedUser {
 
 /** The actor of an entry written after the actor's own account was deleted: no id, no address. */
 const asPlaceholder = (actor: Actor): Actor => ({
+  user: null,
   userId: null,
   username: DELETED_USER_SUMMARY.username,
   ip: null,

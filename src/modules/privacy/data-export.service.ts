@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { signedInUser, type Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { userObjectSelect } from '../../lib/user-summary.js';
@@ -40,7 +40,7 @@ export class DataExportService {
    */
   async exportFor(actor: Actor, _input: Record<string, never> = {}) {
     const { prisma, audit, events, heats, chat, matches, transfers, clock } = this.deps;
-    const userId = signedInUser(actor).id;
+    const userId = userOf(actor).id;
     const exportedAt = clock.now();
     const [user, participations, heatList, messages, matchList, ratings, suggestions, transferList, activity] =
       await Promise.all([

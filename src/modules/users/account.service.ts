@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import { signedInUser, type Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import type { TokenAuthenticator } from '../../lib/auth.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
@@ -55,7 +55,7 @@ export class AccountService {
    * address and a notice to the old one, and answers a fresh JWT in `token`.
    */
   async updateProfile(actor: Actor, update: ProfileUpdate) {
-    const userId = signedInUser(actor).id;
+    const userId = userOf(actor).id;
     const data: Record<string, unknown> = {};
     for (const field of PROFILE_FIELDS) {
       const value = update[field];
@@ -138,7 +138,7 @@ export class AccountService {
 
   /** Whether `email` (normalized) differs from the account's address: an e-mail change (the router's rate tiers). */
   async isEmailChange(actor: Actor, { email }: { email: string }): Promise<boolean> {
-    const userId = signedInUser(actor).id;
+    const userId = userOf(actor).id;
     const user = await this.deps.db.user.findUnique({ where: { id: userId }, select: { email: true } });
     return user !== null && user.email !== email;
   }
@@ -153,7 +153,7 @@ export class AccountService {
     actor: Actor,
     { currentPassword, newPassword }: ChangePasswordInput,
   ): Promise<{ token: string }> {
-    const userId = signedInUser(actor).id;
+    const userId = userOf(actor).id;
     await this.deps.currentPassword.verify(actor, { password: currentPassword, action: 'password_change' });
     const passwordHash = await this.deps.hasher.hash(newPassword);
     const updated = await this.deps.db.user.update({

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import { signedInUser, type Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import { sql, type SqlReader, type SqlStatement } from '../../lib/sql.js';
 import { DELETED_USER_SUMMARY, userObjectSelect, userRefSelect } from '../../lib/user-summary.js';
@@ -114,7 +114,7 @@ export class ProfilesService {
 
   /** The user object with statistics (pending matches included), one statement; 404 USER_NOT_FOUND for a deleted account. */
   async getMe(actor: Actor, _input: Record<string, never> = {}) {
-    const userId = signedInUser(actor).id;
+    const userId = userOf(actor).id;
     const [row] = await this.deps.sql.rows<UserObjectRow & StatsColumns>(meWithStats, [userId]);
     if (!row) throw new AppError('USER_NOT_FOUND');
     return splitStats(row, true);
@@ -125,7 +125,7 @@ export class ProfilesService {
    * matches; 404 USER_NOT_FOUND, also when that user blocked the viewer (the same answer).
    */
   async getPublicProfile(actor: Actor, { username }: UsernameParam) {
-    const viewerId = signedInUser(actor).id;
+    const viewerId = userOf(actor).id;
     const [row] = await this.deps.sql.rows<PublicProfileRow & StatsColumns>(profileWithStats, [username, viewerId]);
     if (!row) throw new AppError('USER_NOT_FOUND');
     return splitStats(row, false);
@@ -136,7 +136,7 @@ export class ProfilesService {
    * the viewer; the newest RATINGS_LIMIT ratings, while the average and the total cover all of them.
    */
   async getUserRatings(actor: Actor, { username }: UsernameParam) {
-    const viewerId = signedInUser(actor).id;
+    const viewerId = userOf(actor).id;
     const user = await this.deps.db.user.findFirst({
       where: { username, blocksMade: { none: { blockedId: viewerId } } },
       select: { id: true },
