@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { validationResult } from 'express-validator';
 import { AppError } from '../lib/errors.js';
-import { registerBody } from '../modules/auth/auth.schemas.js';
+import { registerInput } from '../modules/auth/auth.schemas.js';
 import type { OperatorAccountsService } from '../modules/users/operator-accounts.service.js';
 import type { MatchingService } from '../modules/matching/matching.service.js';
 import { systemActor } from '../lib/actor.js';
@@ -24,7 +24,7 @@ export async function createUser(accounts: Pick<OperatorAccountsService, 'create
   const generated = !input.password;
   const password = input.password || randomBytes(12).toString('base64url');
   const req = { body: { email: input.email ?? null, username: input.username ?? null, password } };
-  for (const chain of registerBody) await chain.run(req);
+  for (const chain of registerInput.chains) await chain.run(req);
   const problems = validationResult(req).array();
   if (problems.length) {
     const lines = problems.map(

@@ -3,20 +3,14 @@ import type { Csrf } from '../../middleware/csrf.js';
 import type { RateLimiters } from '../../middleware/rate-limit.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
+import { validate } from '../../middleware/validate.js';
 import {
-  emailBody,
-  loginBody,
-  registerBody,
-  resetPasswordBody,
-  verifyCodeBody,
-  verifyEmailQuery,
-  type EmailInput,
-  type LoginInput,
-  type RegisterInput,
-  type ResetPasswordInput,
-  type VerifyCodeInput,
-  type VerifyEmailQuery,
+  emailInput,
+  loginInput,
+  registerInput,
+  resetPasswordInput,
+  verifyCodeInput,
+  verifyEmailInput,
 } from './auth.schemas.js';
 import { RESEND_MESSAGE, type EmailVerificationService } from './email-verification.service.js';
 import type { LoginService } from './login.service.js';
@@ -51,36 +45,36 @@ export function createAuthRouter({
     sendData(res, { csrfToken: csrf.issueToken(req, res) });
   });
 
-  router.post('/auth/register', limiters.auth, validate(...registerBody), async (req, res) => {
-    sendData(res, await registration.register(actorOf(req), input<RegisterInput>(res)), 201);
+  router.post('/auth/register', limiters.auth, validate(registerInput), async (req, res) => {
+    sendData(res, await registration.register(actorOf(req), registerInput.from(res)), 201);
   });
 
-  router.post('/auth/login', limiters.auth, validate(...loginBody), async (req, res) => {
-    sendData(res, await login.login(actorOf(req), input<LoginInput>(res)));
+  router.post('/auth/login', limiters.auth, validate(loginInput), async (req, res) => {
+    sendData(res, await login.login(actorOf(req), loginInput.from(res)));
   });
 
-  router.get('/auth/verify-email', validate(...verifyEmailQuery), async (req, res) => {
-    await emailVerification.verifyEmailToken(actorOf(req), input<VerifyEmailQuery>(res));
+  router.get('/auth/verify-email', validate(verifyEmailInput), async (req, res) => {
+    await emailVerification.verifyEmailToken(actorOf(req), verifyEmailInput.from(res));
     sendConfirmation(res, 'Email verified', { emailVerified: true });
   });
 
-  router.post('/auth/verify-code', validate(...verifyCodeBody), async (req, res) => {
-    await emailVerification.verifyEmailCode(actorOf(req), input<VerifyCodeInput>(res));
+  router.post('/auth/verify-code', validate(verifyCodeInput), async (req, res) => {
+    await emailVerification.verifyEmailCode(actorOf(req), verifyCodeInput.from(res));
     sendConfirmation(res, 'Email verified', { emailVerified: true });
   });
 
-  router.post('/auth/resend-verification', limiters.email, validate(...emailBody), async (req, res) => {
-    await emailVerification.resendVerification(actorOf(req), input<EmailInput>(res));
+  router.post('/auth/resend-verification', limiters.email, validate(emailInput), async (req, res) => {
+    await emailVerification.resendVerification(actorOf(req), emailInput.from(res));
     sendConfirmation(res, RESEND_MESSAGE);
   });
 
-  router.post('/auth/request-password-reset', limiters.email, validate(...emailBody), async (req, res) => {
-    await passwordReset.requestPasswordReset(actorOf(req), input<EmailInput>(res));
+  router.post('/auth/request-password-reset', limiters.email, validate(emailInput), async (req, res) => {
+    await passwordReset.requestPasswordReset(actorOf(req), emailInput.from(res));
     sendConfirmation(res, RESET_REQUEST_MESSAGE);
   });
 
-  router.post('/auth/reset-password', validate(...resetPasswordBody), async (req, res) => {
-    await passwordReset.resetPassword(actorOf(req), input<ResetPasswordInput>(res));
+  router.post('/auth/reset-password', validate(resetPasswordInput), async (req, res) => {
+    await passwordReset.resetPassword(actorOf(req), resetPasswordInput.from(res));
     sendConfirmation(res, 'Password has been reset');
   });
   return router;

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
+import { validate } from '../../middleware/validate.js';
 import type { AvatarsService } from './avatars.service.js';
-import { avatarSeedParam, type AvatarSeedParam } from './avatars.schemas.js';
+import { avatarSeedInput } from './avatars.schemas.js';
 
 /**
  * GET /avatars/:seed.svg: the avatar of a seed, rendered by the service (no token). Mounted
@@ -12,8 +12,8 @@ import { avatarSeedParam, type AvatarSeedParam } from './avatars.schemas.js';
  */
 export function createAvatarsRouter({ avatars }: { avatars: Pick<AvatarsService, 'render'> }): Router {
   const router = Router();
-  router.get('/avatars/:seed.svg', validate(...avatarSeedParam), async (req, res) => {
-    const svg = await avatars.render(actorOf(req), input<AvatarSeedParam>(res));
+  router.get('/avatars/:seed.svg', validate(avatarSeedInput), async (req, res) => {
+    const svg = await avatars.render(actorOf(req), avatarSeedInput.from(res));
     res
       .set({
         'Cache-Control': 'public, max-age=31536000, immutable',

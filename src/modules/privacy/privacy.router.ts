@@ -5,10 +5,9 @@ import type { DataExportService } from './data-export.service.js';
 import type { IpRetentionService } from './ip-retention.service.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
-import { usernameParam, type UsernameParam } from '../users/users.schemas.js';
+import { validate } from '../../middleware/validate.js';
 import { exportFilename } from './data-export.service.js';
-import { deleteAccountBody, type DeleteAccountInput } from './privacy.schemas.js';
+import { adminDeleteUserInput, deleteAccountInput } from './privacy.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface PrivacyRouterDeps {
@@ -38,13 +37,13 @@ export function createPrivacyRouter({
     sendData(res, data);
   });
 
-  router.delete('/users/me', guards.requireAuth, validate(...deleteAccountBody), async (req, res) => {
-    await accountDeletion.deleteOwnAccount(actorOf(req), input<DeleteAccountInput>(res));
+  router.delete('/users/me', guards.requireAuth, validate(deleteAccountInput), async (req, res) => {
+    await accountDeletion.deleteOwnAccount(actorOf(req), deleteAccountInput.from(res));
     sendConfirmation(res, 'Account deleted');
   });
 
-  router.delete('/admin/users/:username', ...admin, validate(...usernameParam), async (req, res) => {
-    await accountDeletion.deleteUserAsAdmin(actorOf(req), input<UsernameParam>(res));
+  router.delete('/admin/users/:username', ...admin, validate(adminDeleteUserInput), async (req, res) => {
+    await accountDeletion.deleteUserAsAdmin(actorOf(req), adminDeleteUserInput.from(res));
     sendConfirmation(res, 'User deleted');
   });
 

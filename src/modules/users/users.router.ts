@@ -5,15 +5,8 @@ import type { AccountService } from './account.service.js';
 import type { ProfilesService } from './profiles.service.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
-import {
-  changePasswordBody,
-  updateProfileBody,
-  usernameParam,
-  type ChangePasswordInput,
-  type ProfileUpdate,
-  type UsernameParam,
-} from './users.schemas.js';
+import { validate } from '../../middleware/validate.js';
+import { changePasswordInput, updateProfileInput, usernameInput } from './users.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface UsersRouterDeps {
@@ -33,7 +26,7 @@ export function createUsersRouter({ guards, profiles, account, limiters }: Users
    * (docs/security-hardening.md). Runs after validation, so the address is already normalized.
    */
   const emailChangeTiers: RequestHandler = async (req, res, next) => {
-    const { email } = input<ProfileUpdate>(res);
+    const { email } = updateProfileInput.from(res);
     if (typeof email !== 'string' || !(await account.isEmailChange(actorOf(req), { email }))) return next();
     limiters.auth(req, res, (err?: unknown) => (err ? next(err) : limiters.email(req, res, next)));
   };
@@ -42,27 +35,27 @@ export function createUsersRouter({ guards, profiles, account, limiters }: Users
     sendData(res, await profiles.getMe(actorOf(req)));
   });
 
-  router.patch('/users/me', guards.requireAuth, validate(...updateProfileBody), emailChangeTiers, async (req, res) => {
-    sendData(res, await account.updateProfile(actorOf(req), input<ProfileUpdate>(res)));
+  router.patch('/users/me', guards.requireAuth, validate(updateProfileInput), emailChangeTiers, async (req, res) => {
+    sendData(res, await account.updateProfile(actorOf(req), updateProfileInput.from(res)));
   });
 
   router.patch(
     '/users/me/password',
     guards.requireAuth,
     limiters.auth,
-    validate(...changePasswordBody),
+    validate(changePasswordInput),
     async (req, res) => {
-      const { token } = await account.changePassword(actorOf(req), input<ChangePasswordInput>(res));
+      const { token } = await account.changePassword(actorOf(req), changePasswordInput.from(res));
       sendConfirmation(res, 'Password changed', { token });
     },
   );
 
-  router.get('/users/:username', guards.requireAuth, validate(...usernameParam), async (req, res) => {
-    sendData(res, await profiles.getPublicProfile(actorOf(req), input<UsernameParam>(res)));
+  router.get('/users/:username', guards.requireAuth, validate(usernameInput), async (req, res) => {
+    sendData(res, await profiles.getPublicProfile(actorOf(req), usernameInput.from(res)));
   });
 
-  router.get('/users/:username/ratings', guards.requireAuth, validate(...usernameParam), async (req, res) => {
-    sendData(res, await profiles.getUserRatings(actorOf(req), input<UsernameParam>(res)));
+  router.get('/users/:username/ratings', guards.requireAuth, validate(usernameInput), async (req, res) => {
+    sendData(res, await profiles.getUserRatings(actorOf(req), usernameInput.from(res)));
   });
   return router;
 }
