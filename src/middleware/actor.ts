@@ -9,5 +9,6 @@ export function actorOf(req: Request): Actor {
     ip: req.ip ?? null,
     method: req.method,
     path: req.originalUrl.split('?')[0],
+    user: req.user ?? null,
   };
 }

@@ -1,10 +1,9 @@
 import { AppError } from '../../lib/errors.js';
-import { handle, type SocketRegistrar } from '../../realtime/io.js';
+import { handle, type SocketEdge, type SocketRegistrar } from '../../realtime/io.js';
 import { rooms } from '../../realtime/types.js';
 
 /** Admins turn live streaming of the activity log on and off. */
-export const registerActivityLogSocket: SocketRegistrar = (_io, socket, { logger, metrics }) => {
-  const edge = { logger, metrics };
+export const registerActivityLogSocket: SocketRegistrar<{ edge: SocketEdge }> = (_io, socket, { edge }) => {
   handle(
     socket,
     'join_admin_activity_logs',

@@ -8,7 +8,8 @@ import type { ChatService } from '../chat/chat.service.js';
 import type { EventsService } from '../events/events.service.js';
 import type { HeatsService } from '../heats/heats.service.js';
 import type { MatchesService } from '../matches/matches.service.js';
-import { suggestionsOf } from '../matching/matching.privacy.js';
+import type { SuggestionsService } from '../matching/suggestions.service.js';
+import type { MatchRatingsService } from '../matches/match-ratings.service.js';
 import type { TransfersService } from '../webrtc/transfers.service.js';
 
 /**
@@ -24,7 +25,9 @@ export interface DataExportDeps {
   events: Pick<EventsService, 'participationsOfUser'>;
   heats: Pick<HeatsService, 'heatsOfUser'>;
   chat: Pick<ChatService, 'messagesOfUser'>;
-  matches: Pick<MatchesService, 'listMatches' | 'ratingsOfUser'>;
+  matches: Pick<MatchesService, 'listMatches'>;
+  ratings: Pick<MatchRatingsService, 'ratingsOfUser'>;
+  suggestions: Pick<SuggestionsService, 'suggestionsOfUser'>;
   transfers: Pick<TransfersService, 'listOfUser'>;
   clock: Clock;
 }
@@ -38,18 +41,18 @@ export class DataExportService {
    * complete. Logged as auth/data_export (after the read, so the export does not hold its own entry).
    */
   async exportFor(actor: Actor, userId: number) {
-    const { prisma, audit, events, heats, chat, matches, transfers, clock } = this.deps;
+    const { prisma, audit, events, heats, chat, matches, ratings: matchRatings, transfers, clock } = this.deps;
     const exportedAt = clock.now();
     const [user, participations, heatList, messages, matchList, ratings, suggestions, transferList, activity] =
       await Promise.all([
         prisma.user.findUnique({ where: { id: userId }, select: userObjectSelect }),
         events.participationsOfUser(userId),
         heats.heatsOfUser(userId),
-        chat.messagesOfUser(userId),
-        matches.listMatches(userId, {}),
-        matches.ratingsOfUser(userId),
-        suggestionsOf(prisma, userId),
-        transfers.listOfUser(userId),
+        chat.messagesOfUser(actor, { userId }),
+        matches.listMatches(actor, {}),
+        matchRatings.ratingsOfUser(actor, { userId }),
+        this.deps.suggestions.suggestionsOfUser(actor, { userId }),
+        transfers.listOfUser(actor, { userId }),
         audit.entriesOfUser(userId),
       ]);
     if (!user) throw new AppError('USER_NOT_FOUND');
