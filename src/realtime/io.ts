@@ -30,12 +30,12 @@ export type BoundSocketRegistrar = (io: AppServer, socket: AppSocket) => void;
 export function socketActor(socket: AppSocket, event: string): Actor {
   const user = socket.data.user;
   return {
+    user,
     userId: user.id,
     username: user.username,
     ip: socket.handshake.address ?? null,
     method: 'SOCKET',
     path: event,
-    user,
   };
 }
 
