@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
 import type { EventChatService } from './event-chat.service.js';
 import { sendPage } from '../../lib/http.js';
-import { currentUser } from '../../middleware/auth.js';
+import { actorOf } from '../../middleware/actor.js';
 import { input, validate } from '../../middleware/validate.js';
 import { eventMessagesQuery, type EventMessagesQuery } from './chat.schemas.js';
 
@@ -16,8 +16,7 @@ export interface ChatRouterDeps {
 export function createChatRouter({ guards, eventChat }: ChatRouterDeps): Router {
   const router = Router();
   router.get('/events/:slug/messages', guards.requireAuth, validate(...eventMessagesQuery), async (req, res) => {
-    const { slug, ...page } = input<EventMessagesQuery>(res);
-    const history = await eventChat.listMessages(slug, currentUser(req).id, page);
+    const history = await eventChat.listMessages(actorOf(req), input<EventMessagesQuery>(res));
     sendPage(res, history.messages, history.hasMore);
   });
   return router;

@@ -1,9 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
-import type { MatchingService } from './matching.service.js';
+import type { MatchingRunsService } from './matching-runs.service.js';
+import type { MatchingRunReportsService } from './matching-run-reports.service.js';
+import type { SuggestionsService } from './suggestions.service.js';
 import { sendCsv, sendData, sendList } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
 import {
   decisionSchema,
@@ -19,24 +20,26 @@ import {
 /** What the router calls (built by src/container.ts). */
 export interface MatchingRouterDeps {
   guards: AuthGuards;
-  matching: MatchingService;
+  matching: MatchingRunsService;
+  matchingReports: MatchingRunReportsService;
+  suggestions: SuggestionsService;
 }
 
 /** Recording-partner matching: runs (admins), the suggestions, the recorders' answers. */
-export function createMatchingRouter({ guards, matching }: MatchingRouterDeps): Router {
+export function createMatchingRouter({ guards, matching, matchingReports, suggestions }: MatchingRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 
   const runOrPreview = async (req: Request, res: Response) => {
     const { slug, dryRun } = input<RunRequest>(res);
-    if (dryRun) return sendData(res, await matching.preview(slug, actorOf(req)));
-    sendData(res, await matching.runNow(slug, actorOf(req)), 201);
+    if (dryRun) return sendData(res, await matching.preview(actorOf(req), { slug }));
+    sendData(res, await matching.runNow(actorOf(req), { slug }), 201);
   };
   router.post('/events/:slug/run-matching', ...admin, validate(...runRequestSchema), runOrPreview);
   router.post('/admin/events/:slug/matching-runs', ...admin, validate(...runRequestSchema), runOrPreview);
 
   router.get('/events/:slug/match-suggestions', guards.requireAuth, validate(...eventParams), async (req, res) => {
-    sendData(res, await matching.listMine(input<EventParams>(res).slug, currentUser(req).id));
+    sendData(res, await suggestions.listMine(actorOf(req), input<EventParams>(res)));
   });
 
   router.put(
@@ -44,18 +47,16 @@ export function createMatchingRouter({ guards, matching }: MatchingRouterDeps): 
     guards.requireAuth,
     validate(...decisionSchema),
     async (req, res) => {
-      const { slug, id, status } = input<DecisionInput>(res);
-      sendData(res, await matching.decide(slug, id, status, currentUser(req), actorOf(req)));
+      sendData(res, await suggestions.decide(actorOf(req), input<DecisionInput>(res)));
     },
   );
 
-  router.get('/admin/events/:slug/matching-runs', ...admin, validate(...eventParams), async (_req, res) => {
-    sendList(res, await matching.listRuns(input<EventParams>(res).slug));
+  router.get('/admin/events/:slug/matching-runs', ...admin, validate(...eventParams), async (req, res) => {
+    sendList(res, await matchingReports.listRuns(actorOf(req), input<EventParams>(res)));
   });
 
-  router.get('/admin/events/:slug/matching-runs/:runId', ...admin, validate(...runParams), async (_req, res) => {
-    const { slug, runId } = input<RunParams>(res);
-    sendData(res, await matching.getRun(slug, runId));
+  router.get('/admin/events/:slug/matching-runs/:runId', ...admin, validate(...runParams), async (req, res) => {
+    sendData(res, await matchingReports.getRun(actorOf(req), input<RunParams>(res)));
   });
 
   router.get(
@@ -63,8 +64,7 @@ export function createMatchingRouter({ guards, matching }: MatchingRouterDeps): 
     ...admin,
     validate(...runParams),
     async (req, res) => {
-      const { slug, runId } = input<RunParams>(res);
-      await sendCsv(res, await matching.exportPlan(slug, runId, actorOf(req)));
+      await sendCsv(res, await matchingReports.exportPlan(actorOf(req), input<RunParams>(res)));
     },
   );
 
@@ -72,9 +72,8 @@ export function createMatchingRouter({ guards, matching }: MatchingRouterDeps): 
     '/admin/events/:slug/matching-runs/:runId/suggestions',
     ...admin,
     validate(...runParams),
-    async (_req, res) => {
-      const { slug, runId } = input<RunParams>(res);
-      sendList(res, await matching.listRunSuggestions(slug, runId));
+    async (req, res) => {
+      sendList(res, await matchingReports.listRunSuggestions(actorOf(req), input<RunParams>(res)));
     },
   );
   return router;
