@@ -110,11 +110,7 @@ function chrome(routeName) {
           {},
           h('a', { href: '/console/reports', testid: 'nav-reports', 'aria-current': current('reports') }, 'Reports'),
         ),
-        h(
-          'li',
-          {},
-          h('a', { href: '/console/users', testid: 'nav-users', 'aria-current': current('users') }, 'Users'),
-        ),
+        h('li', {}, h('a', { href: '/console/users', testid: 'nav-users', 'aria-current': current('users') }, 'Users')),
       ),
     ),
     h(

@@ -40,7 +40,10 @@ export function suspensionPanel(ctx, username) {
       const { data } = await post(path, { reason: reason.value, until: fromLocalInput(until.value) ?? null });
       if (!ctx.alive()) return;
       const result = note('suspend-result', `${data.user.username} is suspended `);
-      result.append(data.until ? h('span', {}, 'until ', time(data.until)) : 'until lifted', `. Reason: ${data.reason}`);
+      result.append(
+        data.until ? h('span', {}, 'until ', time(data.until)) : 'until lifted',
+        `. Reason: ${data.reason}`,
+      );
       done(result);
     });
   }

@@ -44,14 +44,7 @@ export function usersView(ctx) {
           'section',
           { testid: 'user-profile', 'aria-labelledby': 'profile-heading', class: 'panel' },
           h('h2', { id: 'profile-heading' }, data.username),
-          h(
-            'dl',
-            { class: 'facts' },
-            h('dt', {}, 'Name'),
-            h('dd', {}, name),
-            h('dt', {}, 'Place'),
-            h('dd', {}, place),
-          ),
+          h('dl', { class: 'facts' }, h('dt', {}, 'Name'), h('dd', {}, name), h('dt', {}, 'Place'), h('dd', {}, place)),
         ),
         suspensionPanel(ctx, data.username),
       );

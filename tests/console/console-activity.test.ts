@@ -186,7 +186,10 @@ browserDescribe('admin console activity log', () => {
     const listLoads = tabs.tab.apiRequests.length;
 
     await tabs.server.container.audit.record(actorOf(other), { category: 'event', action: 'console_live' });
-    const entry = await tabs.server.container.audit.record(actorOf(watched), { category: 'event', action: 'console_live' });
+    const entry = await tabs.server.container.audit.record(actorOf(watched), {
+      category: 'event',
+      action: 'console_live',
+    });
     const row = page.locator(`[data-testid="activity-table"] tbody tr:first-child[data-id="${entry!.id}"]`);
     await row.waitFor({ timeout: 10_000 });
     expect((await row.locator('td').allTextContents()).slice(1)).toEqual([
@@ -203,7 +206,10 @@ browserDescribe('admin console activity log', () => {
 
     await page.getByTestId('live-toggle').uncheck();
     expect(await page.getByTestId('live-status').textContent()).toBe('off');
-    const late = await tabs.server.container.audit.record(actorOf(watched), { category: 'event', action: 'console_live' });
+    const late = await tabs.server.container.audit.record(actorOf(watched), {
+      category: 'event',
+      action: 'console_live',
+    });
     // absence can only be shown by waiting: the live row above arrived well within this time
     await page.waitForTimeout(1500);
     expect(await page.locator(`tr[data-id="${late!.id}"]`).count()).toBe(0);

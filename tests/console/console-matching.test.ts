@@ -4,13 +4,7 @@ import { Client } from 'pg';
 import type { Page } from 'playwright-core';
 import type { Event } from '../../src/generated/prisma/client';
 import { MATCHING_LOCK_CLASS } from '../../src/modules/matching/matching.lock';
-import {
-  browserDescribe,
-  openSignedIn,
-  screenshot,
-  viewReady,
-  useConsoleTabs,
-} from '../helpers/console-browser';
+import { browserDescribe, openSignedIn, screenshot, viewReady, useConsoleTabs } from '../helpers/console-browser';
 import { prisma } from '../helpers/db';
 import { createAdmin, createEvent, createUser, joinEvent, unique, type TestUser } from '../helpers/factories';
 import { heat, runMatching } from '../helpers/matching';
@@ -118,8 +112,8 @@ browserDescribe('admin console matching', () => {
     const suggestions = (
       await auth(tabs.server.request.get(`/api/admin/events/${event.slug}/matching-runs/${run.id}/suggestions`))
     ).body.data;
-    const details = (await auth(tabs.server.request.get(`/api/admin/events/${event.slug}/matching-runs/${run.id}`))).body
-      .data;
+    const details = (await auth(tabs.server.request.get(`/api/admin/events/${event.slug}/matching-runs/${run.id}`)))
+      .body.data;
     const label = (
       h: {
         competitionType: { abbreviation: string };
