@@ -84,8 +84,12 @@ export function matchingPeople(ctx) {
       if (!ctx.alive()) return;
       showSettings(data);
       fill(settingsSlot, note('settings-saved', 'Settings saved. They apply to the next run and preview.'));
+      settingsSlot.firstChild.focus();
     } catch (err) {
-      if (alive(err)) fill(settingsSlot, errorBox('settings-error', err));
+      if (!alive(err)) return;
+      fill(settingsSlot, errorBox('settings-error', err));
+      settingsSlot.firstChild.setAttribute('tabindex', '-1');
+      settingsSlot.firstChild.focus();
     } finally {
       if (ctx.alive()) settingsSubmit.disabled = false;
     }

@@ -171,6 +171,10 @@ browserDescribe('admin console matching: settings, pins, removals, absences', ()
     await runMatching(event, admin);
     const { page } = tabs.tab;
     await openSignedIn(tabs.tab, admin.token, matchingPath(event), 'matching');
+    const recording = await prisma.recordingSuggestion.count({
+      where: { eventId: event.id, recorderId: rico.user.id, status: 'pending' },
+    });
+    expect(recording).toBe(2); // Dora's heat and Xena's
     const row = page.locator(`[data-testid="participants-table"] tr[data-user-id="${rico.user.id}"]`);
     expect(await row.getByTestId('absent-state').textContent()).toBe('—');
     await row.getByTestId('absent-mark').click();
@@ -178,7 +182,7 @@ browserDescribe('admin console matching: settings, pins, removals, absences', ()
 
     expect(await row.getByTestId('absent-state').textContent()).toBe('yes');
     expect(await page.getByTestId('absent-result').textContent()).toBe(
-      `${rico.user.username} is marked absent; 1 suggestion(s) as recorder cancelled.`,
+      `${rico.user.username} is marked absent; 2 suggestion(s) as recorder cancelled.`,
     );
     expect((await cells(page, doraHeat.id)).slice(2, 4)).toEqual([rico.user.username, 'cancelled']);
     const participant = await prisma.eventParticipant.findFirstOrThrow({
@@ -189,7 +193,7 @@ browserDescribe('admin console matching: settings, pins, removals, absences', ()
       'cancelled',
     );
     const [entry] = await auditRows('participant_absent', event);
-    expect(entry.metadata).toEqual({ userId: rico.user.id, absent: true, cancelledSuggestions: 1 });
+    expect(entry.metadata).toEqual({ userId: rico.user.id, absent: true, cancelledSuggestions: 2 });
     expect(await focusedTestId(page)).toBe('absent-result');
   });
 
