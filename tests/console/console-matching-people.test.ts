@@ -195,6 +195,7 @@ browserDescribe('admin console matching: settings, pins, removals, absences', ()
     const [entry] = await auditRows('participant_absent', event);
     expect(entry.metadata).toEqual({ userId: rico.user.id, absent: true, cancelledSuggestions: 2 });
     expect(await focusedTestId(page)).toBe('absent-result');
+    await screenshot(page, 'matching-absent');
   });
 
   it('clears the absent mark: the page shows it, the database and the audit log have it', async () => {

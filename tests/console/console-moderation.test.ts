@@ -108,6 +108,8 @@ browserDescribe('admin console reports and suspensions', () => {
     expect(user.suspendedAt).not.toBeNull();
     const [entry] = await audit('user_suspend', `user:${bruno.user.username}`);
     expect(entry.metadata).toEqual({ reason: 'Harassment at the social', until: null });
+    await page.getByTestId('suspension').scrollIntoViewIfNeeded();
+    await screenshot(page, 'report');
   });
 
   it('looks a user up and suspends him/her until a time: the database has the end', async () => {
