@@ -47,6 +47,7 @@ export function matchingPeople(ctx) {
     fromRuns: new Map(), // heatId → suggestion (from the runs' lists)
     overlay: new Map(), // heatId → suggestion (answers of pins and removals made here)
     absent: new Map(), // userId → true | false (answers of this view)
+    settingsShown: false, // the form is filled once: a later reload of the runs keeps what is being edited
   };
   const alive = (err) => !(err instanceof SessionEnded) && ctx.alive();
 
@@ -347,13 +348,14 @@ export function matchingPeople(ctx) {
     /** Loads settings, heats, participants and the runs' suggestions (after every load of the runs). */
     async load(runs) {
       const [settingsAnswer, heats, details] = await Promise.all([
-        get(`/api/events/${slug}/matching-settings`),
+        state.settingsShown ? null : get(`/api/events/${slug}/matching-settings`),
         get(`/api/events/${slug}/heats/all`),
         get(`/api/events/${slug}/details`),
         loadRunSuggestions(runs),
       ]);
       if (!ctx.alive()) return;
-      showSettings(settingsAnswer.data);
+      if (!state.settingsShown) showSettings(settingsAnswer.data);
+      state.settingsShown = true;
       state.heats = heats.data.flatMap((group) =>
         group.heats.map((heat) => ({ heat, dancer: { id: group.userId, username: group.username } })),
       );

@@ -4,8 +4,7 @@
  * `until` (optional, local time, sent as UTC) ends it by itself. The API has no read of a
  * suspension, so the panel shows the state of its own answers.
  */
-import { del, post } from './api.js';
-import { SessionEnded } from './api.js';
+import { del, post, SessionEnded } from './api.js';
 import { errorBox, field, fill, fromLocalInput, h, note, time } from './dom.js';
 
 export function suspensionPanel(ctx, username) {
