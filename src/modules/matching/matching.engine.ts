@@ -906,19 +906,21 @@ function scalarCosts(
     span = lo;
     w = tierWeights(heatNodeCount, cap, span, stability);
   }
-  const m = g.edgeCount;
-  const cost = new Float64Array(m);
-  for (let e = 0; e < m; e++) {
-    const l = g.loc.data[e];
-    const bal = g.bal.data[e] < span ? g.bal.data[e] : span;
-    cost[e] =
-      g.opt.data[e] * w.wOpt +
-      (l >= 1 ? w.wCountry : 0) +
-      (l === 2 ? w.wAny : 0) +
+  const scalar = g.costs.map((c) => {
+    const bal = c.bal < span ? c.bal : span;
+    return (
+      c.opt * w.wOpt +
+      (c.loc >= 1 ? w.wCountry : 0) +
+      (c.loc === 2 ? w.wAny : 0) +
       bal * w.wBal +
-      g.load.data[e] * w.wLoad +
-      g.change.data[e];
-  }
+      c.load * w.wLoad +
+      c.change
+    );
+  });
+  const m = g.edgeCount;
+  const ids = g.costId.data;
+  const cost = new Float64Array(m);
+  for (let e = 0; e < m; e++) cost[e] = scalar[ids[e]];
   return cost;
 }
 

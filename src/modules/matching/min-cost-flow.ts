@@ -6,13 +6,13 @@
 
 export const INF_CAP = 1 << 30;
 
-/** Growable Int32 column. */
+/** Growable Int32 column (grows by 4x: fewer large copies while a network is built). */
 class IntColumn {
-  data = new Int32Array(1024);
+  data = new Int32Array(4096);
   length = 0;
   push(v: number): void {
     if (this.length === this.data.length) {
-      const bigger = new Int32Array(this.data.length * 2);
+      const bigger = new Int32Array(this.data.length * 4);
       bigger.set(this.data);
       this.data = bigger;
     }
@@ -36,18 +36,18 @@ export interface EdgeCost {
 
 /**
  * Edge list collected while the network is built. Costs are kept symbolic because the
- * scalar weights depend on the final network size.
+ * scalar weights depend on the final network size. Few edges carry a cost and those take
+ * few distinct values, so an edge stores the index of its cost in `costs` (0: no cost).
  */
 export class NetworkBuilder {
   nodeCount = 0;
   readonly from = new IntColumn();
   readonly to = new IntColumn();
   readonly cap = new IntColumn();
-  readonly loc = new IntColumn();
-  readonly opt = new IntColumn();
-  readonly load = new IntColumn();
-  readonly bal = new IntColumn();
-  readonly change = new IntColumn();
+  readonly costId = new IntColumn();
+  /** Distinct costs; costs[0] is the zero cost. */
+  readonly costs: Required<EdgeCost>[] = [{ loc: 0, opt: 0, load: 0, bal: 0, change: 0 }];
+  private readonly costIndex = new Map<string, number>([['0,0,0,0,0', 0]]);
   /** 1: edge into a recorder node (see MinCostFlow, "lazy reverse arcs"). */
   readonly intoRecorder = new IntColumn();
 
@@ -59,13 +59,21 @@ export class NetworkBuilder {
     this.from.push(u);
     this.to.push(v);
     this.cap.push(cap);
-    this.loc.push(cost?.loc ?? 0);
-    this.opt.push(cost?.opt ?? 0);
-    this.load.push(cost?.load ?? 0);
-    this.bal.push(cost?.bal ?? 0);
-    this.change.push(cost?.change ?? 0);
+    this.costId.push(cost === undefined ? 0 : this.costIdOf(cost));
     this.intoRecorder.push(intoRecorder);
     return this.from.length - 1;
+  }
+
+  private costIdOf(cost: EdgeCost): number {
+    const c = { loc: cost.loc ?? 0, opt: cost.opt ?? 0, load: cost.load ?? 0, bal: cost.bal ?? 0, change: cost.change ?? 0 };
+    const key = `${c.loc},${c.opt},${c.load},${c.bal},${c.change}`;
+    let id = this.costIndex.get(key);
+    if (id === undefined) {
+      id = this.costs.length;
+      this.costs.push(c);
+      this.costIndex.set(key, id);
+    }
+    return id;
   }
 
   get edgeCount(): number {
@@ -113,6 +121,9 @@ export class MinCostFlow {
   private readonly heap: Int32Array;
   private readonly pos: Int32Array;
   private heapSize = 0;
+  /** Nodes reached at the distance being settled (see shortestPaths). */
+  private readonly sameDist: Int32Array;
+  private sameCount = 0;
   private readonly level: Int32Array;
   private readonly iter: Int32Array;
   private readonly queue: Int32Array;
@@ -144,6 +155,7 @@ export class MinCostFlow {
     this.done = new Uint8Array(n);
     this.heap = new Int32Array(n);
     this.pos = new Int32Array(n);
+    this.sameDist = new Int32Array(n);
     this.level = new Int32Array(n);
     this.iter = new Int32Array(n);
     this.queue = new Int32Array(n);
@@ -237,35 +249,50 @@ export class MinCostFlow {
 
   // ---- Dijkstra on reduced costs (indexed binary heap) ----------------------------------
 
-  /** Distances from s until t is settled; false when t is unreachable. */
+  /**
+   * Distances from s until t is settled; false when t is unreachable. A node reached at the
+   * distance being settled (over a zero reduced cost arc, the common case once potentials
+   * have converged) goes to a plain stack instead of the heap: it is settled next anyway,
+   * and the distances, hence the potentials, are the same.
+   */
   private shortestPaths(s: number, t: number): boolean {
-    const { start, extra, dist, done, heap, pos } = this;
+    const { start, extra, dist, done, pos, sameDist } = this;
     dist.fill(Infinity);
     done.fill(0);
     pos.fill(-1);
     this.heapSize = 0;
+    this.sameCount = 0;
     dist[s] = 0;
-    heap[this.heapSize++] = s;
-    pos[s] = 0;
-    while (this.heapSize > 0) {
-      const u = this.popMin();
+    sameDist[this.sameCount++] = s;
+    for (;;) {
+      let u: number;
+      if (this.sameCount > 0) u = sameDist[--this.sameCount];
+      else if (this.heapSize > 0) u = this.popMin();
+      else return false;
+      if (done[u]) continue;
       done[u] = 1;
       if (u === t) return true;
-      const du = dist[u] + this.pi[u];
-      for (let a = start[u], end = start[u + 1]; a < end; a++) this.relax(a, du);
+      const du = dist[u];
+      const base = du + this.pi[u];
+      for (let a = start[u], end = start[u + 1]; a < end; a++) this.relax(a, base, du);
       const list = extra[u];
-      if (list !== undefined) for (let k = 0; k < list.length; k++) this.relax(list[k], du);
+      if (list !== undefined) for (let k = 0; k < list.length; k++) this.relax(list[k], base, du);
     }
-    return false;
   }
 
-  private relax(a: number, du: number): void {
+  private relax(a: number, base: number, du: number): void {
     if (this.aCap[a] <= 0) return;
     const v = this.aTo[a];
     if (this.done[v]) return;
-    const nd = du + this.aCost[a] - this.pi[v];
+    const nd = base + this.aCost[a] - this.pi[v];
     if (nd < this.dist[v]) {
       this.dist[v] = nd;
+      if (nd === du) {
+        // Settled next; a stale heap entry (pos >= 0) keeps the heap ordered and is skipped.
+        this.sameDist[this.sameCount++] = v;
+        if (this.pos[v] >= 0) this.siftUp(this.pos[v]);
+        return;
+      }
       if (this.pos[v] < 0) {
         this.pos[v] = this.heapSize;
         this.heap[this.heapSize++] = v;
