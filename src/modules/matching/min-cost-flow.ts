@@ -111,6 +111,8 @@ export class MinCostFlow {
   readonly aLazyFwd: Uint8Array;
   readonly inExtra: Uint8Array;
   readonly extra: (number[] | undefined)[];
+  /** Nodes with an `extra` list (recorder nodes). */
+  private readonly extraNodes: number[] = [];
   readonly edgeArc: Int32Array;
   readonly pi: Float64Array;
   /** Number of primal-dual phases of the last run (diagnostics). */
@@ -133,23 +135,23 @@ export class MinCostFlow {
   constructor(g: NetworkBuilder, cost: Float64Array) {
     const n = g.nodeCount;
     this.n = n;
-    const arcs = this.layOut(g);
+    const arcs = this.layOut(g, cost);
     this.start = arcs.start;
     this.aTo = arcs.aTo;
     this.aCap = arcs.aCap;
+    this.aCost = arcs.aCost;
     this.aRev = arcs.aRev;
     this.aLazyFwd = arcs.aLazyFwd;
     this.edgeArc = arcs.edgeArc;
-    this.aCost = new Float64Array(this.aTo.length);
-    for (let e = 0; e < g.edgeCount; e++) {
-      const a = this.edgeArc[e];
-      this.aCost[a] = cost[e];
-      this.aCost[this.aRev[a]] = -cost[e];
-    }
     this.inExtra = new Uint8Array(this.aTo.length);
     this.extra = new Array(n);
-    for (let e = 0; e < g.edgeCount; e++)
-      if (g.intoRecorder.data[e] && this.extra[g.to.data[e]] === undefined) this.extra[g.to.data[e]] = [];
+    for (let e = 0; e < g.edgeCount; e++) {
+      const v = g.to.data[e];
+      if (g.intoRecorder.data[e] && this.extra[v] === undefined) {
+        this.extra[v] = [];
+        this.extraNodes.push(v);
+      }
+    }
     this.pi = new Float64Array(n);
     this.dist = new Float64Array(n);
     this.done = new Uint8Array(n);
@@ -164,7 +166,7 @@ export class MinCostFlow {
   }
 
   /** CSR layout of the residual arcs; lazy reverse arcs live after every CSR range. */
-  private layOut(g: NetworkBuilder) {
+  private layOut(g: NetworkBuilder, cost: Float64Array) {
     const n = g.nodeCount;
     const m = g.edgeCount;
     const { data: from } = g.from;
@@ -186,6 +188,7 @@ export class MinCostFlow {
     const aTo = new Int32Array(arcs);
     const aCap = new Int32Array(arcs);
     const aRev = new Int32Array(arcs);
+    const aCost = new Float64Array(arcs);
     const aLazyFwd = new Uint8Array(arcs);
     const edgeArc = new Int32Array(m);
     for (let e = 0; e < m; e++) {
@@ -197,9 +200,11 @@ export class MinCostFlow {
       aLazyFwd[a] = lazy[e];
       aTo[b] = from[e];
       aRev[b] = a;
+      aCost[a] = cost[e];
+      aCost[b] = -cost[e];
       edgeArc[e] = a;
     }
-    return { start, aTo, aCap, aRev, aLazyFwd, edgeArc };
+    return { start, aTo, aCap, aCost, aRev, aLazyFwd, edgeArc };
   }
 
   /** Pushes `amount` along arc a, keeping the lazy lists up to date. */
@@ -215,12 +220,14 @@ export class MinCostFlow {
 
   /** Drops listed lazy arcs without capacity (between phases, so no iterator is live). */
   private compactExtra(): void {
-    for (const list of this.extra) {
-      if (list === undefined || list.length === 0) continue;
+    const { aCap, inExtra } = this;
+    for (const v of this.extraNodes) {
+      const list = this.extra[v]!;
       let k = 0;
-      for (const a of list) {
-        if (this.aCap[a] > 0) list[k++] = a;
-        else this.inExtra[a] = 0;
+      for (let i = 0; i < list.length; i++) {
+        const a = list[i];
+        if (aCap[a] > 0) list[k++] = a;
+        else inExtra[a] = 0;
       }
       list.length = k;
     }
