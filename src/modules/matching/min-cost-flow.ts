@@ -119,11 +119,12 @@ export class MinCostFlow {
   phases = 0;
   // Scratch arrays of the phases.
   private readonly dist: Float64Array;
+  private readonly hops: Int32Array;
   private readonly done: Uint8Array;
   private readonly heap: Int32Array;
   private readonly pos: Int32Array;
   private heapSize = 0;
-  /** Nodes reached at the distance being settled (see shortestPaths). */
+  /** FIFO of nodes reached at the distance being settled (see shortestPaths). */
   private readonly sameDist: Int32Array;
   private sameCount = 0;
   private readonly level: Int32Array;
@@ -154,6 +155,7 @@ export class MinCostFlow {
     }
     this.pi = new Float64Array(n);
     this.dist = new Float64Array(n);
+    this.hops = new Int32Array(n);
     this.done = new Uint8Array(n);
     this.heap = new Int32Array(n);
     this.pos = new Int32Array(n);
@@ -247,9 +249,14 @@ export class MinCostFlow {
       this.compactExtra();
       if (!this.shortestPaths(s, t)) return; // no augmenting path left: maximum flow reached
       this.phases++;
-      const { n, pi, dist } = this;
+      const { n, pi, dist, done, hops, level } = this;
       const dt = dist[t];
-      for (let v = 0; v < n; v++) pi[v] += dist[v] < dt ? dist[v] : dt;
+      for (let v = 0; v < n; v++) {
+        pi[v] += dist[v] < dt ? dist[v] : dt;
+        level[v] = done[v] ? hops[v] : -1;
+      }
+      // The first round's levels come from the search itself (see shortestPaths).
+      this.blockingFlow(s, t);
       while (this.levelGraph(s, t)) this.blockingFlow(s, t);
     }
   }
@@ -257,23 +264,30 @@ export class MinCostFlow {
   // ---- Dijkstra on reduced costs (indexed binary heap) ----------------------------------
 
   /**
-   * Distances from s until t is settled; false when t is unreachable. A node reached at the
-   * distance being settled (over a zero reduced cost arc, the common case once potentials
-   * have converged) goes to a plain stack instead of the heap: it is settled next anyway,
-   * and the distances, hence the potentials, are the same.
+   * Distances from s until t is settled; false when t is unreachable. Ties are broken by
+   * the number of arcs (key (dist, hops), compared lexicographically), so that `hops` of a
+   * settled node is its level in the admissible subgraph after the potential update: an
+   * admissible path to a node at distance <= dist[t] is a shortest path, and every node the
+   * BFS of `levelGraph` would label below t's level is settled before t. So the first round
+   * of a phase needs no BFS (same levels, same flow).
+   * A node reached at the key being settled plus one arc of reduced cost 0 (the common case
+   * once potentials have converged) goes to a FIFO queue instead of the heap: the queue
+   * stays ordered by key, and the next node is the smaller of its head and the heap's top.
    */
   private shortestPaths(s: number, t: number): boolean {
-    const { start, extra, dist, done, pos, sameDist } = this;
+    const { start, extra, dist, hops, done, pos, sameDist } = this;
     dist.fill(Infinity);
     done.fill(0);
     pos.fill(-1);
     this.heapSize = 0;
+    let qh = 0;
     this.sameCount = 0;
     dist[s] = 0;
+    hops[s] = 0;
     sameDist[this.sameCount++] = s;
     for (;;) {
       let u: number;
-      if (this.sameCount > 0) u = sameDist[--this.sameCount];
+      if (qh < this.sameCount && (this.heapSize === 0 || !this.before(this.heap[0], sameDist[qh]))) u = sameDist[qh++];
       else if (this.heapSize > 0) u = this.popMin();
       else return false;
       if (done[u]) continue;
@@ -281,21 +295,23 @@ export class MinCostFlow {
       if (u === t) return true;
       const du = dist[u];
       const base = du + this.pi[u];
-      for (let a = start[u], end = start[u + 1]; a < end; a++) this.relax(a, base, du);
+      const hv = hops[u] + 1;
+      for (let a = start[u], end = start[u + 1]; a < end; a++) this.relax(a, base, du, hv);
       const list = extra[u];
-      if (list !== undefined) for (let k = 0; k < list.length; k++) this.relax(list[k], base, du);
+      if (list !== undefined) for (let k = 0; k < list.length; k++) this.relax(list[k], base, du, hv);
     }
   }
 
-  private relax(a: number, base: number, du: number): void {
+  private relax(a: number, base: number, du: number, hv: number): void {
     if (this.aCap[a] <= 0) return;
     const v = this.aTo[a];
     if (this.done[v]) return;
     const nd = base + this.aCost[a] - this.pi[v];
-    if (nd < this.dist[v]) {
+    if (nd < this.dist[v] || (nd === this.dist[v] && hv < this.hops[v])) {
       this.dist[v] = nd;
+      this.hops[v] = hv;
       if (nd === du) {
-        // Settled next; a stale heap entry (pos >= 0) keeps the heap ordered and is skipped.
+        // Queued in key order; a stale heap entry (pos >= 0) keeps the heap ordered and is skipped.
         this.sameDist[this.sameCount++] = v;
         if (this.pos[v] >= 0) this.siftUp(this.pos[v]);
         return;
@@ -306,6 +322,13 @@ export class MinCostFlow {
       }
       this.siftUp(this.pos[v]);
     }
+  }
+
+  /** Key order (dist, hops). */
+  private before(v: number, w: number): boolean {
+    const dv = this.dist[v];
+    const dw = this.dist[w];
+    return dv < dw || (dv === dw && this.hops[v] < this.hops[w]);
   }
 
   private popMin(): number {
@@ -322,13 +345,12 @@ export class MinCostFlow {
   }
 
   private siftUp(i: number): void {
-    const { heap, pos, dist } = this;
+    const { heap, pos } = this;
     const v = heap[i];
-    const dv = dist[v];
     while (i > 0) {
       const p = (i - 1) >> 1;
       const w = heap[p];
-      if (dist[w] <= dv) break;
+      if (!this.before(v, w)) break;
       heap[i] = w;
       pos[w] = i;
       i = p;
@@ -338,15 +360,14 @@ export class MinCostFlow {
   }
 
   private siftDown(i: number): void {
-    const { heap, pos, dist, heapSize } = this;
+    const { heap, pos, heapSize } = this;
     const v = heap[i];
-    const dv = dist[v];
     for (;;) {
       let c = 2 * i + 1;
       if (c >= heapSize) break;
-      if (c + 1 < heapSize && dist[heap[c + 1]] < dist[heap[c]]) c++;
+      if (c + 1 < heapSize && this.before(heap[c + 1], heap[c])) c++;
       const w = heap[c];
-      if (dist[w] >= dv) break;
+      if (!this.before(w, v)) break;
       heap[i] = w;
       pos[w] = i;
       i = c;
