@@ -65,7 +65,13 @@ export class NetworkBuilder {
   }
 
   private costIdOf(cost: EdgeCost): number {
-    const c = { loc: cost.loc ?? 0, opt: cost.opt ?? 0, load: cost.load ?? 0, bal: cost.bal ?? 0, change: cost.change ?? 0 };
+    const c = {
+      loc: cost.loc ?? 0,
+      opt: cost.opt ?? 0,
+      load: cost.load ?? 0,
+      bal: cost.bal ?? 0,
+      change: cost.change ?? 0,
+    };
     const key = `${c.loc},${c.opt},${c.load},${c.bal},${c.change}`;
     let id = this.costIndex.get(key);
     if (id === undefined) {
