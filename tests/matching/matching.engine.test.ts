@@ -22,6 +22,7 @@ import {
   person,
   recorderOf,
   referenceBest,
+  runEngine,
   shuffledInput,
 } from './support/engine-fixtures.js';
 // ---------------------------------------------------------------------------------------
@@ -80,25 +81,22 @@ describe('rules', () => {
     const participants = [person(1, 'Seattle', 'USA'), person(2, 'Seattle', 'USA'), person(3, 'Paris', 'France')];
     const heats = [h, heat(2, 2, 5)]; // recorder 2 dances division 2, heat 5
     // Without slots division 1 and 2 are different times: the same-city recorder 2 is used.
-    expect(recorderOf(runMatchingEngine(input({ participants, heats, slots: null })), h.id)).toBe(2);
-    expect(recorderOf(runMatchingEngine(input({ participants, heats, slots: [] })), h.id)).toBe(2);
+    expect(recorderOf(runEngine({ participants, heats, slots: null }), h.id)).toBe(2);
+    expect(recorderOf(runEngine({ participants, heats, slots: [] }), h.id)).toBe(2);
     // With divisions 1 and 2 in one slot, recorder 2 is busy: only 3 remains.
     const slotted = input({ participants, heats, slots: [{ order: 1, divisionIds: [1, 2] }] });
     const res = runMatchingEngine(slotted);
     expect(recorderOf(res, h.id)).toBe(3);
     expectValid(slotted, res);
     // A slot that groups other divisions changes nothing.
-    expect(
-      recorderOf(runMatchingEngine(input({ participants, heats, slots: [{ order: 1, divisionIds: [2, 3] }] })), h.id),
-    ).toBe(2);
+    expect(recorderOf(runEngine({ participants, heats, slots: [{ order: 1, divisionIds: [2, 3] }] }), h.id)).toBe(2);
   });
 
   test('rule 2 buffer: no recording of heat n+1 of the same slot and type, everything else is fine', () => {
     const participants = [person(1, 'Seattle', 'USA'), person(2, 'Seattle', 'USA'), person(3, 'Paris', 'France')];
     const slots = [{ order: 1, divisionIds: [1, 2] }];
     const target = heat(1, 1, 4);
-    const run = (own: EngineHeat) =>
-      recorderOf(runMatchingEngine(input({ participants, heats: [target, own], slots })), target.id);
+    const run = (own: EngineHeat) => recorderOf(runEngine({ participants, heats: [target, own], slots }), target.id);
     expect(run(heat(2, 1, 3, 1, 900))).toBe(3); // own heat 3, target heat 4, same division: buffer
     expect(run(heat(2, 2, 3, 1, 901))).toBe(3); // own heat 3 in a division of the same slot: buffer
     expect(run(heat(2, 1, 5, 1, 902))).toBe(2); // own heat right AFTER the target: allowed
@@ -153,7 +151,7 @@ describe('rules', () => {
       person(3, 'Melbourne', 'Australia'),
     ];
     // The opt-out recorder is in the dancer's city; the other one is far away: still the other.
-    const res = runMatchingEngine(input({ participants, heats: [h1] }));
+    const res = runEngine({ participants, heats: [h1] });
     expect(recorderOf(res, h1.id)).toBe(3);
     expect(res.stats.optOutUses).toBe(0);
     // Recorder 3 is busy: the opt-out recorder covers the heat rather than leaving it open.
@@ -173,10 +171,10 @@ describe('rules', () => {
     const anyone = person(4, 'Paris', 'France');
     const noLoc = person(5, null, null);
     const pick = (...ps: EngineParticipant[]) =>
-      recorderOf(runMatchingEngine(input({ participants: [dancer, ...ps], heats: [h] })), h.id);
+      recorderOf(runEngine({ participants: [dancer, ...ps], heats: [h] }), h.id);
     expect(pick(anyone, country, city, noLoc)).toBe(2);
     expect(pick(anyone, country, noLoc)).toBe(3);
-    const r = runMatchingEngine(input({ participants: [dancer, anyone, country, city], heats: [h] }));
+    const r = runEngine({ participants: [dancer, anyone, country, city], heats: [h] });
     expect(r.stats).toMatchObject({ sameCity: 1, sameCountry: 0 });
     // null never equals null: a dancer without location has no preferred recorder.
     const lost = heat(6, 1, 2);
@@ -194,7 +192,7 @@ describe('rules', () => {
       person(3, 'Seattle', 'USA'),
       person(4, 'Paris', 'France'),
     ];
-    const first = runMatchingEngine(input({ participants, heats: [h] }));
+    const first = runEngine({ participants, heats: [h] });
     const r1 = recorderOf(first, h.id)!;
     expect([2, 3]).toContain(r1);
     const second = runMatchingEngine(
@@ -236,13 +234,13 @@ describe('rules', () => {
     const a = heat(1, 1, 1);
     const b = heat(2, 1, 1);
     // Only recorder 3 exists besides the two dancers (who are busy): both heats go to 3.
-    const one = runMatchingEngine(input({ participants: [person(1), person(2), person(3)], heats: [a, b] }));
+    const one = runEngine({ participants: [person(1), person(2), person(3)], heats: [a, b] });
     expect(one.assignments).toEqual([
       { heatId: a.id, recorderId: 3 },
       { heatId: b.id, recorderId: 3 },
     ]);
     // Two equally good recorders: one heat each.
-    const two = runMatchingEngine(input({ participants: [person(1), person(2), person(3), person(4)], heats: [a, b] }));
+    const two = runEngine({ participants: [person(1), person(2), person(3), person(4)], heats: [a, b] });
     expect(new Set(two.assignments.map((x) => x.recorderId)).size).toBe(2);
     expect(two.stats.maxLoad).toBe(1);
   });
@@ -313,7 +311,7 @@ describe('rules', () => {
   });
 
   test('edge cases: no heats, no participants, nobody free, cap 0', () => {
-    expect(runMatchingEngine(input({ participants: [], heats: [] }))).toEqual({
+    expect(runEngine({ participants: [], heats: [] })).toEqual({
       assignments: [],
       unassigned: [],
       stats: { heats: 0, covered: 0, optOutUses: 0, sameCity: 0, sameCountry: 0, balanceSum: 0, maxLoad: 0 },
@@ -322,15 +320,12 @@ describe('rules', () => {
       pins: { kept: [], dropped: [] },
     });
     const h = heat(1, 1, 1);
-    expect(runMatchingEngine(input({ participants: [person(1)], heats: [h] })).unassigned).toEqual([h.id]);
-    expect(runMatchingEngine(input({ participants: [], heats: [h] })).unassigned).toEqual([h.id]);
+    expect(runEngine({ participants: [person(1)], heats: [h] }).unassigned).toEqual([h.id]);
+    expect(runEngine({ participants: [], heats: [h] }).unassigned).toEqual([h.id]);
     expect(
-      runMatchingEngine(input({ participants: [person(1), person(2)], heats: [h], maxRecordingsPerPerson: 0 }))
-        .unassigned,
+      runEngine({ participants: [person(1), person(2)], heats: [h], maxRecordingsPerPerson: 0 }).unassigned,
     ).toEqual([h.id]);
-    expect(() => runMatchingEngine(input({ participants: [person(1)], heats: [h, { ...h }] }))).toThrow(
-      /duplicate heat/,
-    );
+    expect(() => runEngine({ participants: [person(1)], heats: [h, { ...h }] })).toThrow(/duplicate heat/);
   });
 });
 

@@ -13,6 +13,7 @@ import {
   person,
   recorderOf,
   referenceBest,
+  runEngine,
   shuffledInput,
   violates,
 } from './support/engine-fixtures.js';
@@ -39,8 +40,8 @@ describe('re-runs with the previous pending pairs', () => {
   test('an equally good previous pair is kept rather than the lowest-id recorder', () => {
     const h = heat(1, 1, 1, 1, 10);
     const participants = [person(1, 'Seattle', 'USA'), person(2, 'Seattle', 'USA'), person(3, 'Seattle', 'USA')];
-    expect(recorderOf(runMatchingEngine(input({ participants, heats: [h] })), h.id)).toBe(2);
-    const rerun = runMatchingEngine(input({ participants, heats: [h], previous: [{ heatId: h.id, recorderId: 3 }] }));
+    expect(recorderOf(runEngine({ participants, heats: [h] }), h.id)).toBe(2);
+    const rerun = runEngine({ participants, heats: [h], previous: [{ heatId: h.id, recorderId: 3 }] });
     expect(recorderOf(rerun, h.id)).toBe(3);
     expect(rerun.reuse).toEqual({ valid: 1, kept: 1, added: 0, dropped: [], invalid: [] });
   });
@@ -48,7 +49,7 @@ describe('re-runs with the previous pending pairs', () => {
   test('a previous pair is dropped when a higher tier needs it: a same-city recorder who registered late', () => {
     const h = heat(1, 1, 1, 1, 10);
     const participants = [person(1, 'Seattle', 'USA'), person(2, 'Paris', 'France'), person(3, 'Seattle', 'USA')];
-    const rerun = runMatchingEngine(input({ participants, heats: [h], previous: [{ heatId: h.id, recorderId: 2 }] }));
+    const rerun = runEngine({ participants, heats: [h], previous: [{ heatId: h.id, recorderId: 2 }] });
     expect(recorderOf(rerun, h.id)).toBe(3);
     expect(rerun.reuse).toEqual({
       valid: 1,

@@ -6,7 +6,7 @@ import {
   type EngineResult,
   type UnfilledReason,
 } from '../../src/modules/matching/matching.engine.js';
-import { eventArb, fixedLoads, heat, input, person, sameSlot } from './support/engine-fixtures.js';
+import { eventArb, fixedLoads, heat, input, person, reasonOf, runEngine, sameSlot } from './support/engine-fixtures.js';
 
 /** The documented reason, recomputed from the test-only statement of the rules. */
 function expectedReason(inp: EngineInput, res: EngineResult, h: EngineHeat): UnfilledReason {
@@ -32,12 +32,10 @@ function expectedReason(inp: EngineInput, res: EngineResult, h: EngineHeat): Unf
   return candidates.every((p) => p.optOut) ? 'ONLY_OPTED_OUT_AT_CAP' : 'ALL_CANDIDATES_AT_CAP';
 }
 
-const reasonOf = (res: EngineResult, heatId: number) => res.unfilled.find((u) => u.heatId === heatId)?.reason;
-
 describe('a reason for every heat left without a recorder', () => {
   test('NO_OTHER_PARTICIPANT: the dancer is alone at the event', () => {
     const h = heat(1, 1, 1);
-    const res = runMatchingEngine(input({ participants: [person(1)], heats: [h] }));
+    const res = runEngine({ participants: [person(1)], heats: [h] });
     expect(res.unfilled).toEqual([{ heatId: h.id, reason: 'NO_OTHER_PARTICIPANT' }]);
   });
 
@@ -53,10 +51,10 @@ describe('a reason for every heat left without a recorder', () => {
     const mine = heat(1, 1, 1);
     const participants = [person(1), person(2), person(3)];
     const heats = [mine, heat(2, 1, 1), heat(3, 2, 1)];
-    const slotted = runMatchingEngine(input({ participants, heats, slots: [{ order: 1, divisionIds: [1, 2] }] }));
+    const slotted = runEngine({ participants, heats, slots: [{ order: 1, divisionIds: [1, 2] }] });
     expect(reasonOf(slotted, mine.id)).toBe('SLOT_CONFLICT');
     // Without the shared slot, 3 is free and records the heat.
-    expect(runMatchingEngine(input({ participants, heats })).unassigned).not.toContain(mine.id);
+    expect(runEngine({ participants, heats }).unassigned).not.toContain(mine.id);
   });
 
   test('ALL_CANDIDATES_REJECTED: every free participant has rejected the heat', () => {

@@ -906,19 +906,21 @@ function scalarCosts(
     span = lo;
     w = tierWeights(heatNodeCount, cap, span, stability);
   }
-  const m = g.edgeCount;
-  const cost = new Float64Array(m);
-  for (let e = 0; e < m; e++) {
-    const l = g.loc.data[e];
-    const bal = g.bal.data[e] < span ? g.bal.data[e] : span;
-    cost[e] =
-      g.opt.data[e] * w.wOpt +
-      (l >= 1 ? w.wCountry : 0) +
-      (l === 2 ? w.wAny : 0) +
+  const scalar = g.costs.map((c) => {
+    const bal = c.bal < span ? c.bal : span;
+    return (
+      c.opt * w.wOpt +
+      (c.loc >= 1 ? w.wCountry : 0) +
+      (c.loc === 2 ? w.wAny : 0) +
       bal * w.wBal +
-      g.load.data[e] * w.wLoad +
-      g.change.data[e];
-  }
+      c.load * w.wLoad +
+      c.change
+    );
+  });
+  const m = g.edgeCount;
+  const ids = g.costId.data;
+  const cost = new Float64Array(m);
+  for (let e = 0; e < m; e++) cost[e] = scalar[ids[e]];
   return cost;
 }
 
@@ -948,16 +950,23 @@ function decomposeFlow(
   times: Times,
 ): { assignments: EngineAssignment[]; unassigned: number[] } {
   const { g, S, T, heatNodes, nodeRecorder } = net;
-  const outEdges: number[][] = Array.from({ length: g.nodeCount }, () => []);
+  // Edges with flow (s and t edges left out), grouped by tail node in edge order (CSR).
   const flowLeft = new Int32Array(g.edgeCount);
+  const outStart = new Int32Array(g.nodeCount + 1);
+  const from = g.from.data;
+  const to = g.to.data;
   for (let e = 0; e < g.edgeCount; e++) {
     const f = mcf.flowOf(e, g.cap.data[e]);
-    if (f > 0 && g.to.data[e] !== T && g.from.data[e] !== S) {
+    if (f > 0 && to[e] !== T && from[e] !== S) {
       flowLeft[e] = f;
-      outEdges[g.from.data[e]].push(e);
+      outStart[from[e] + 1]++;
     }
   }
-  const ptr = new Int32Array(g.nodeCount);
+  for (let v = 0; v < g.nodeCount; v++) outStart[v + 1] += outStart[v];
+  const outEdges = new Int32Array(outStart[g.nodeCount]);
+  const ptr = outStart.slice(0, g.nodeCount);
+  for (let e = 0; e < g.edgeCount; e++) if (flowLeft[e] > 0) outEdges[ptr[from[e]]++] = e;
+  ptr.set(outStart.subarray(0, g.nodeCount));
   const assignments: EngineAssignment[] = [];
   const unassigned: number[] = [];
   const placed = new Set<number>();
@@ -972,11 +981,10 @@ function decomposeFlow(
       units--;
       let u = hn.node;
       while (nodeRecorder[u] === undefined) {
-        const list = outEdges[u];
-        while (flowLeft[list[ptr[u]]] === 0) ptr[u]++;
-        const e = list[ptr[u]];
+        while (flowLeft[outEdges[ptr[u]]] === 0) ptr[u]++;
+        const e = outEdges[ptr[u]];
         flowLeft[e]--;
-        u = g.to.data[e];
+        u = to[e];
       }
       assignments.push({ heatId: h.id, recorderId: net.recorderUserId(nodeRecorder[u]) });
     }

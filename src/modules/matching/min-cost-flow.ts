@@ -6,13 +6,13 @@
 
 export const INF_CAP = 1 << 30;
 
-/** Growable Int32 column. */
+/** Growable Int32 column (grows by 4x: fewer large copies while a network is built). */
 class IntColumn {
-  data = new Int32Array(1024);
+  data = new Int32Array(4096);
   length = 0;
   push(v: number): void {
     if (this.length === this.data.length) {
-      const bigger = new Int32Array(this.data.length * 2);
+      const bigger = new Int32Array(this.data.length * 4);
       bigger.set(this.data);
       this.data = bigger;
     }
@@ -36,18 +36,18 @@ export interface EdgeCost {
 
 /**
  * Edge list collected while the network is built. Costs are kept symbolic because the
- * scalar weights depend on the final network size.
+ * scalar weights depend on the final network size. Few edges carry a cost and those take
+ * few distinct values, so an edge stores the index of its cost in `costs` (0: no cost).
  */
 export class NetworkBuilder {
   nodeCount = 0;
   readonly from = new IntColumn();
   readonly to = new IntColumn();
   readonly cap = new IntColumn();
-  readonly loc = new IntColumn();
-  readonly opt = new IntColumn();
-  readonly load = new IntColumn();
-  readonly bal = new IntColumn();
-  readonly change = new IntColumn();
+  readonly costId = new IntColumn();
+  /** Distinct costs; costs[0] is the zero cost. */
+  readonly costs: Required<EdgeCost>[] = [{ loc: 0, opt: 0, load: 0, bal: 0, change: 0 }];
+  private readonly costIndex = new Map<string, number>([['0,0,0,0,0', 0]]);
   /** 1: edge into a recorder node (see MinCostFlow, "lazy reverse arcs"). */
   readonly intoRecorder = new IntColumn();
 
@@ -59,13 +59,27 @@ export class NetworkBuilder {
     this.from.push(u);
     this.to.push(v);
     this.cap.push(cap);
-    this.loc.push(cost?.loc ?? 0);
-    this.opt.push(cost?.opt ?? 0);
-    this.load.push(cost?.load ?? 0);
-    this.bal.push(cost?.bal ?? 0);
-    this.change.push(cost?.change ?? 0);
+    this.costId.push(cost === undefined ? 0 : this.costIdOf(cost));
     this.intoRecorder.push(intoRecorder);
     return this.from.length - 1;
+  }
+
+  private costIdOf(cost: EdgeCost): number {
+    const c = {
+      loc: cost.loc ?? 0,
+      opt: cost.opt ?? 0,
+      load: cost.load ?? 0,
+      bal: cost.bal ?? 0,
+      change: cost.change ?? 0,
+    };
+    const key = `${c.loc},${c.opt},${c.load},${c.bal},${c.change}`;
+    let id = this.costIndex.get(key);
+    if (id === undefined) {
+      id = this.costs.length;
+      this.costs.push(c);
+      this.costIndex.set(key, id);
+    }
+    return id;
   }
 
   get edgeCount(): number {
@@ -103,16 +117,22 @@ export class MinCostFlow {
   readonly aLazyFwd: Uint8Array;
   readonly inExtra: Uint8Array;
   readonly extra: (number[] | undefined)[];
+  /** Nodes with an `extra` list (recorder nodes). */
+  private readonly extraNodes: number[] = [];
   readonly edgeArc: Int32Array;
   readonly pi: Float64Array;
   /** Number of primal-dual phases of the last run (diagnostics). */
   phases = 0;
   // Scratch arrays of the phases.
   private readonly dist: Float64Array;
+  private readonly hops: Int32Array;
   private readonly done: Uint8Array;
   private readonly heap: Int32Array;
   private readonly pos: Int32Array;
   private heapSize = 0;
+  /** FIFO of nodes reached at the distance being settled (see shortestPaths). */
+  private readonly sameDist: Int32Array;
+  private sameCount = 0;
   private readonly level: Int32Array;
   private readonly iter: Int32Array;
   private readonly queue: Int32Array;
@@ -122,28 +142,30 @@ export class MinCostFlow {
   constructor(g: NetworkBuilder, cost: Float64Array) {
     const n = g.nodeCount;
     this.n = n;
-    const arcs = this.layOut(g);
+    const arcs = this.layOut(g, cost);
     this.start = arcs.start;
     this.aTo = arcs.aTo;
     this.aCap = arcs.aCap;
+    this.aCost = arcs.aCost;
     this.aRev = arcs.aRev;
     this.aLazyFwd = arcs.aLazyFwd;
     this.edgeArc = arcs.edgeArc;
-    this.aCost = new Float64Array(this.aTo.length);
-    for (let e = 0; e < g.edgeCount; e++) {
-      const a = this.edgeArc[e];
-      this.aCost[a] = cost[e];
-      this.aCost[this.aRev[a]] = -cost[e];
-    }
     this.inExtra = new Uint8Array(this.aTo.length);
     this.extra = new Array(n);
-    for (let e = 0; e < g.edgeCount; e++)
-      if (g.intoRecorder.data[e] && this.extra[g.to.data[e]] === undefined) this.extra[g.to.data[e]] = [];
+    for (let e = 0; e < g.edgeCount; e++) {
+      const v = g.to.data[e];
+      if (g.intoRecorder.data[e] && this.extra[v] === undefined) {
+        this.extra[v] = [];
+        this.extraNodes.push(v);
+      }
+    }
     this.pi = new Float64Array(n);
     this.dist = new Float64Array(n);
+    this.hops = new Int32Array(n);
     this.done = new Uint8Array(n);
     this.heap = new Int32Array(n);
     this.pos = new Int32Array(n);
+    this.sameDist = new Int32Array(n);
     this.level = new Int32Array(n);
     this.iter = new Int32Array(n);
     this.queue = new Int32Array(n);
@@ -152,7 +174,7 @@ export class MinCostFlow {
   }
 
   /** CSR layout of the residual arcs; lazy reverse arcs live after every CSR range. */
-  private layOut(g: NetworkBuilder) {
+  private layOut(g: NetworkBuilder, cost: Float64Array) {
     const n = g.nodeCount;
     const m = g.edgeCount;
     const { data: from } = g.from;
@@ -174,6 +196,7 @@ export class MinCostFlow {
     const aTo = new Int32Array(arcs);
     const aCap = new Int32Array(arcs);
     const aRev = new Int32Array(arcs);
+    const aCost = new Float64Array(arcs);
     const aLazyFwd = new Uint8Array(arcs);
     const edgeArc = new Int32Array(m);
     for (let e = 0; e < m; e++) {
@@ -185,9 +208,11 @@ export class MinCostFlow {
       aLazyFwd[a] = lazy[e];
       aTo[b] = from[e];
       aRev[b] = a;
+      aCost[a] = cost[e];
+      aCost[b] = -cost[e];
       edgeArc[e] = a;
     }
-    return { start, aTo, aCap, aRev, aLazyFwd, edgeArc };
+    return { start, aTo, aCap, aCost, aRev, aLazyFwd, edgeArc };
   }
 
   /** Pushes `amount` along arc a, keeping the lazy lists up to date. */
@@ -203,12 +228,14 @@ export class MinCostFlow {
 
   /** Drops listed lazy arcs without capacity (between phases, so no iterator is live). */
   private compactExtra(): void {
-    for (const list of this.extra) {
-      if (list === undefined || list.length === 0) continue;
+    const { aCap, inExtra } = this;
+    for (const v of this.extraNodes) {
+      const list = this.extra[v]!;
       let k = 0;
-      for (const a of list) {
-        if (this.aCap[a] > 0) list[k++] = a;
-        else this.inExtra[a] = 0;
+      for (let i = 0; i < list.length; i++) {
+        const a = list[i];
+        if (aCap[a] > 0) list[k++] = a;
+        else inExtra[a] = 0;
       }
       list.length = k;
     }
@@ -228,50 +255,86 @@ export class MinCostFlow {
       this.compactExtra();
       if (!this.shortestPaths(s, t)) return; // no augmenting path left: maximum flow reached
       this.phases++;
-      const { n, pi, dist } = this;
+      const { n, pi, dist, done, hops, level } = this;
       const dt = dist[t];
-      for (let v = 0; v < n; v++) pi[v] += dist[v] < dt ? dist[v] : dt;
+      for (let v = 0; v < n; v++) {
+        pi[v] += dist[v] < dt ? dist[v] : dt;
+        level[v] = done[v] ? hops[v] : -1;
+      }
+      // The first round's levels come from the search itself (see shortestPaths).
+      this.blockingFlow(s, t);
       while (this.levelGraph(s, t)) this.blockingFlow(s, t);
     }
   }
 
   // ---- Dijkstra on reduced costs (indexed binary heap) ----------------------------------
 
-  /** Distances from s until t is settled; false when t is unreachable. */
+  /**
+   * Distances from s until t is settled; false when t is unreachable. Ties are broken by
+   * the number of arcs (key (dist, hops), compared lexicographically), so that `hops` of a
+   * settled node is its level in the admissible subgraph after the potential update: an
+   * admissible path to a node at distance <= dist[t] is a shortest path, and every node the
+   * BFS of `levelGraph` would label below t's level is settled before t. So the first round
+   * of a phase needs no BFS (same levels, same flow).
+   * A node reached at the key being settled plus one arc of reduced cost 0 (the common case
+   * once potentials have converged) goes to a FIFO queue instead of the heap: the queue
+   * stays ordered by key, and the next node is the smaller of its head and the heap's top.
+   */
   private shortestPaths(s: number, t: number): boolean {
-    const { start, extra, dist, done, heap, pos } = this;
+    const { start, extra, dist, hops, done, pos, sameDist } = this;
     dist.fill(Infinity);
     done.fill(0);
     pos.fill(-1);
     this.heapSize = 0;
+    let qh = 0;
+    this.sameCount = 0;
     dist[s] = 0;
-    heap[this.heapSize++] = s;
-    pos[s] = 0;
-    while (this.heapSize > 0) {
-      const u = this.popMin();
+    hops[s] = 0;
+    sameDist[this.sameCount++] = s;
+    for (;;) {
+      let u: number;
+      if (qh < this.sameCount && (this.heapSize === 0 || !this.before(this.heap[0], sameDist[qh]))) u = sameDist[qh++];
+      else if (this.heapSize > 0) u = this.popMin();
+      else return false;
+      if (done[u]) continue;
       done[u] = 1;
       if (u === t) return true;
-      const du = dist[u] + this.pi[u];
-      for (let a = start[u], end = start[u + 1]; a < end; a++) this.relax(a, du);
+      const du = dist[u];
+      const base = du + this.pi[u];
+      const hv = hops[u] + 1;
+      for (let a = start[u], end = start[u + 1]; a < end; a++) this.relax(a, base, du, hv);
       const list = extra[u];
-      if (list !== undefined) for (let k = 0; k < list.length; k++) this.relax(list[k], du);
+      if (list !== undefined) for (let k = 0; k < list.length; k++) this.relax(list[k], base, du, hv);
     }
-    return false;
   }
 
-  private relax(a: number, du: number): void {
+  private relax(a: number, base: number, du: number, hv: number): void {
     if (this.aCap[a] <= 0) return;
     const v = this.aTo[a];
     if (this.done[v]) return;
-    const nd = du + this.aCost[a] - this.pi[v];
-    if (nd < this.dist[v]) {
+    const nd = base + this.aCost[a] - this.pi[v];
+    if (nd < this.dist[v] || (nd === this.dist[v] && hv < this.hops[v])) {
       this.dist[v] = nd;
+      this.hops[v] = hv;
+      if (nd === du) {
+        // Queued in key order; a stale heap entry (pos >= 0) keeps the heap ordered and is skipped.
+        this.sameDist[this.sameCount++] = v;
+        if (this.pos[v] >= 0) this.siftUp(this.pos[v]);
+        return;
+      }
       if (this.pos[v] < 0) {
         this.pos[v] = this.heapSize;
         this.heap[this.heapSize++] = v;
       }
       this.siftUp(this.pos[v]);
     }
+  }
+
+  /** Key order (dist, hops). */
+  private before(v: number, w: number): boolean {
+    const dv = this.dist[v];
+    const dw = this.dist[w];
+    return dv < dw || (dv === dw && this.hops[v] < this.hops[w]);
   }
 
   private popMin(): number {
@@ -288,13 +351,12 @@ export class MinCostFlow {
   }
 
   private siftUp(i: number): void {
-    const { heap, pos, dist } = this;
+    const { heap, pos } = this;
     const v = heap[i];
-    const dv = dist[v];
     while (i > 0) {
       const p = (i - 1) >> 1;
       const w = heap[p];
-      if (dist[w] <= dv) break;
+      if (!this.before(v, w)) break;
       heap[i] = w;
       pos[w] = i;
       i = p;
@@ -304,15 +366,14 @@ export class MinCostFlow {
   }
 
   private siftDown(i: number): void {
-    const { heap, pos, dist, heapSize } = this;
+    const { heap, pos, heapSize } = this;
     const v = heap[i];
-    const dv = dist[v];
     for (;;) {
       let c = 2 * i + 1;
       if (c >= heapSize) break;
-      if (c + 1 < heapSize && dist[heap[c + 1]] < dist[heap[c]]) c++;
+      if (c + 1 < heapSize && this.before(heap[c + 1], heap[c])) c++;
       const w = heap[c];
-      if (dist[w] >= dv) break;
+      if (!this.before(w, v)) break;
       heap[i] = w;
       pos[w] = i;
       i = c;

@@ -3,12 +3,14 @@
  * engine tests (tests/matching/*.test.ts).
  */
 import fc from 'fast-check';
-import type {
-  EngineHeat,
-  EngineInput,
-  EngineParticipant,
-  EngineResult,
-  ScheduleSlot,
+import {
+  runMatchingEngine,
+  type EngineHeat,
+  type EngineInput,
+  type EngineParticipant,
+  type EngineResult,
+  type ScheduleSlot,
+  type UnfilledReason,
 } from '../../../src/modules/matching/matching.engine.js';
 // ---------------------------------------------------------------------------------------
 // Helpers
@@ -32,11 +34,25 @@ export function person(
 ): EngineParticipant {
   return { userId, city, country, optOut };
 }
+/** person(userId) with any participant field overridden (balance, maxRecordings, absent, ...). */
+export function participant(
+  userId: number,
+  overrides: Partial<Omit<EngineParticipant, 'userId'>> = {},
+): EngineParticipant {
+  return { ...person(userId), ...overrides };
+}
 export function input(partial: Partial<EngineInput> & Pick<EngineInput, 'participants' | 'heats'>): EngineInput {
   return { slots: null, fixed: [], forbidden: [], ...partial };
 }
+/** The engine on input(partial). */
+export function runEngine(partial: Partial<EngineInput> & Pick<EngineInput, 'participants' | 'heats'>): EngineResult {
+  return runMatchingEngine(input(partial));
+}
 export function recorderOf(result: EngineResult, heatId: number): number | undefined {
   return result.assignments.find((a) => a.heatId === heatId)?.recorderId;
+}
+export function reasonOf(result: EngineResult, heatId: number): UnfilledReason | undefined {
+  return result.unfilled.find((u) => u.heatId === heatId)?.reason;
 }
 
 /** Third, test-only statement of the rules (straight from the spec wording). */
