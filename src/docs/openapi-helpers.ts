@@ -244,40 +244,6 @@ const statsRatings = obj({ received: int, given: int, average: { type: ['number'
 /** accepted recording suggestions over all events: done = as recorder, received = for the user's heats */
 const statsRecordings = obj({ done: int, received: int });
 
-const userObjectProperties = {
-  id: int,
-  username: str,
-  email: { type: 'string', format: 'email' },
-  firstName: nullStr,
-  lastName: nullStr,
-  registryId: nullStr,
-  avatar: str,
-  city: nullStr,
-  country: nullStr,
-  instagramUrl: nullStr,
-  facebookUrl: nullStr,
-  youtubeUrl: nullStr,
-  tiktokUrl: nullStr,
-  emailVerified: bool,
-  isAdmin: bool,
-  createdAt: dateTime,
-};
-
-const publicProfileProperties = {
-  id: int,
-  username: str,
-  avatar: str,
-  firstName: nullStr,
-  lastName: nullStr,
-  city: nullStr,
-  country: nullStr,
-  registryId: nullStr,
-  createdAt: dateTime,
-  instagramUrl: nullStr,
-  facebookUrl: nullStr,
-  youtubeUrl: nullStr,
-  tiktokUrl: nullStr,
-};
 
 
 
@@ -377,14 +343,8 @@ export const componentSchemas: Record<string, Schema> = {
     description: 'The placeholder of a deleted account in user summaries (e.g. `from` of match_cancelled after an account deletion)',
   },
   EventRef: obj({ id: int, slug: str, name: str }),
-  User: { ...obj(userObjectProperties), description: 'Never a password hash, token, code, lock or attempt counter.' },
-  UpdatedUser: {
-    ...obj({ ...userObjectProperties, token: { type: 'string', description: 'fresh JWT, only when the e-mail changed' } }, ['token']),
-  },
   UserStats: obj({ matches: statsMatches, ratings: statsRatings, recordings: statsRecordings }),
   PublicUserStats: obj({ matches: obj({ total: int, accepted: int, completed: int }), ratings: statsRatings, recordings: statsRecordings }),
-  Me: obj({ ...userObjectProperties, stats: ref('UserStats') }),
-  PublicProfile: obj({ ...publicProfileProperties, stats: ref('PublicUserStats') }),
   AuthResult: obj({ token: { type: 'string', description: 'JWT (HS256, 24 h)' }, user: ref('User') }),
   ScheduleConfig: scheduleConfigSchema,
   PublicEvent: obj({
@@ -436,20 +396,6 @@ export const componentSchemas: Record<string, Schema> = {
     enum: [...UNFILLED_REASONS, RECORDER_DELETED],
     description: 'RECORDER_DELETED: the recorder deleted the account (never the reason of a run; a later run may fill the heat)',
   },
-  ActivityLogEntry: obj({
-    id: int,
-    createdAt: dateTime,
-    category: { enum: ['auth', 'event', 'match', 'admin', 'chat'] },
-    action: str,
-    userId: nullInt,
-    username: nullStr,
-    success: bool,
-    ip: nullStr,
-    method: nullStr,
-    path: nullStr,
-    resource: nullStr,
-    metadata: { description: 'free-form JSON chosen by the action (or null)' },
-  }),
   Transfer: {
     ...obj({
       id: int,

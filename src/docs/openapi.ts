@@ -12,7 +12,9 @@ import { matchesOpenApi } from '../modules/matches/matches.openapi.js';
 import { matchingOpenApi } from '../modules/matching/matching.openapi.js';
 import { matchingPeopleOpenApi } from '../modules/matching/matching-people.openapi.js';
 import { registryOpenApi } from '../modules/registry/registry.openapi.js';
-import { usersOpenApi } from '../modules/users/users.openapi.js';
+import { usersComponentSchemas, usersOpenApi } from '../modules/users/users.openapi.js';
+import { usersViews } from '../modules/users/users.views.js';
+import { activityLogViews } from '../modules/activity-log/activity-log.views.js';
 import { webrtcOpenApi } from '../modules/webrtc/webrtc.openapi.js';
 import { avatarsOpenApi } from '../modules/avatars/avatars.openapi.js';
 import { privacyOpenApi } from '../modules/privacy/privacy.openapi.js';
@@ -26,7 +28,7 @@ import { socketEvents, socketSchemas } from './socket.openapi.js';
  * The response views declared once by the features (src/lib/view.ts), each registered as a
  * component under its name. A feature adds its `<feature>.views.ts` list here.
  */
-const views = [...eventsViews];
+const views = [...eventsViews, ...usersViews, ...activityLogViews];
 const viewSchemas = Object.fromEntries(views.map((view) => [view.name, view.schema]));
 
 /**
@@ -106,7 +108,7 @@ export function buildOpenApiDocument() {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics only)' },
       },
-      schemas: { ...componentSchemas, ...viewSchemas, ...socketSchemas },
+      schemas: { ...componentSchemas, ...viewSchemas, ...usersComponentSchemas, ...socketSchemas },
       responses: {
         UnknownPath: errorResponse(['NOT_FOUND']),
       },

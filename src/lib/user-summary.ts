@@ -35,29 +35,6 @@ export const userRefSelect = {
 } as const;
 
 /**
- * The user object of register, login and GET /users/me (OpenAPI document, /auth/register): the
- * account's own data. Never hashes, tokens or lock data.
- */
-export const userObjectSelect = {
-  id: true,
-  username: true,
-  email: true,
-  firstName: true,
-  lastName: true,
-  registryId: true,
-  avatar: true,
-  city: true,
-  country: true,
-  instagramUrl: true,
-  facebookUrl: true,
-  youtubeUrl: true,
-  tiktokUrl: true,
-  emailVerified: true,
-  isAdmin: true,
-  createdAt: true,
-} as const;
-
-/**
  * How a deleted account is shown where its traces stay (messages, ratings given, reports, the
  * activity log): the username "deleted-user" cannot be registered (usernames hold no hyphen).
  * Shared by privacy (account deletion) and moderation (reports, suspensions).

@@ -12,7 +12,7 @@ import { api } from '../helpers/server';
 /** A clock fixed `offsetMs` away from the real time. */
 const clockAt = (offsetMs: number): Clock => ({ now: () => new Date(Date.now() + offsetMs) });
 
-describe('AuthService', () => {
+describe('LoginService', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('hashes the dummy password for unknown e-mails on first use only, not when the container is built', async () => {

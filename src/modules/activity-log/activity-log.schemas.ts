@@ -1,6 +1,6 @@
 import { query } from 'express-validator';
 import { isoDate } from '../../middleware/validators.js';
-import { ACTIVITY_CATEGORIES } from './activity-log.service.js';
+import { ACTIVITY_CATEGORIES } from './activity-log.views.js';
 
 /** One value per query parameter (a repeated parameter arrives as an array). */
 const single = (field: string) =>

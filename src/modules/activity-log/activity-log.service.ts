@@ -8,9 +8,10 @@ import type { Logger } from '../../lib/logger.js';
 import { DELETED_USER_SUMMARY } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type ActivityLogEntryPayload } from '../../realtime/types.js';
+import { ACTIVITY_CATEGORIES, activityLogEntryView } from './activity-log.views.js';
 
 export const ACTIVITY_PAGE_SIZE = 50;
-export const ACTIVITY_CATEGORIES = ['auth', 'event', 'match', 'admin', 'chat'] as const;
+
 export type ActivityCategory = (typeof ACTIVITY_CATEGORIES)[number];
 
 /** What happened, recorded with the actor who did it. */
@@ -79,6 +80,7 @@ export class ActivityLogService {
           resource: truncate(activity.resource, 200),
           metadata: activity.metadata,
         },
+        select: activityLogEntryView.select,
       });
       // not awaited: the action's answer never waits on the admin stream (Redis trouble, docs/reliability.md);
       // toRoomMembers logs its own failures
@@ -180,6 +182,7 @@ export class ActivityLogService {
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         skip: (filter.page - 1) * ACTIVITY_PAGE_SIZE,
         take: ACTIVITY_PAGE_SIZE,
+        select: activityLogEntryView.select,
       }),
     ]);
     return { rows, pagination: pagination(filter.page, ACTIVITY_PAGE_SIZE, total) };

@@ -81,7 +81,7 @@ export class CurrentPasswordCheck {
     if (cleared === 0) throw await this.refused(actor, action, 'locked', (await this.lockRemainingMs(userId)) ?? 1000);
   }
 
-  /** Counts a failed attempt of an unlocked account as the login does (src/modules/auth/auth.service.ts); nothing when it is locked. */
+  /** Counts a failed attempt of an unlocked account as the login does (src/modules/auth/login.service.ts); nothing when it is locked. */
   private async countFailure(userId: number): Promise<CountedAttempt | undefined> {
     const { maxAttempts, minutes } = this.deps.lockout;
     const rows = await this.deps.db.$queryRaw<CountedAttempt[]>`

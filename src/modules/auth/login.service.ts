@@ -5,10 +5,10 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
-import { userObjectSelect } from '../../lib/user-summary.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import { actingAs, isSuspended, lockedError } from './account-lock.js';
 import type { LoginInput } from './auth.schemas.js';
+import { userObjectView } from '../users/users.views.js';
 
 export interface LoginDeps {
   db: PrismaClient;
@@ -77,7 +77,7 @@ export class LoginService {
     const { tokenVersion, suspendedAt, suspendedUntil, ...user } = await this.deps.db.user.update({
       where: { id: attempt.id },
       data: { failedLoginAttempts: 0, lockedUntil: null },
-      select: { ...userObjectSelect, tokenVersion: true, suspendedAt: true, suspendedUntil: true },
+      select: { ...userObjectView.select, tokenVersion: true, suspendedAt: true, suspendedUntil: true },
     });
     if (isSuspended({ suspendedAt, suspendedUntil }, this.deps.clock.now())) {
       await this.deps.audit.record(who, { category: 'auth', action: 'login_suspended', success: false });

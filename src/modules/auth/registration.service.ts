@@ -5,12 +5,13 @@ import { AppError } from '../../lib/errors.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
-import { avatarUrlFor, userObjectSelect } from '../../lib/user-summary.js';
+import { avatarUrlFor } from '../../lib/user-summary.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import { actingAs } from './account-lock.js';
 import { accountMail } from './account-mails.js';
 import type { RegisterInput } from './auth.schemas.js';
 import type { CaptchaVerifier } from './captcha.js';
+import { userObjectView } from '../users/users.views.js';
 
 export interface RegistrationDeps {
   db: PrismaClient;
@@ -55,7 +56,7 @@ export class RegistrationService {
             lastName: input.lastName || null,
             registryId: input.registryId || null,
           },
-          select: userObjectSelect,
+          select: userObjectView.select,
         });
         // the link and code are created when the mail is sent (src/modules/auth/account-mails.ts)
         return { result: created, mails: [accountMail.verification(created.id, created.email)] };

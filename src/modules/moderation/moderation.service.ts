@@ -22,7 +22,7 @@ interface TargetUser extends SummaryRow {
 /**
  * Admin moderation of accounts and messages: suspension (the User suspension columns, owned
  * here) and removal of chat messages (Message.deletedAt). Login refuses a suspended account
- * (auth.service.ts); matching leaves suspended users out (matching module).
+ * (login.service.ts); matching leaves suspended users out (matching module).
  */
 export class ModerationService {
   constructor(private readonly deps: ModerationDeps) {}

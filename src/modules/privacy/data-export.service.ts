@@ -2,7 +2,6 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { userObjectSelect } from '../../lib/user-summary.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { ChatService } from '../chat/chat.service.js';
 import type { EventsService } from '../events/events.service.js';
@@ -11,6 +10,7 @@ import type { MatchesService } from '../matches/matches.service.js';
 import type { SuggestionsService } from '../matching/suggestions.service.js';
 import type { MatchRatingsService } from '../matches/match-ratings.service.js';
 import type { TransfersService } from '../webrtc/transfers.service.js';
+import { userObjectView } from '../users/users.views.js';
 
 /**
  * GET /users/me/export (docs/privacy.md): everything the service holds about the caller, as one
@@ -47,7 +47,7 @@ export class DataExportService {
     const exportedAt = clock.now();
     const [user, participations, heatList, messages, matchList, ratings, suggestions, transferList, activity] =
       await Promise.all([
-        prisma.user.findUnique({ where: { id: userId }, select: userObjectSelect }),
+        prisma.user.findUnique({ where: { id: userId }, select: userObjectView.select }),
         events.participationsOfUser(userId),
         heats.heatsOfUser(actor, { userId }),
         chat.messagesOfUser(actor, { userId }),

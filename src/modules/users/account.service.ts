@@ -5,12 +5,12 @@ import { AppError, validationFailed } from '../../lib/errors.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
-import { userObjectSelect } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { AccountMails } from '../auth/account-mails.js';
 import type { CurrentPasswordCheck } from '../auth/current-password.js';
 import type { ChangePasswordInput, ProfileUpdate } from './users.schemas.js';
+import { userObjectView } from './users.views.js';
 
 export interface AccountDeps {
   db: PrismaClient;
@@ -80,7 +80,7 @@ export class AccountService {
         const changed = await tx.user.update({
           where: { id: userId },
           data,
-          select: { ...userObjectSelect, tokenVersion: true },
+          select: { ...userObjectView.select, tokenVersion: true },
         });
         // counted under the user row's lock (taken by the update), so parallel changes cannot pass the cap together
         if (emailChanged) await this.countEmailChange(tx, userId);

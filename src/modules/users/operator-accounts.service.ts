@@ -3,10 +3,11 @@ import type { Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import { isRecordNotFound, isUniqueViolation } from '../../lib/prisma-errors.js';
-import { avatarUrlFor, userObjectSelect } from '../../lib/user-summary.js';
+import { avatarUrlFor } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import { userObjectView } from './users.views.js';
 
 /** An account the operator creates (validated like a registration first). */
 export interface OperatorAccountInput {
@@ -56,7 +57,7 @@ export class OperatorAccountsService {
           emailVerified: true,
           isAdmin: input.isAdmin ?? false,
         },
-        select: userObjectSelect,
+        select: userObjectView.select,
       });
     } catch (err) {
       if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
@@ -96,7 +97,7 @@ export class OperatorAccountsService {
       return await this.deps.db.user.update({
         where: { email: email.trim().toLowerCase() },
         data: { isAdmin },
-        select: userObjectSelect,
+        select: userObjectView.select,
       });
     } catch (err) {
       if (isRecordNotFound(err)) throw new AppError('USER_NOT_FOUND', { message: `No user with e-mail ${email}` });

@@ -1,26 +1,10 @@
-import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import type { PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import { sql, type SqlReader, type SqlStatement } from '../../lib/sql.js';
-import { DELETED_USER_SUMMARY, userObjectSelect, userRefSelect } from '../../lib/user-summary.js';
+import { DELETED_USER_SUMMARY, userRefSelect } from '../../lib/user-summary.js';
 import type { UsernameParam } from './users.schemas.js';
-
-/** Public profile: no e-mail, verification state, admin flag or lock data. */
-const publicProfileSelect = {
-  id: true,
-  username: true,
-  avatar: true,
-  firstName: true,
-  lastName: true,
-  city: true,
-  country: true,
-  registryId: true,
-  createdAt: true,
-  instagramUrl: true,
-  facebookUrl: true,
-  youtubeUrl: true,
-  tiktokUrl: true,
-} as const;
+import { publicProfileView, userObjectView, type PublicProfileFields, type UserObject } from './users.views.js';
 
 export interface UserStats {
   matches: { total: number; pending?: number; accepted: number; completed: number };
@@ -45,12 +29,10 @@ const round2 = (n: number | null | undefined) => (n == null ? null : Math.round(
  * ratings received (count, average) and given. Indexes: Match(user1Id, status),
  * Match(user2Id, status), Rating(ratedId, createdAt), Rating(raterId).
  */
-const withStats = (name: string, select: Record<string, true>, where: string): SqlStatement =>
+const withStats = (name: string, view: { columns(alias: string): string }, where: string): SqlStatement =>
   sql(
     name,
-    `SELECT ${Object.keys(select)
-      .map((column) => `u."${column}"`)
-      .join(', ')},
+    `SELECT ${view.columns('u')},
        m.total, m.pending, m.accepted, m.completed, r.received, r.average, g.given, rd.done AS "recordingsDone", rr.received AS "recordingsReceived"
      FROM "User" u
      CROSS JOIN LATERAL (
@@ -65,13 +47,11 @@ const withStats = (name: string, select: Record<string, true>, where: string): S
      CROSS JOIN LATERAL (SELECT count(*)::int AS received FROM "RecordingSuggestion" WHERE "dancerId" = u.id AND status = 'accepted') rr
      WHERE ${where}`,
   );
-type UserObjectRow = Prisma.UserGetPayload<{ select: typeof userObjectSelect }>;
-type PublicProfileRow = Prisma.UserGetPayload<{ select: typeof publicProfileSelect }>;
-const meWithStats = withStats('users_me', userObjectSelect, 'u.id = $1');
+const meWithStats = withStats('users_me', userObjectView, 'u.id = $1');
 // a user who blocked the viewer ($2) is not found by them (docs/moderation.md)
 const profileWithStats = withStats(
   'users_public_profile',
-  publicProfileSelect,
+  publicProfileView,
   'u.username = $1 AND NOT EXISTS (SELECT 1 FROM "UserBlock" b WHERE b."blockerId" = u.id AND b."blockedId" = $2::int)',
 );
 
@@ -115,7 +95,7 @@ export class ProfilesService {
   /** The user object with statistics (pending matches included), one statement; 404 USER_NOT_FOUND for a deleted account. */
   async getMe(actor: Actor, _input: Record<string, never> = {}) {
     const userId = userOf(actor).id;
-    const [row] = await this.deps.sql.rows<UserObjectRow & StatsColumns>(meWithStats, [userId]);
+    const [row] = await this.deps.sql.rows<UserObject & StatsColumns>(meWithStats, [userId]);
     if (!row) throw new AppError('USER_NOT_FOUND');
     return splitStats(row, true);
   }
@@ -126,7 +106,7 @@ export class ProfilesService {
    */
   async getPublicProfile(actor: Actor, { username }: UsernameParam) {
     const viewerId = userOf(actor).id;
-    const [row] = await this.deps.sql.rows<PublicProfileRow & StatsColumns>(profileWithStats, [username, viewerId]);
+    const [row] = await this.deps.sql.rows<PublicProfileFields & StatsColumns>(profileWithStats, [username, viewerId]);
     if (!row) throw new AppError('USER_NOT_FOUND');
     return splitStats(row, false);
   }

@@ -1,6 +1,32 @@
-import { dataOf, json, messageAndData, obj, operation, ref } from '../../docs/openapi-helpers.js';
+import { dataOf, json, messageAndData, obj, operation, ref, type Schema } from '../../docs/openapi-helpers.js';
 
 import { changePasswordInput, updateProfileInput, usernameInput } from './users.schemas.js';
+import { publicProfileView, userObjectView } from './users.views.js';
+
+/** A view's closed object schema with more properties (required unless listed in `optional`). */
+function extend(
+  view: { schema: Record<string, unknown> },
+  more: Record<string, Schema>,
+  optional: string[] = [],
+): Schema {
+  const base = view.schema as { required: string[]; properties: Record<string, Schema> };
+  return {
+    ...view.schema,
+    required: [...base.required, ...Object.keys(more).filter((k) => !optional.includes(k))],
+    properties: { ...base.properties, ...more },
+  };
+}
+
+/** The answers built on the user views (registered as components by src/docs/openapi.ts). */
+export const usersComponentSchemas: Record<string, Schema> = {
+  UpdatedUser: extend(
+    userObjectView,
+    { token: { type: 'string', description: 'fresh JWT, only when the e-mail changed' } },
+    ['token'],
+  ),
+  Me: extend(userObjectView, { stats: ref('UserStats') }),
+  PublicProfile: extend(publicProfileView, { stats: ref('PublicUserStats') }),
+};
 
 /** OpenAPI paths of this feature (merged by src/docs/openapi.ts); request schemas come from the input declarations. */
 const stats =
