@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
+import type { CachedRead } from '../../middleware/cached-read.js';
 import type { EventsService } from './events.service.js';
 import { sendData, sendFile, sendList, sendMessage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
@@ -21,15 +22,21 @@ import {
 /** What the router calls (built by src/container.ts). */
 export interface EventsRouterDeps {
   guards: AuthGuards;
+  cachedRead: CachedRead;
   events: EventsService;
 }
 
+/** Every table the event list reads (events.service.ts: the events, the caller's participations, the counts). */
+const LIST_TABLES = ['Event', 'EventParticipant'];
+/** Every table the details read (events.service.ts, getDetails): the caller's admin flag is a "User" column. */
+const DETAILS_TABLES = ['Event', 'EventParticipant', 'EventCheckinToken', 'User'];
+
 /** Events: lists and views, check-in and leave, and admin management (events.openapi.ts). */
-export function createEventsRouter({ guards, events }: EventsRouterDeps): Router {
+export function createEventsRouter({ guards, cachedRead, events }: EventsRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 
-  router.get('/events', guards.requireAuth, async (req, res) => {
+  router.get('/events', guards.requireAuth, cachedRead(LIST_TABLES), async (req, res) => {
     sendList(res, await events.list(currentUser(req).id));
   });
 
@@ -42,9 +49,15 @@ export function createEventsRouter({ guards, events }: EventsRouterDeps): Router
     sendData(res, await events.getPublic(input<SlugInput>(res).slug));
   });
 
-  router.get('/events/:slug/details', guards.requireAuth, validate(...slugParams), async (req, res) => {
-    sendData(res, await events.getDetails(input<SlugInput>(res).slug, currentUser(req)));
-  });
+  router.get(
+    '/events/:slug/details',
+    guards.requireAuth,
+    validate(...slugParams),
+    cachedRead(DETAILS_TABLES),
+    async (req, res) => {
+      sendData(res, await events.getDetails(input<SlugInput>(res).slug, currentUser(req)));
+    },
+  );
 
   router.get('/events/:slug/checkin-qr', guards.requireAuth, validate(...qrQuery), async (req, res) => {
     const { slug, format } = input<QrInput>(res);

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
+import type { CachedRead } from '../../middleware/cached-read.js';
 import type { MatchesService } from './matches.service.js';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
@@ -21,11 +22,15 @@ import {
 /** What the router calls (built by src/container.ts). */
 export interface MatchesRouterDeps {
   guards: AuthGuards;
+  cachedRead: CachedRead;
   matches: MatchesService;
 }
 
+/** Every table the match list reads (matches.service.ts, matchList). */
+const MATCH_LIST_TABLES = ['Event', 'Match', 'User', 'ChatRoom', 'VideoTransfer'];
+
 /** Match requests between participants, their ratings and the private chat history. */
-export function createMatchesRouter({ guards, matches }: MatchesRouterDeps): Router {
+export function createMatchesRouter({ guards, cachedRead, matches }: MatchesRouterDeps): Router {
   const router = Router();
   const verified = [guards.requireAuth, guards.requireVerifiedEmail];
 
@@ -33,9 +38,15 @@ export function createMatchesRouter({ guards, matches }: MatchesRouterDeps): Rou
     sendData(res, await matches.createMatch(currentUser(req), input<CreateMatchBody>(res), actorOf(req)), 201);
   });
 
-  router.get('/matches', guards.requireAuth, validate(...listMatchesRules), async (req, res) => {
-    sendList(res, await matches.listMatches(currentUser(req).id, input<ListMatchesQuery>(res)));
-  });
+  router.get(
+    '/matches',
+    guards.requireAuth,
+    validate(...listMatchesRules),
+    cachedRead(MATCH_LIST_TABLES),
+    async (req, res) => {
+      sendList(res, await matches.listMatches(currentUser(req).id, input<ListMatchesQuery>(res)));
+    },
+  );
 
   router.get('/matches/:slug', guards.requireAuth, validate(...matchSlugParams), async (req, res) => {
     sendData(res, await matches.getMatch(input<MatchSlugInput>(res).slug, currentUser(req).id));

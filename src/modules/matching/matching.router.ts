@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
+import type { CachedRead } from '../../middleware/cached-read.js';
 import type { MatchingService } from './matching.service.js';
 import { sendCsv, sendData, sendList } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
@@ -19,11 +20,23 @@ import {
 /** What the router calls (built by src/container.ts). */
 export interface MatchingRouterDeps {
   guards: AuthGuards;
+  cachedRead: CachedRead;
   matching: MatchingService;
 }
 
+/** Every table the caller's suggestions read (matching.service.ts, mySuggestions; matching.views.ts, suggestionsJson). */
+const MY_SUGGESTIONS_TABLES = [
+  'Event',
+  'EventParticipant',
+  'RecordingSuggestion',
+  'Heat',
+  'Division',
+  'CompetitionType',
+  'User',
+];
+
 /** Recording-partner matching: runs (admins), the suggestions, the recorders' answers. */
-export function createMatchingRouter({ guards, matching }: MatchingRouterDeps): Router {
+export function createMatchingRouter({ guards, cachedRead, matching }: MatchingRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 
@@ -35,9 +48,15 @@ export function createMatchingRouter({ guards, matching }: MatchingRouterDeps): 
   router.post('/events/:slug/run-matching', ...admin, validate(...runRequestSchema), runOrPreview);
   router.post('/admin/events/:slug/matching-runs', ...admin, validate(...runRequestSchema), runOrPreview);
 
-  router.get('/events/:slug/match-suggestions', guards.requireAuth, validate(...eventParams), async (req, res) => {
-    sendData(res, await matching.listMine(input<EventParams>(res).slug, currentUser(req).id));
-  });
+  router.get(
+    '/events/:slug/match-suggestions',
+    guards.requireAuth,
+    validate(...eventParams),
+    cachedRead(MY_SUGGESTIONS_TABLES),
+    async (req, res) => {
+      sendData(res, await matching.listMine(input<EventParams>(res).slug, currentUser(req).id));
+    },
+  );
 
   router.put(
     '/events/:slug/match-suggestions/:id/status',

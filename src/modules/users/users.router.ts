@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
+import type { CachedRead } from '../../middleware/cached-read.js';
 import type { RateLimiters } from '../../middleware/rate-limit.js';
 import type { UsersService } from './users.service.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
@@ -18,12 +19,16 @@ import {
 /** What the router calls (built by src/container.ts). */
 export interface UsersRouterDeps {
   guards: AuthGuards;
+  cachedRead: CachedRead;
   users: UsersService;
   limiters: RateLimiters;
 }
 
+/** Every table GET /users/me reads: the user and its statistics (users.service.ts, withStats). */
+const ME_TABLES = ['User', 'Match', 'Rating', 'RecordingSuggestion'];
+
 /** The signed-in user's account and other users' public profiles (a token is required for all). */
-export function createUsersRouter({ guards, users, limiters }: UsersRouterDeps): Router {
+export function createUsersRouter({ guards, cachedRead, users, limiters }: UsersRouterDeps): Router {
   const router = Router();
 
   /**
@@ -37,7 +42,7 @@ export function createUsersRouter({ guards, users, limiters }: UsersRouterDeps):
     limiters.auth(req, res, (err?: unknown) => (err ? next(err) : limiters.email(req, res, next)));
   };
 
-  router.get('/users/me', guards.requireAuth, async (req, res) => {
+  router.get('/users/me', guards.requireAuth, cachedRead(ME_TABLES), async (req, res) => {
     sendData(res, await users.getMe(currentUser(req).id));
   });
 
