@@ -85,7 +85,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const metrics =
     overrides.metrics ??
     new Metrics({
-      databasePool: () => database.poolStats(),
+      // the read cache's fences are statements too (src/lib/read-cache.ts)
+      databasePool: () => {
+        const pool = database.poolStats();
+        return { ...pool, queries: pool.queries + (readCache?.stats().fences ?? 0) };
+      },
       build: buildInfo(config),
       mailQueue: async () => mailQueueRef.current?.stats(),
     });

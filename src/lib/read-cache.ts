@@ -83,6 +83,7 @@ export class ReadCache {
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly readyWaiters: ((ok: boolean) => void)[] = [];
   private hits = 0;
+  private fencesSent = 0;
   private misses = 0;
 
   constructor(
@@ -105,6 +106,8 @@ export class ReadCache {
       weight: this.weight,
       hits: this.hits,
       misses: this.misses,
+      /** fence statements sent (counted with the pool's in `wcs_db_queries_total`) */
+      fences: this.fencesSent,
       /** the server process of the LISTEN connection (tests end it) */
       listenerPid: (this.client as (Client & { processID?: number }) | undefined)?.processID,
     };
@@ -270,6 +273,7 @@ export class ReadCache {
     const client = this.client;
     if (this.state !== 'ready' || !client) return false;
     const id = String(++this.fenceSeq);
+    this.fencesSent++;
     const epoch = this.epoch;
     const noticed = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
