@@ -30,7 +30,7 @@ import type { Logger } from './logger.js';
 export const CHANGES_CHANNEL = 'wcs_changes';
 
 export interface ReadCacheSettings {
-  /** most characters (answer bodies) held; the least recently used entries go first */
+  /** most bytes (answer bodies) held; the least recently used entries go first */
   maxWeight: number;
   /** a fence not back within this is a failed connection */
   fenceTimeoutMs: number;
@@ -313,7 +313,8 @@ export class ReadCache {
     });
     client
       .connect()
-      .then(() => client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${this.fenceChannel}`))
+      // a fence commits a notice: it needs no durability, so its commit does not wait for the WAL flush
+      .then(() => client.query(`SET synchronous_commit TO off; LISTEN ${CHANGES_CHANNEL}; LISTEN ${this.fenceChannel}`))
       .then(
         () => {
           if (client !== this.client || this.state !== 'connecting') return;

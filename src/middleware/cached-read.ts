@@ -12,7 +12,8 @@ import type { ReadCache } from '../lib/read-cache.js';
 export type CachedRead = (tables: readonly string[]) => RequestHandler;
 
 interface CachedBody {
-  body: string;
+  /** the body as sent: encoded once, not at every hit */
+  body: Buffer;
   type: string;
   etag: string | undefined;
 }
@@ -23,7 +24,7 @@ export function createCachedRead(cache: ReadCache | undefined): CachedRead {
     const key = `http ${req.user.id} ${req.originalUrl}`;
     const hit = cache.get<CachedBody>(key);
     if (hit) {
-      res.status(200).type(hit.type);
+      res.status(200).set('Content-Type', hit.type);
       if (hit.etag) res.set('ETag', hit.etag);
       res.send(hit.body);
       return;
@@ -38,8 +39,11 @@ export function createCachedRead(cache: ReadCache | undefined): CachedRead {
         const etag = etagOf?.(body, 'utf8');
         // set before send, so that Express does not hash the body again
         if (etag) res.set('ETag', etag);
-        const type = String(res.get('Content-Type') ?? 'application/json');
-        cache.set(key, { body, type, etag } satisfies CachedBody, body.length, tables, stamp);
+        // as Express sends a string body: with its charset
+        const declared = String(res.get('Content-Type') ?? 'application/json');
+        const type = /charset=/i.test(declared) ? declared : `${declared}; charset=utf-8`;
+        const bytes = Buffer.from(body, 'utf8');
+        cache.set(key, { body: bytes, type, etag } satisfies CachedBody, bytes.length, tables, stamp);
       }
       return send.call(this, body);
     };

@@ -31,11 +31,14 @@ afterAll(async () => {
 
 /** GET on A twice; the second answer must come from the cache. Returns its body. */
 async function cachedGet(path: string, auth: string) {
-  await a.request.get(path).set('Authorization', auth).expect(200);
+  const first = await a.request.get(path).set('Authorization', auth).expect(200);
   const hits = a.container.readCache!.stats().hits;
   const res = await a.request.get(path).set('Authorization', auth).expect(200);
-  // the session and the answer
+  // the session and the answer, sent as the database's answer was
   expect(a.container.readCache!.stats().hits).toBe(hits + 2);
+  expect(res.text).toBe(first.text);
+  expect(res.headers['content-type']).toBe(first.headers['content-type']);
+  expect(res.headers.etag).toBe(first.headers.etag);
   return res.body;
 }
 
@@ -87,6 +90,19 @@ describe('GET /api/events after a write', () => {
       .expect(200);
     const res = await readOnA('/api/events', admin.auth).expect(200);
     expect(listed(res.body, event.slug)).toMatchObject({ name });
+  });
+});
+
+describe('validators', () => {
+  it('a cached answer carries the ETag of its body, and a change gives a new one', async () => {
+    const me = await createUser();
+    const event = await createEvent();
+    await cachedGet('/api/events', me.auth);
+    const { etag } = (await readOnA('/api/events', me.auth).expect(200)).headers;
+    await joinEvent(me.user, event);
+    const res = await readOnA('/api/events', me.auth).expect(200);
+    expect(listed(res.body, event.slug)).toMatchObject({ isJoined: true });
+    expect(res.headers.etag).not.toBe(etag);
   });
 });
 
