@@ -75,6 +75,7 @@ function sequence(seed: number) {
 }
 
 const userActor = (user: { id: number; username: string }): Actor => ({
+  user: null,
   userId: user.id,
   username: user.username,
   ip: null,

@@ -1,13 +1,32 @@
 import type { NextFunction, Request, Response } from 'express';
 import { matchedData, validationResult, type ValidationChain } from 'express-validator';
 import { validationFailed } from '../lib/errors.js';
+import { InputDeclaration, type InputShape } from './input.js';
 
 /**
- * Runs express-validator chains and answers 400 "Validation failed" with
- * `details: [{ field, message }]` (one entry per field, first message wins). The validated
- * and sanitised values are kept in `res.locals.input`; handlers read them with `input<T>(res)`.
+ * Validates a request against its input declaration (src/middleware/input.ts) and answers 400
+ * "Validation failed" with `details: [{ field, message }]` (one entry per field, first message
+ * wins). The validated and sanitised values are kept for `declaration.from(res)`.
+ *
+ * Chains (`validate(...chains)`, read back with `input<T>(res)`) are the older form, kept while
+ * the features move to declarations.
  */
-export function validate(...chains: ValidationChain[]) {
+export function validate<S extends InputShape>(declaration: InputDeclaration<S>): ReturnType<typeof runDeclaration>;
+export function validate(...chains: ValidationChain[]): ReturnType<typeof runChains>;
+export function validate(...args: unknown[]) {
+  const [first] = args;
+  return first instanceof InputDeclaration ? runDeclaration(first) : runChains(args as ValidationChain[]);
+}
+
+function runDeclaration(declaration: InputDeclaration<InputShape>) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    res.locals.input = await declaration.run(req);
+    res.locals.inputDeclaration = declaration;
+    next();
+  };
+}
+
+function runChains(chains: ValidationChain[]) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     for (const chain of chains) await chain.run(req);
     const result = validationResult(req);
@@ -23,7 +42,7 @@ export function validate(...chains: ValidationChain[]) {
   };
 }
 
-/** The validated input of this request (see validate()). */
+/** The validated input of this request, for routes still validated with chains (see validate()). */
 export function input<T>(res: Response): T {
   return (res.locals.input ?? {}) as T;
 }

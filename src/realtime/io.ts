@@ -24,6 +24,7 @@ export type SocketRegistrar = (io: AppServer, socket: AppSocket, container: Cont
 export function socketActor(socket: AppSocket, event: string): Actor {
   const user = socket.data.user;
   return {
+    user,
     userId: user.id,
     username: user.username,
     ip: socket.handshake.address ?? null,

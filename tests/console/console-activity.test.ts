@@ -40,6 +40,7 @@ async function seedEntries(username: string, count: number) {
 }
 
 const actorOf = (username: string): Actor => ({
+  user: null,
   userId: null,
   username,
   ip: '198.51.100.4',

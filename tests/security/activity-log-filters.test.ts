@@ -5,7 +5,7 @@ import { api } from '../helpers/server';
 /** Filters of GET /admin/activity-logs: literal usernames and dates the database can hold. */
 describe('GET /admin/activity-logs filters', () => {
   const logActivity = ({ username, ...activity }: { category: 'auth'; action: string; username: string }) =>
-    testContainer().audit.record({ userId: null, username, ip: null, method: null, path: null }, activity);
+    testContainer().audit.record({ user: null, userId: null, username, ip: null, method: null, path: null }, activity);
   const list = async (query: Record<string, string>) => {
     const admin = await createAdmin();
     return api().get('/api/admin/activity-logs').query(query).set('Authorization', admin.auth);

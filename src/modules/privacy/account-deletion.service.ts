@@ -146,6 +146,7 @@ interface LockedUser {
 
 /** The actor of an entry written after the actor's own account was deleted: no id, no address. */
 const asPlaceholder = (actor: Actor): Actor => ({
+  user: null,
   userId: null,
   username: DELETED_USER_SUMMARY.username,
   ip: null,
