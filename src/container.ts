@@ -28,6 +28,7 @@ import { WebrtcService } from './modules/webrtc/webrtc.service.js';
 import { ChatService, validateContent } from './modules/chat/chat.service.js';
 import { EventChatService } from './modules/chat/event-chat.service.js';
 import { EventsService } from './modules/events/events.service.js';
+import { CheckinService } from './modules/events/checkin.service.js';
 import { DashboardService } from './modules/dashboard/dashboard.service.js';
 import { HeatsService } from './modules/heats/heats.service.js';
 import { EventSettingsService } from './modules/event-settings/event-settings.service.js';
@@ -164,10 +165,15 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
       requireEmailVerification: config.requireEmailVerification,
     },
   );
-  const events = new EventsService(prisma, database.sql, notifier, audit, eventAccess, clock, {
-    ...config.checkin,
-    frontendUrl: config.frontendUrl,
+  const checkin = new CheckinService({
+    db: prisma,
+    notifier,
+    audit,
+    eventAccess,
+    clock,
+    settings: { ...config.checkin, frontendUrl: config.frontendUrl },
   });
+  const events = new EventsService({ db: prisma, sql: database.sql, audit, eventAccess, checkin });
   const notify = notifier.toUser.bind(notifier);
   const webrtc = new WebrtcService({ prisma, config: config.webrtc, clock: () => clock.now(), notify });
   const transfers = new TransfersService({ prisma, clock: () => clock.now(), notify });
@@ -277,6 +283,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     chat,
     eventChat,
     events,
+    checkin,
     dashboard,
     referenceData,
     heats,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Container } from '../container.js';
 import { systemActor, type Actor } from '../lib/actor.js';
+import type { AuthUser } from '../lib/auth.js';
 import { AppError } from '../lib/errors.js';
 import type { HeatInput } from '../modules/heats/heats.schemas.js';
 
@@ -74,8 +75,9 @@ function sequence(seed: number) {
   };
 }
 
-const userActor = (user: { id: number; username: string }): Actor => ({
-  user: null,
+/** A dancer acting through the services, as their own request would (the seed's fresh accounts: token version 0). */
+const userActor = (user: Omit<AuthUser, 'tokenVersion'>): Actor => ({
+  user: { ...user, tokenVersion: 0 },
   userId: user.id,
   username: user.username,
   ip: null,
@@ -84,7 +86,7 @@ const userActor = (user: { id: number; username: string }): Actor => ({
 });
 
 export async function seedDemo(
-  c: Pick<Container, 'config' | 'users' | 'events' | 'heats' | 'matching'>,
+  c: Pick<Container, 'config' | 'users' | 'events' | 'checkin' | 'heats' | 'matching'>,
 ): Promise<DemoSeedResult> {
   if (c.config.isProduction)
     throw new AppError('BAD_REQUEST', { message: 'demo:seed refuses to run in production (NODE_ENV=production)' });
@@ -119,7 +121,7 @@ export async function seedDemo(
     worldRegistryId: null,
     description: 'Made by demo:seed: 40 dancers from six cities with their Jack & Jill and Strictly heats.',
   });
-  const details = await c.events.getDetails(event.slug, { ...admin, tokenVersion: 0 });
+  const details = await c.events.getDetails(userActor(admin), { slug: event.slug });
   const token = details.checkin!.token;
   const divisions = (await c.heats.divisions()).slice(0, 4);
   const [jackAndJill, strictly] = await c.heats.competitionTypes();
@@ -141,7 +143,7 @@ export async function seedDemo(
       city,
       country,
     });
-    await c.events.checkin(userActor(dancer), token, dancer.id);
+    await c.checkin.checkin(userActor(dancer), { token });
     const role = i % 2 === 0 ? 'Leader' : 'Follower';
     const division = divisions[pick(divisions.length)];
     const heats: HeatInput[] = [
