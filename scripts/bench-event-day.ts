@@ -123,14 +123,24 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * One request (the ones sent here replace or run, so sending one again is harmless). A keep-alive
+ * connection the service closed after its idle timeout just as it was reused is reset
+ * (ECONNRESET); on a loaded machine that happened between batches of the heats changes, so such a
+ * request is sent once more.
+ */
 async function api(baseUrl: string, method: string, pathname: string, token?: string, body?: unknown) {
-  const res = await fetch(`${baseUrl}${pathname}`, {
+  const init: RequestInit = {
     method,
     headers: {
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...(body ? { 'content-type': 'application/json' } : {}),
     },
     body: body ? JSON.stringify(body) : undefined,
+  };
+  const res = await fetch(`${baseUrl}${pathname}`, init).catch((err: Error & { cause?: { code?: string } }) => {
+    if (err.cause?.code !== 'ECONNRESET') throw err;
+    return fetch(`${baseUrl}${pathname}`, init); // the reset connection is gone: a new one
   });
   const json = (await res.json().catch(() => undefined)) as { data?: unknown } | undefined;
   return { status: res.status, body: json };
