@@ -23,9 +23,7 @@ module.exports = {
         pathNot: [
           '^src/modules/$1/',
           '\\.(views|schemas)\\.ts$',
-          // Known exceptions, to be moved behind the owning service (docs/contributing.md):
-          // the account's verification helpers shared by auth and users,
-          '^src/modules/auth/(auth\\.tokens|account-mails)\\.ts$',
+          // Known exception, to be moved behind the owning service (docs/contributing.md):
           // matching's writes and reads of a deleted recorder's suggestions, run inside the
           // account-deletion transaction and the export.
           '^src/modules/matching/matching\\.privacy\\.ts$',

@@ -15,11 +15,16 @@ import { createCsrf, type Csrf } from './middleware/csrf.js';
 import { createRateLimiters, createUserRateLimiter, type RateLimiters } from './middleware/rate-limit.js';
 import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
 import { RegistryService } from './modules/registry/registry.service.js';
-import { AuthService } from './modules/auth/auth.service.js';
 import { AccountMails } from './modules/auth/account-mails.js';
 import { CurrentPasswordCheck } from './modules/auth/current-password.js';
 import { CaptchaVerifier } from './modules/auth/captcha.js';
-import { UsersService } from './modules/users/users.service.js';
+import { EmailVerificationService } from './modules/auth/email-verification.service.js';
+import { LoginService } from './modules/auth/login.service.js';
+import { PasswordResetService } from './modules/auth/password-reset.service.js';
+import { RegistrationService } from './modules/auth/registration.service.js';
+import { AccountService } from './modules/users/account.service.js';
+import { OperatorAccountsService } from './modules/users/operator-accounts.service.js';
+import { ProfilesService } from './modules/users/profiles.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
 import { TokenBucketLimiter, type FloodLimiter } from './lib/flood-limit.js';
@@ -38,6 +43,7 @@ import { MatchingLock } from './modules/matching/matching.lock.js';
 import { MatchingService } from './modules/matching/matching.service.js';
 import { MatchingPeopleService } from './modules/matching/matching-people.service.js';
 import { Notifier } from './realtime/notifier.js';
+import { HealthService } from './modules/health/health.service.js';
 import { AvatarsService } from './modules/avatars/avatars.service.js';
 import { AccountDeletionService } from './modules/privacy/account-deletion.service.js';
 import { DataExportService } from './modules/privacy/data-export.service.js';
@@ -107,18 +113,39 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const readCache =
     overrides.readCache === false ? undefined : new ReadCache({ connectionString: databaseUrl, logger });
 
-  const audit = new ActivityLogService(prisma, notifier, logger, clock);
-  const registry = new RegistryService(config.registry, logger, clock);
+  const audit = new ActivityLogService({ db: prisma, notifier, logger, clock });
+  const registry = new RegistryService({ settings: config.registry, logger, clock });
   const eventAccess = new EventAccess(prisma);
   const passwordHasher =
     overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
-  const accountSettings = { frontendUrl: config.frontendUrl };
-  const captcha = new CaptchaVerifier(config.captcha, logger);
-  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, {
-    ...accountSettings,
-    publicUrl: config.publicUrl,
-    lockout: config.lockout,
+  const captcha = new CaptchaVerifier({ settings: config.captcha, logger });
+  // accounts without a session (docs/security.md): one service per use case
+  const registration = new RegistrationService({
+    db: prisma,
+    audit,
+    tokens,
+    hasher: passwordHasher,
+    mail: mailQueue,
     captcha,
+    publicUrl: config.publicUrl,
+  });
+  const login = new LoginService({
+    db: prisma,
+    audit,
+    tokens,
+    hasher: passwordHasher,
+    clock,
+    metrics,
+    lockout: config.lockout,
+  });
+  const emailVerification = new EmailVerificationService({ db: prisma, audit, mail: mailQueue, clock });
+  const passwordReset = new PasswordResetService({
+    db: prisma,
+    audit,
+    hasher: passwordHasher,
+    notifier,
+    mail: mailQueue,
+    clock,
   });
   // a wrong current password (password or e-mail change) counts toward the login lockout
   const currentPassword = new CurrentPasswordCheck({
@@ -127,22 +154,26 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     audit,
     lockout: config.lockout,
   });
-  const users = new UsersService(
-    prisma,
-    database.sql,
+  // the signed-in user's account, profiles, and the operator's accounts
+  const profiles = new ProfilesService({ db: prisma, sql: database.sql });
+  const account = new AccountService({
+    db: prisma,
     audit,
     tokens,
-    passwordHasher,
+    hasher: passwordHasher,
     notifier,
-    mailQueue,
-    clock,
-    {
-      ...accountSettings,
-      publicUrl: config.publicUrl,
-      emailChangeLimit: config.rateLimit.enabled ? config.emailChange : undefined,
-    },
+    mail: mailQueue,
     currentPassword,
-  );
+    accountMails,
+    emailChangeLimit: config.rateLimit.enabled ? config.emailChange : undefined,
+  });
+  const operatorAccounts = new OperatorAccountsService({
+    db: prisma,
+    audit,
+    hasher: passwordHasher,
+    notifier,
+    publicUrl: config.publicUrl,
+  });
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService(prisma);
@@ -177,10 +208,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const notify = notifier.toUser.bind(notifier);
   const webrtc = new WebrtcService({ prisma, config: config.webrtc, clock: () => clock.now(), notify });
   const transfers = new TransfersService({ prisma, clock: () => clock.now(), notify });
-  const dashboard = new DashboardService(database.sql);
+  const dashboard = new DashboardService({ sql: database.sql });
   const referenceData = new ReferenceData(prisma);
-  const heats = new HeatsService(prisma, notifier, audit, eventAccess, referenceData);
-  const eventSettings = new EventSettingsService(prisma, audit, eventAccess);
+  const heats = new HeatsService({ db: prisma, notifier, audit, eventAccess, reference: referenceData });
+  const eventSettings = new EventSettingsService({ db: prisma, audit, eventAccess });
   // what matches uses of the chat core (MatchChat)
   const matchChat = {
     validateContent,
@@ -235,6 +266,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   });
 
   const instance: InstanceState = { shuttingDown: false };
+  const health = new HealthService({ database, instance });
   const avatars = new AvatarsService({ prisma, logger, publicUrl: config.publicUrl });
   // Privacy (docs/privacy.md): account deletion and export through the owning features' services.
   const accountDeletion = new AccountDeletionService({
@@ -250,16 +282,17 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   });
   const dataExport = new DataExportService({ prisma, audit, events, heats, chat, matches, transfers, clock });
   const ipRetention = new IpRetentionService({
-    prisma,
+    audit,
     clock,
     retentionDays: config.privacy.activityLogIpRetentionDays,
   });
   // src/server.ts starts it; connects to nothing before
-  const ipPurgeSchedule = new IpPurgeSchedule(ipRetention, logger, { connectionString: databaseUrl });
+  const ipPurgeSchedule = new IpPurgeSchedule({ retention: ipRetention, logger, connectionString: databaseUrl });
 
   const container = {
     config,
     instance,
+    health,
     logger,
     clock,
     database,
@@ -274,8 +307,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     audit,
     registry,
     eventAccess,
-    auth,
-    users,
+    registration,
+    login,
+    emailVerification,
+    passwordReset,
+    profiles,
+    account,
+    operatorAccounts,
     chatFlood,
     roomJoinLimit,
     webrtc,

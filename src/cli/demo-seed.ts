@@ -86,7 +86,7 @@ const userActor = (user: Omit<AuthUser, 'tokenVersion'>): Actor => ({
 });
 
 export async function seedDemo(
-  c: Pick<Container, 'config' | 'users' | 'events' | 'checkin' | 'heats' | 'matching'>,
+  c: Pick<Container, 'config' | 'operatorAccounts' | 'events' | 'checkin' | 'heats' | 'matching'>,
 ): Promise<DemoSeedResult> {
   if (c.config.isProduction)
     throw new AppError('BAD_REQUEST', { message: 'demo:seed refuses to run in production (NODE_ENV=production)' });
@@ -95,7 +95,7 @@ export async function seedDemo(
   const dancerPassword = randomBytes(9).toString('base64url');
   let admin;
   try {
-    admin = await c.users.createAccount(actor, {
+    admin = await c.operatorAccounts.createAccount(actor, {
       email: DEMO_ADMIN_EMAIL,
       username: 'demo_admin',
       password: adminPassword,
@@ -123,8 +123,8 @@ export async function seedDemo(
   });
   const details = await c.events.getDetails(userActor(admin), { slug: event.slug });
   const token = details.checkin!.token;
-  const divisions = (await c.heats.divisions()).slice(0, 4);
-  const [jackAndJill, strictly] = await c.heats.competitionTypes();
+  const divisions = (await c.heats.divisions(actor)).slice(0, 4);
+  const [jackAndJill, strictly] = await c.heats.competitionTypes(actor);
   const pick = sequence(2026);
   let example = '';
   for (let i = 0; i < DEMO_DANCERS; i++) {
@@ -134,7 +134,7 @@ export async function seedDemo(
     const username = `demo_${firstName.toLowerCase()}_${i + 1}`;
     const email = `${username}@example.com`;
     example ||= email;
-    const dancer = await c.users.createAccount(actor, {
+    const dancer = await c.operatorAccounts.createAccount(actor, {
       email,
       username,
       password: dancerPassword,
@@ -151,7 +151,7 @@ export async function seedDemo(
     ];
     if (i % 3 === 0)
       heats.push({ divisionId: division.id, competitionTypeId: strictly.id, heatNumber: 1 + pick(4), role });
-    await c.heats.replaceHeats(event.slug, dancer, heats, userActor(dancer));
+    await c.heats.replaceHeats(userActor(dancer), { slug: event.slug, heats });
   }
   const run = await c.matching.runNow(event.slug, actor);
   return {

@@ -3,7 +3,7 @@ import type { AuthGuards } from '../../middleware/auth.js';
 import type { CachedRead } from '../../middleware/cached-read.js';
 import type { DashboardService } from './dashboard.service.js';
 import { sendData } from '../../lib/http.js';
-import { currentUser } from '../../middleware/auth.js';
+import { actorOf } from '../../middleware/actor.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface DashboardRouterDeps {
@@ -28,7 +28,7 @@ const DASHBOARD_TABLES = [
 export function createDashboardRouter({ guards, cachedRead, dashboard }: DashboardRouterDeps): Router {
   const router = Router();
   router.get('/dashboard', guards.requireAuth, cachedRead(DASHBOARD_TABLES), async (req, res) => {
-    sendData(res, await dashboard.get(currentUser(req).id));
+    sendData(res, await dashboard.get(actorOf(req)));
   });
   return router;
 }
