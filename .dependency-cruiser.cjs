@@ -20,14 +20,7 @@ module.exports = {
       from: { path: '^src/modules/([^/]+)/' },
       to: {
         path: '^src/modules/([^/]+)/',
-        pathNot: [
-          '^src/modules/$1/',
-          '\\.(views|schemas)\\.ts$',
-          // Known exception, to be moved behind the owning service (docs/contributing.md):
-          // matching's writes and reads of a deleted recorder's suggestions, run inside the
-          // account-deletion transaction and the export.
-          '^src/modules/matching/matching\\.privacy\\.ts$',
-        ],
+        pathNot: ['^src/modules/$1/', '\\.(views|schemas)\\.ts$'],
         dependencyTypesNot: ['type-only'],
       },
     },

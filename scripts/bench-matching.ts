@@ -137,7 +137,7 @@ async function databaseRun(): Promise<boolean> {
     for (const label of ['first run', 're-run (keeps the still-valid pending suggestions)']) {
       const timings: { loadMs?: number; engineMs?: number; writeMs?: number; totalMs?: number } = {};
       const t0 = performance.now();
-      const run = await container.matching.runNow(event.slug, systemActor('bench'), timings);
+      const run = await container.matching.runNow(systemActor('bench'), { slug: event.slug, timings });
       const wholeMs = performance.now() - t0;
       const engineMs = timings.engineMs ?? NaN;
       const ok = run.status === 'success' && engineMs <= 1000 && wholeMs <= 3000;

@@ -38,9 +38,13 @@ import { DashboardService } from './modules/dashboard/dashboard.service.js';
 import { HeatsService } from './modules/heats/heats.service.js';
 import { EventSettingsService } from './modules/event-settings/event-settings.service.js';
 import { MatchesService } from './modules/matches/matches.service.js';
+import { MatchRatingsService } from './modules/matches/match-ratings.service.js';
+import { PrivateChatService } from './modules/matches/private-chat.service.js';
 import { ReferenceData } from './lib/reference-data.js';
 import { MatchingLock } from './modules/matching/matching.lock.js';
-import { MatchingService } from './modules/matching/matching.service.js';
+import { MatchingRunsService } from './modules/matching/matching-runs.service.js';
+import { MatchingRunReportsService } from './modules/matching/matching-run-reports.service.js';
+import { SuggestionsService } from './modules/matching/suggestions.service.js';
 import { MatchingPeopleService } from './modules/matching/matching-people.service.js';
 import { Notifier } from './realtime/notifier.js';
 import { HealthService } from './modules/health/health.service.js';
@@ -176,26 +180,23 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   });
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
-  const chat = new ChatService(prisma);
+  const chat = new ChatService({ db: prisma });
   const { roomJoins } = config.realtime;
   /** room joins (join_*) per socket, checked before any database work (src/realtime/io.ts) */
   const roomJoinLimit = new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () =>
     clock.now().getTime(),
   );
-  const eventChat = new EventChatService(
-    prisma,
-    database.sql,
+  const eventChat = new EventChatService({
+    db: prisma,
+    sql: database.sql,
     chat,
-    eventAccess,
-    chatFlood,
+    flood: chatFlood,
     audit,
     notifier,
     clock,
     metrics,
-    {
-      requireEmailVerification: config.requireEmailVerification,
-    },
-  );
+    settings: { requireEmailVerification: config.requireEmailVerification },
+  });
   const checkin = new CheckinService({
     db: prisma,
     notifier,
@@ -205,57 +206,68 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     settings: { ...config.checkin, frontendUrl: config.frontendUrl },
   });
   const events = new EventsService({ db: prisma, sql: database.sql, audit, eventAccess, checkin });
-  const notify = notifier.toUser.bind(notifier);
-  const webrtc = new WebrtcService({ prisma, config: config.webrtc, clock: () => clock.now(), notify });
-  const transfers = new TransfersService({ prisma, clock: () => clock.now(), notify });
+  const webrtc = new WebrtcService({ db: prisma, config: config.webrtc, clock, notifier });
+  const transfers = new TransfersService({ db: prisma, clock, notifier });
   const dashboard = new DashboardService({ sql: database.sql });
   const referenceData = new ReferenceData(prisma);
   const heats = new HeatsService({ db: prisma, notifier, audit, eventAccess, reference: referenceData });
   const eventSettings = new EventSettingsService({ db: prisma, audit, eventAccess });
-  // what matches uses of the chat core (MatchChat)
+  // what the private chat uses of the chat core (MatchChat)
   const matchChat = {
     validateContent,
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
   const { matchRequests } = config;
-  const matches = new MatchesService(
-    prisma,
-    database.sql,
+  const matches = new MatchesService({
+    db: prisma,
+    sql: database.sql,
     notifier,
     audit,
     eventAccess,
-    matchChat,
-    chatFlood,
     clock,
-    metrics,
-    {
+    settings: {
       requireEmailVerification: config.requireEmailVerification,
       requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () =>
         clock.now().getTime(),
       ),
     },
-  );
+  });
+  const ratings = new MatchRatingsService({ db: prisma, audit });
+  const privateChat = new PrivateChatService({
+    db: prisma,
+    chat: matchChat,
+    chatFlood,
+    metrics,
+    settings: { requireEmailVerification: config.requireEmailVerification },
+  });
   // safety and moderation (docs/moderation.md)
   const blocks = new BlocksService({ db: prisma, matches });
   const reports = new ReportsService({ db: prisma, audit, clock });
   const moderation = new ModerationService({ db: prisma, audit, notifier, clock });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
-  const matching = new MatchingService(
-    prisma,
-    database.sql,
+  const matching = new MatchingRunsService({
+    db: prisma,
     notifier,
     audit,
     eventAccess,
-    matchingLock,
+    lock: matchingLock,
     logger,
     clock,
-    matches,
     metrics,
-    {
-      requireEmailVerification: config.requireEmailVerification,
-    },
-  );
+  });
+  const matchingReports = new MatchingRunReportsService({ db: prisma, audit, eventAccess });
+  const suggestions = new SuggestionsService({
+    db: prisma,
+    sql: database.sql,
+    notifier,
+    audit,
+    eventAccess,
+    lock: matchingLock,
+    clock,
+    matches,
+    settings: { requireEmailVerification: config.requireEmailVerification },
+  });
   const matchingPeople = new MatchingPeopleService({
     db: prisma,
     audit,
@@ -277,10 +289,23 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     mailQueue,
     events,
     matches,
+    ratings,
+    suggestions,
     chat,
     clock,
   });
-  const dataExport = new DataExportService({ prisma, audit, events, heats, chat, matches, transfers, clock });
+  const dataExport = new DataExportService({
+    prisma,
+    audit,
+    events,
+    heats,
+    chat,
+    matches,
+    ratings,
+    suggestions,
+    transfers,
+    clock,
+  });
   const ipRetention = new IpRetentionService({
     audit,
     clock,
@@ -327,7 +352,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     heats,
     eventSettings,
     matches,
+    ratings,
+    privateChat,
     matching,
+    matchingReports,
+    suggestions,
     avatars,
     accountDeletion,
     dataExport,

@@ -20,7 +20,7 @@ export function createAppServer(container: Container): AppHttpServer {
   httpServer.headersTimeout = 20_000;
   httpServer.requestTimeout = 30_000;
   httpServer.keepAliveTimeout = 5_000;
-  const io = attachRealtime(httpServer, container, socketRegistrars);
+  const io = attachRealtime(httpServer, container, socketRegistrars(container));
   container.notifier.bind(io, eventPresence(io));
   return { app, httpServer, io };
 }

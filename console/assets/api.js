@@ -101,6 +101,8 @@ export async function request(method, path, { body, auth = true, raw = false } =
 export const get = (path) => request('GET', path);
 export const post = (path, body) => request('POST', path, { body });
 export const patch = (path, body) => request('PATCH', path, { body });
+export const put = (path, body) => request('PUT', path, { body });
+export const del = (path) => request('DELETE', path);
 
 /** A query string of the given parameters, empty ones left out (`?a=1&b=x` or ''). */
 export function query(params) {

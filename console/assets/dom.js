@@ -112,3 +112,18 @@ export function heatLabel(heat) {
   const base = `${heat.competitionType?.abbreviation ?? '?'} ${heat.division?.abbreviation ?? '?'} heat ${heat.heatNumber}`;
   return heat.role ? `${base} (${heat.role})` : base;
 }
+
+/**
+ * An error box for a refusal that names the rule it broke: the API's `error`, its `code` (e.g.
+ * `RECORDER_DANCING`, the first rule a pin broke) and every `details[].message`.
+ */
+export function refusalBox(testid, err) {
+  const box = errorBox(testid, err);
+  if (err.code) box.firstChild.append(' ', h('code', { class: 'code' }, err.code));
+  return box;
+}
+
+/** A one-line status note (role=status, announced), focusable so that focus can move to it after an action. */
+export function note(testid, text) {
+  return h('p', { testid, role: 'status', class: 'saved', tabindex: '-1' }, text);
+}

@@ -10,6 +10,8 @@ import { activityView } from './view-activity.js';
 import { eventView } from './view-event.js';
 import { eventsView } from './view-events.js';
 import { matchingView } from './view-matching.js';
+import { reportsView } from './view-reports.js';
+import { usersView } from './view-users.js';
 import { venueView } from './view-venue.js';
 
 const app = document.getElementById('app');
@@ -35,6 +37,8 @@ export function routeOf(pathname) {
     return { name: 'not-found' };
   }
   if (rest.length === 0) return { name: 'activity' };
+  if (rest[0] === 'reports' && rest.length === 1) return { name: 'reports' };
+  if (rest[0] === 'users' && rest.length <= 2) return { name: 'users', username: rest[1] };
   if (rest[0] !== 'events') return { name: 'not-found' };
   if (rest.length === 1) return { name: 'events' };
   if (rest.length === 2) return { name: 'event', slug: rest[1] };
@@ -49,6 +53,8 @@ const VIEWS = {
   event: eventView,
   matching: matchingView,
   venue: venueView,
+  reports: reportsView,
+  users: usersView,
   'not-found': notFoundView,
 };
 
@@ -99,6 +105,12 @@ function chrome(routeName) {
           {},
           h('a', { href: '/console/events', testid: 'nav-events', 'aria-current': current('events') }, 'Events'),
         ),
+        h(
+          'li',
+          {},
+          h('a', { href: '/console/reports', testid: 'nav-reports', 'aria-current': current('reports') }, 'Reports'),
+        ),
+        h('li', {}, h('a', { href: '/console/users', testid: 'nav-users', 'aria-current': current('users') }, 'Users')),
       ),
     ),
     h(

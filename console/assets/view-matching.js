@@ -1,10 +1,13 @@
 /**
  * Matching (`/console/events/:slug/matching`): the event's runs (newest first), a preview
  * (dry run, writes nothing), Run now, and the selected run's suggestions and unfilled heats
- * with their reasons; the CSV of the latest successful run as a download.
+ * with their reasons; the CSV of the latest successful run as a download. Below them the
+ * people side (matching-people.js): settings, heats with their recorder and "why", pins,
+ * removals and absences.
  */
 import { ApiError, dispositionFileName, get, post, request, SessionEnded, slugPath } from './api.js';
 import { fill, h, heatLabel, NONE, table, time } from './dom.js';
+import { matchingPeople } from './matching-people.js';
 
 const RUN_COLUMNS = ['Status', 'Trigger', 'Started', 'Finished', 'Heats', 'Assigned', 'Unassigned', 'Details'];
 const SUGGESTION_COLUMNS = ['Heat', 'Dancer', 'Recorder', 'Status'];
@@ -25,6 +28,7 @@ export function matchingView(ctx) {
   const runTable = table('run-table', 'Matching runs, newest first', RUN_COLUMNS, []);
   const runBody = runTable.tBodies[0];
   const selectedSlot = h('div');
+  const people = matchingPeople({ ...ctx, runs: () => state.runs });
   const content = h(
     'div',
     {},
@@ -39,6 +43,7 @@ export function matchingView(ctx) {
       h('div', { class: 'table-wrap' }, runTable),
     ),
     selectedSlot,
+    people.sections,
   );
   const root = h('section', { testid: 'view-matching', 'aria-busy': 'true', class: 'view' }, heading, content);
   const busy = (on) => root.setAttribute('aria-busy', on ? 'true' : 'false');
@@ -87,7 +92,7 @@ export function matchingView(ctx) {
     state.runs = data;
     state.selectedId = data[0]?.id ?? null;
     fill(runBody, data.map(runRow));
-    await showSelected();
+    await Promise.all([showSelected(), people.load(data)]);
   }
 
   async function select(runId) {

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     const db = new Client({ connectionString: dbUrl });
     await db.connect();
     const weekend = await seedWeekend(db);
-    await container.matching.runNow(weekend.bigEventSlug, systemActor('cli'));
+    await container.matching.runNow(systemActor('cli'), { slug: weekend.bigEventSlug });
     await db.query('ANALYZE');
     const app = buildApp(container);
     const token = jwt.sign({ ev: true }, JWT_SECRET, {

@@ -3,7 +3,7 @@ import { validationResult } from 'express-validator';
 import { AppError } from '../lib/errors.js';
 import { registerInput } from '../modules/auth/auth.schemas.js';
 import type { OperatorAccountsService } from '../modules/users/operator-accounts.service.js';
-import type { MatchingService } from '../modules/matching/matching.service.js';
+import type { MatchingRunsService } from '../modules/matching/matching-runs.service.js';
 import { systemActor } from '../lib/actor.js';
 import type { EventsService } from '../modules/events/events.service.js';
 import type { IpRetentionService } from '../modules/privacy/ip-retention.service.js';
@@ -82,8 +82,8 @@ export async function createEvent(events: EventsService, input: CreateEventInput
  * Runs matching for an event now (trigger "manual", the system actor "cli") and returns the
  * finished run; a failed run (kept with its error) or a run already in progress ends with exit 1.
  */
-export async function runMatching(matching: MatchingService, slug: string): Promise<unknown> {
-  const run = await matching.runNow(slug, systemActor('cli'));
+export async function runMatching(matching: MatchingRunsService, slug: string): Promise<unknown> {
+  const run = await matching.runNow(systemActor('cli'), { slug });
   if (run.status !== 'success')
     throw new AppError('MATCHING_RUN_FAILED', {
       message: `Matching run ${run.id} failed: ${run.error ?? 'unknown error'}`,

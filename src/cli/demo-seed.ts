@@ -153,7 +153,7 @@ export async function seedDemo(
       heats.push({ divisionId: division.id, competitionTypeId: strictly.id, heatNumber: 1 + pick(4), role });
     await c.heats.replaceHeats(userActor(dancer), { slug: event.slug, heats });
   }
-  const run = await c.matching.runNow(event.slug, actor);
+  const run = await c.matching.runNow(actor, { slug: event.slug });
   return {
     admin: { email: DEMO_ADMIN_EMAIL, password: adminPassword },
     dancers: { count: DEMO_DANCERS, password: dancerPassword, example },

@@ -1,6 +1,6 @@
 import { eventObjectView, scheduleConfigSchema } from '../modules/events/events.views.js';
 import { UNFILLED_REASONS } from '../modules/matching/matching.unfilled.js';
-import { RECORDER_DELETED } from '../modules/matching/matching.privacy.js';
+import { RECORDER_DELETED } from '../modules/matching/matching.views.js';
 import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
 
 /**

@@ -17,8 +17,15 @@ import type { AppServer, AppSocket } from './types.js';
 
 export type { AppServer, AppSocket };
 
-/** A feature's socket handlers: called once per authenticated connection. */
-export type SocketRegistrar = (io: AppServer, socket: AppSocket, container: Container) => void;
+/**
+ * A feature's socket handlers: called once per authenticated connection with the services
+ * they call (`<Feature>SocketDeps`, like a router factory's `<Feature>RouterDeps`), never the
+ * whole container. src/realtime/registrars.ts binds each to its dependencies.
+ */
+export type SocketRegistrar<Deps> = (io: AppServer, socket: AppSocket, deps: Deps) => void;
+
+/** A registrar bound to its dependencies: what attachRealtime calls per connection. */
+export type BoundSocketRegistrar = (io: AppServer, socket: AppSocket) => void;
 
 /** The actor of a socket event: the socket's user, its address, the event name as "method". */
 export function socketActor(socket: AppSocket, event: string): Actor {
@@ -83,7 +90,11 @@ export function handle<A extends unknown[]>(
  * `config.realtime.maxSocketsPerUser` sockets per instance (more → connect_error "Too many
  * connections for this user", `data.code` TOO_MANY_CONNECTIONS).
  */
-export function attachRealtime(httpServer: HttpServer, container: Container, registrars: SocketRegistrar[]): AppServer {
+export function attachRealtime(
+  httpServer: HttpServer,
+  container: Container,
+  registrars: BoundSocketRegistrar[],
+): AppServer {
   const { config, redis, tokens, notifier, metrics, logger } = container;
   const io: AppServer = new Server(httpServer, {
     path: '/socket.io',
@@ -162,7 +173,7 @@ export function attachRealtime(httpServer: HttpServer, container: Container, reg
         ),
     );
     disconnectAtExpiry(socket, container);
-    for (const register of registrars) register(io, socket, container);
+    for (const register of registrars) register(io, socket);
   });
 
   notifier.bind(io);

@@ -1,13 +1,22 @@
+import type { Container } from '../container.js';
 import { registerActivityLogSocket } from '../modules/activity-log/activity-log.socket.js';
 import { registerChatSocket } from '../modules/chat/chat.socket.js';
 import { registerMatchesSocket } from '../modules/matches/matches.socket.js';
 import { registerWebrtcSocket } from '../modules/webrtc/webrtc.socket.js';
-import type { SocketRegistrar } from './io.js';
+import type { BoundSocketRegistrar, SocketRegistrar } from './io.js';
 
-/** Every feature's socket handlers. */
-export const socketRegistrars: SocketRegistrar[] = [
-  registerActivityLogSocket,
-  registerChatSocket,
-  registerMatchesSocket,
-  registerWebrtcSocket,
-];
+/** `register` with its dependencies, called once per authenticated connection. */
+function bind<Deps>(register: SocketRegistrar<Deps>, deps: Deps): BoundSocketRegistrar {
+  return (io, socket) => register(io, socket, deps);
+}
+
+/** Every feature's socket handlers, each given the services it calls (as src/routes.ts does for routers). */
+export function socketRegistrars(c: Container): BoundSocketRegistrar[] {
+  const edge = { logger: c.logger, metrics: c.metrics };
+  return [
+    bind(registerActivityLogSocket, { audit: c.audit, edge }),
+    bind(registerChatSocket, { eventChat: c.eventChat, notifier: c.notifier, edge }),
+    bind(registerMatchesSocket, { privateChat: c.privateChat, notifier: c.notifier, edge }),
+    bind(registerWebrtcSocket, { webrtc: c.webrtc, edge }),
+  ];
+}

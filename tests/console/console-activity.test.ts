@@ -1,18 +1,16 @@
 /// <reference lib="dom" />
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Actor } from '../../src/lib/actor';
 import {
   browserDescribe,
-  launchBrowser,
   openSignedIn,
-  openTab,
   screenshot,
   viewReady,
   type ConsoleTab,
+  useConsoleTabs,
 } from '../helpers/console-browser';
 import { prisma } from '../helpers/db';
 import { createAdmin, unique, type TestUser } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/server';
 
 /** The activity log view of the admin console (docs/console.md): filters, paging, statistics, Live. */
 const COLUMNS = ['Time', 'Category', 'Action', 'User', 'Outcome', 'IP'];
@@ -68,44 +66,28 @@ async function applied(page: Page, action: () => Promise<void>) {
 }
 
 browserDescribe('admin console activity log', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let tab: ConsoleTab;
+  const tabs = useConsoleTabs();
   let admin: TestUser;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
     admin = await createAdmin({ username: unique('organiser_') });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-  beforeEach(async () => {
-    tab = await openTab(browser, server.url);
-  });
-  afterEach(async () => {
-    const problems = await tab.problems();
-    await tab.close();
-    expect(problems).toEqual([]);
   });
 
   it('shows the newest entries of the API in its order, with the statistics and the actions as filter options', async () => {
     await seedEntries(unique('seed_'), 3);
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, '/console', 'activity');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, '/console', 'activity');
     expect(await page.locator('h1').allTextContents()).toEqual(['Activity log']);
     expect(await page.locator('[data-testid="activity-table"] thead th[scope="col"]').allTextContents()).toEqual(
       COLUMNS,
     );
 
-    const list = await server.request.get('/api/admin/activity-logs').set('Authorization', admin.auth).expect(200);
-    const stats = await server.request
+    const list = await tabs.server.request.get('/api/admin/activity-logs').set('Authorization', admin.auth).expect(200);
+    const stats = await tabs.server.request
       .get('/api/admin/activity-logs/stats')
       .set('Authorization', admin.auth)
       .expect(200);
-    const actions = await server.request
+    const actions = await tabs.server.request
       .get('/api/admin/activity-logs/actions')
       .set('Authorization', admin.auth)
       .expect(200);
@@ -139,20 +121,20 @@ browserDescribe('admin console activity log', () => {
   it('applies exactly the filled filters, pages through the result and resets', async () => {
     const username = unique('pager_');
     const entries = await seedEntries(username, 60);
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, '/console', 'activity');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, '/console', 'activity');
 
     await page.getByTestId('filter-category').selectOption('event');
     await page.getByTestId('filter-username').fill(username.toUpperCase());
     await applied(page, () => page.getByTestId('filter-apply').click());
-    expect(lastListQuery(tab)).toEqual({ category: 'event', username: username.toUpperCase() });
+    expect(lastListQuery(tabs.tab)).toEqual({ category: 'event', username: username.toUpperCase() });
     expect(await page.getByTestId('activity-page').textContent()).toBe('Page 1 of 2');
     expect(await rowIds(page)).toEqual(entries.slice(0, 50).map((e) => String(e.id)));
     expect(await page.getByTestId('activity-prev').isDisabled()).toBe(true);
     expect(await page.getByTestId('activity-next').isDisabled()).toBe(false);
 
     await applied(page, () => page.getByTestId('activity-next').click());
-    expect(lastListQuery(tab)).toEqual({ category: 'event', username: username.toUpperCase(), page: '2' });
+    expect(lastListQuery(tabs.tab)).toEqual({ category: 'event', username: username.toUpperCase(), page: '2' });
     expect(await page.getByTestId('activity-page').textContent()).toBe('Page 2 of 2');
     expect(await rowIds(page)).toEqual(entries.slice(50).map((e) => String(e.id)));
     expect(await page.getByTestId('activity-next').isDisabled()).toBe(true);
@@ -164,7 +146,7 @@ browserDescribe('admin console activity log', () => {
     await page.getByTestId('filter-from').fill(at(29).local);
     await page.getByTestId('filter-to').fill(at(0).local);
     await applied(page, () => page.getByTestId('filter-username').press('Enter'));
-    expect(lastListQuery(tab)).toEqual({
+    expect(lastListQuery(tabs.tab)).toEqual({
       category: 'event',
       username: username.toUpperCase(),
       success: 'false',
@@ -177,7 +159,7 @@ browserDescribe('admin console activity log', () => {
     await screenshot(page, 'activity-filtered');
 
     await applied(page, () => page.getByTestId('filter-reset').click());
-    expect(lastListQuery(tab)).toEqual({});
+    expect(lastListQuery(tabs.tab)).toEqual({});
     for (const id of [
       'filter-category',
       'filter-action',
@@ -194,17 +176,20 @@ browserDescribe('admin console activity log', () => {
     const watched = unique('live_');
     const other = unique('other_');
     await seedEntries(watched, 2);
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, '/console', 'activity');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, '/console', 'activity');
     await page.getByTestId('filter-username').fill(watched);
     await applied(page, () => page.getByTestId('filter-apply').click());
 
     await page.getByTestId('live-toggle').check();
     await page.locator('[data-testid="live-status"]', { hasText: /^on$/ }).waitFor({ timeout: 15_000 });
-    const listLoads = tab.apiRequests.length;
+    const listLoads = tabs.tab.apiRequests.length;
 
-    await server.container.audit.record(actorOf(other), { category: 'event', action: 'console_live' });
-    const entry = await server.container.audit.record(actorOf(watched), { category: 'event', action: 'console_live' });
+    await tabs.server.container.audit.record(actorOf(other), { category: 'event', action: 'console_live' });
+    const entry = await tabs.server.container.audit.record(actorOf(watched), {
+      category: 'event',
+      action: 'console_live',
+    });
     const row = page.locator(`[data-testid="activity-table"] tbody tr:first-child[data-id="${entry!.id}"]`);
     await row.waitFor({ timeout: 10_000 });
     expect((await row.locator('td').allTextContents()).slice(1)).toEqual([
@@ -216,12 +201,15 @@ browserDescribe('admin console activity log', () => {
     ]);
     expect(await row.locator('time').getAttribute('datetime')).toBe(entry!.createdAt.toISOString());
     expect(await page.locator('[data-testid="activity-table"] tbody tr').count()).toBe(3);
-    expect(tab.apiRequests.length).toBe(listLoads);
+    expect(tabs.tab.apiRequests.length).toBe(listLoads);
     await screenshot(page, 'activity-live');
 
     await page.getByTestId('live-toggle').uncheck();
     expect(await page.getByTestId('live-status').textContent()).toBe('off');
-    const late = await server.container.audit.record(actorOf(watched), { category: 'event', action: 'console_live' });
+    const late = await tabs.server.container.audit.record(actorOf(watched), {
+      category: 'event',
+      action: 'console_live',
+    });
     // absence can only be shown by waiting: the live row above arrived well within this time
     await page.waitForTimeout(1500);
     expect(await page.locator(`tr[data-id="${late!.id}"]`).count()).toBe(0);
@@ -230,8 +218,8 @@ browserDescribe('admin console activity log', () => {
   it('keeps at most 50 rows when live entries arrive, and shows page 1 when Live starts on another page', async () => {
     const username = unique('cap_');
     await seedEntries(username, 55);
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, '/console', 'activity');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, '/console', 'activity');
     await page.getByTestId('filter-username').fill(username);
     await applied(page, () => page.getByTestId('filter-apply').click());
     await applied(page, () => page.getByTestId('activity-next').click());
@@ -244,7 +232,7 @@ browserDescribe('admin console activity log', () => {
     const before = await rowIds(page);
     expect(before).toHaveLength(50);
 
-    const entry = await server.container.audit.record(actorOf(username), {
+    const entry = await tabs.server.container.audit.record(actorOf(username), {
       category: 'admin',
       action: 'console_cap',
       success: false,

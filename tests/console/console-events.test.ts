@@ -1,16 +1,14 @@
 /// <reference lib="dom" />
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   browserDescribe,
-  launchBrowser,
   openSignedIn,
-  openTab,
   screenshot,
   signIn,
   viewReady,
-  type ConsoleTab,
+  useConsoleTabs,
 } from '../helpers/console-browser';
 import { prisma } from '../helpers/db';
 import {
@@ -22,7 +20,6 @@ import {
   unique,
   type TestUser,
 } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/server';
 
 /** Events, one event (facts, edit) and the venue screen of the admin console (docs/console.md). */
 const text = (page: Page, testid: string) => page.getByTestId(testid).textContent();
@@ -46,34 +43,18 @@ async function decodeVenueQr(page: Page): Promise<string | undefined> {
 }
 
 browserDescribe('admin console events, event and venue screen', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let tab: ConsoleTab;
+  const tabs = useConsoleTabs();
   let admin: TestUser;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
     admin = await createAdmin({ username: unique('organiser_') });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-  beforeEach(async () => {
-    tab = await openTab(browser, server.url);
-  });
-  afterEach(async () => {
-    const problems = await tab.problems();
-    await tab.close();
-    expect(problems).toEqual([]);
   });
 
   it('lists the events of the API in its order with links, times and participants', async () => {
     const event = await createEvent({ name: 'Warsaw Swing Open', location: 'Warsaw, Poland' });
     await joinEvent((await createUser()).user, event);
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, '/console/events', 'events');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, '/console/events', 'events');
     expect(await page.locator('h1').allTextContents()).toEqual(['Events']);
     expect(await page.locator('[data-testid="events-table"] thead th[scope="col"]').allTextContents()).toEqual([
       'Name',
@@ -82,7 +63,7 @@ browserDescribe('admin console events, event and venue screen', () => {
       'End',
       'Participants',
     ]);
-    const list = await server.request.get('/api/events').set('Authorization', admin.auth).expect(200);
+    const list = await tabs.server.request.get('/api/events').set('Authorization', admin.auth).expect(200);
     const slugs = await page
       .locator('[data-testid="events-table"] tbody tr')
       .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.slug));
@@ -109,8 +90,8 @@ browserDescribe('admin console events, event and venue screen', () => {
 
   it('creates an event from the form and opens it', async () => {
     const name = `Berlin Swing Weekend ${unique('')}`;
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, '/console/events', 'events');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, '/console/events', 'events');
     await fillEventForm(page, 'event-create', {
       name,
       location: 'Berlin, Germany',
@@ -134,8 +115,8 @@ browserDescribe('admin console events, event and venue screen', () => {
 
   it("shows the API's error and every detail when a creation is refused, keeping the form", async () => {
     const name = `Refused ${unique('')}`;
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, '/console/events', 'events');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, '/console/events', 'events');
     await fillEventForm(page, 'event-create', {
       name,
       location: 'Paris',
@@ -167,8 +148,8 @@ browserDescribe('admin console events, event and venue screen', () => {
       },
     });
     for (let i = 0; i < 2; i++) await joinEvent((await createUser()).user, event);
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, `/console/events/${event.slug}`, 'event');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, `/console/events/${event.slug}`, 'event');
     const names = Object.fromEntries((await prisma.division.findMany()).map((d) => [d.id, d.name]));
     expect(await page.locator('h1').allTextContents()).toEqual(['Lisbon Swing Fest']);
     expect(await text(page, 'event-location')).toBe('Lisbon, Portugal');
@@ -187,8 +168,8 @@ browserDescribe('admin console events, event and venue screen', () => {
 
   it('says "none" without a deadline and "Every division is its own slot" without slots', async () => {
     const event = await createEvent();
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, `/console/events/${event.slug}`, 'event');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, `/console/events/${event.slug}`, 'event');
     expect(await text(page, 'event-deadline')).toBe('none');
     expect(await text(page, 'event-slots')).toBe('Every division is its own slot');
     expect(await page.locator('[data-testid="event-slots"] li').count()).toBe(0);
@@ -202,8 +183,8 @@ browserDescribe('admin console events, event and venue screen', () => {
       endDate: new Date('2027-06-03T20:00:00.000Z'),
       description: 'Three days',
     });
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, `/console/events/${event.slug}`, 'event');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, `/console/events/${event.slug}`, 'event');
     expect(await page.getByTestId('event-edit-name').inputValue()).toBe('Prague Swing Days');
     expect(await page.getByTestId('event-edit-start').inputValue()).toBe('2027-06-01T09:00');
     expect(await page.getByTestId('event-edit-end').inputValue()).toBe('2027-06-03T20:00');
@@ -233,8 +214,8 @@ browserDescribe('admin console events, event and venue screen', () => {
       startDate: new Date('2027-07-01T09:00:00.000Z'),
       endDate: new Date('2027-07-02T09:00:00.000Z'),
     });
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, `/console/events/${event.slug}`, 'event');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, `/console/events/${event.slug}`, 'event');
     await fillEventForm(page, 'event-edit', { name: 'Renamed', end: '2027-06-30T09:00' });
     await page.getByTestId('event-edit-submit').click();
     const error = page.getByTestId('event-edit-error');
@@ -245,19 +226,19 @@ browserDescribe('admin console events, event and venue screen', () => {
   });
 
   it('says "Event not found" for an unknown slug', async () => {
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, '/console/events/nosuchevent000', 'event');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, '/console/events/nosuchevent000', 'event');
     expect(await page.locator('h1').allTextContents()).toEqual(['Event not found']);
   });
 
   it('opens a deep-linked venue screen after sign-in: the QR code decodes to the check-in URL, large and wholly visible', async () => {
     const event = await createEvent({ name: 'Budapest Swing Marathon' });
-    const { page } = tab;
-    await page.goto(`${server.url}/console/events/${event.slug}/venue`);
+    const { page } = tabs.tab;
+    await page.goto(`${tabs.server.url}/console/events/${event.slug}/venue`);
     await signIn(page, admin.user.email, admin.password);
     await viewReady(page, 'venue');
 
-    const details = await server.request
+    const details = await tabs.server.request
       .get(`/api/events/${event.slug}/details`)
       .set('Authorization', admin.auth)
       .expect(200);

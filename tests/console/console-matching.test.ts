@@ -1,22 +1,14 @@
 /// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Event } from '../../src/generated/prisma/client';
 import { MATCHING_LOCK_CLASS } from '../../src/modules/matching/matching.lock';
-import {
-  browserDescribe,
-  launchBrowser,
-  openSignedIn,
-  openTab,
-  screenshot,
-  viewReady,
-  type ConsoleTab,
-} from '../helpers/console-browser';
+import { browserDescribe, openSignedIn, screenshot, viewReady, useConsoleTabs } from '../helpers/console-browser';
 import { prisma } from '../helpers/db';
 import { createAdmin, createEvent, createUser, joinEvent, unique, type TestUser } from '../helpers/factories';
 import { heat, runMatching } from '../helpers/matching';
-import { startTestServer, type TestServer } from '../helpers/server';
+import type { TestServer } from '../helpers/server';
 
 /** The matching view of the admin console (docs/console.md): runs, preview, run now, a run's tables, the CSV. */
 const RUN_COLUMNS = ['Status', 'Trigger', 'Started', 'Finished', 'Heats', 'Assigned', 'Unassigned', 'Details'];
@@ -49,33 +41,17 @@ const dataOf = async (page: Page, selector: string, key: string) =>
   page.locator(selector).evaluateAll((rows, k) => rows.map((r) => (r as HTMLElement).dataset[k]), key);
 
 browserDescribe('admin console matching', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let tab: ConsoleTab;
+  const tabs = useConsoleTabs();
   let admin: TestUser;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
     admin = await createAdmin({ username: unique('organiser_') });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-  beforeEach(async () => {
-    tab = await openTab(browser, server.url);
-  });
-  afterEach(async () => {
-    const problems = await tab.problems();
-    await tab.close();
-    expect(problems).toEqual([]);
   });
 
   it('previews a run: the figures of the dry run, every unfilled reason, and nothing else changes', async () => {
     const event = await matchingScenario();
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, `/console/events/${event.slug}/matching`, 'matching');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, `/console/events/${event.slug}/matching`, 'matching');
     expect(await page.locator('h1').allTextContents()).toEqual([`Matching: ${event.name}`]);
     expect(await page.locator('[data-testid="run-table"] thead th[scope="col"]').allTextContents()).toEqual(
       RUN_COLUMNS,
@@ -85,7 +61,7 @@ browserDescribe('admin console matching', () => {
     await page.getByTestId('run-preview').click();
     await page.getByTestId('preview-result').waitFor();
     const expected = (
-      await server.request
+      await tabs.server.request
         .post(`/api/admin/events/${event.slug}/matching-runs`)
         .set('Authorization', admin.auth)
         .send({ dryRun: true })
@@ -115,8 +91,8 @@ browserDescribe('admin console matching', () => {
 
   it('runs now: the new run is first and selected, with its suggestions and unfilled heats as the API has them', async () => {
     const event = await matchingScenario();
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, `/console/events/${event.slug}/matching`, 'matching');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, `/console/events/${event.slug}/matching`, 'matching');
     await page.getByTestId('run-preview').click();
     await page.getByTestId('preview-result').waitFor();
     await page.getByTestId('run-now').click();
@@ -134,10 +110,10 @@ browserDescribe('admin console matching', () => {
 
     const auth = (r: ReturnType<TestServer['request']['get']>) => r.set('Authorization', admin.auth).expect(200);
     const suggestions = (
-      await auth(server.request.get(`/api/admin/events/${event.slug}/matching-runs/${run.id}/suggestions`))
+      await auth(tabs.server.request.get(`/api/admin/events/${event.slug}/matching-runs/${run.id}/suggestions`))
     ).body.data;
-    const details = (await auth(server.request.get(`/api/admin/events/${event.slug}/matching-runs/${run.id}`))).body
-      .data;
+    const details = (await auth(tabs.server.request.get(`/api/admin/events/${event.slug}/matching-runs/${run.id}`)))
+      .body.data;
     const label = (
       h: {
         competitionType: { abbreviation: string };
@@ -200,12 +176,12 @@ browserDescribe('admin console matching', () => {
   it('downloads the CSV of the latest successful run under the name the service gives, content unchanged', async () => {
     const event = await matchingScenario();
     const run = await runMatching(event, admin);
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, `/console/events/${event.slug}/matching`, 'matching');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, `/console/events/${event.slug}/matching`, 'matching');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('csv-link').click()]);
     expect(download.suggestedFilename()).toBe(`matching-${event.slug}-${run.id}.csv`);
     const saved = readFileSync((await download.path())!, 'utf8').replace(/^\uFEFF/, '');
-    const fromApi = await server.request
+    const fromApi = await tabs.server.request
       .get(`/api/admin/events/${event.slug}/matching-runs/${run.id}/export.csv`)
       .set('Authorization', admin.auth)
       .buffer(true)
@@ -229,8 +205,8 @@ browserDescribe('admin console matching', () => {
     const event = await matchingScenario();
     const older = await runMatching(event, admin);
     const newer = await runMatching(event, admin);
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, `/console/events/${event.slug}/matching`, 'matching');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, `/console/events/${event.slug}/matching`, 'matching');
     expect(await dataOf(page, '[data-testid="run-table"] tbody tr', 'runId')).toEqual([newer.id, older.id]);
     expect(await dataOf(page, '[data-testid="run-table"] tbody tr[aria-current="true"]', 'runId')).toEqual([newer.id]);
     expect(await page.getByTestId('csv-link').count()).toBe(1);
@@ -244,8 +220,8 @@ browserDescribe('admin console matching', () => {
 
   it("shows the API's error when a run is already in progress", async () => {
     const event = await matchingScenario();
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, `/console/events/${event.slug}/matching`, 'matching');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, `/console/events/${event.slug}/matching`, 'matching');
     const holder = new Client({ connectionString: process.env.DATABASE_URL });
     await holder.connect();
     try {

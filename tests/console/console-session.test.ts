@@ -1,62 +1,42 @@
 /// <reference lib="dom" />
 import jwt from 'jsonwebtoken';
-import type { Browser } from 'playwright-core';
 import {
   browserDescribe,
-  launchBrowser,
   openSignedIn,
   openTab,
   screenshot,
   signIn,
   viewReady,
   type ConsoleTab,
+  useConsoleTabs,
 } from '../helpers/console-browser';
 import { prisma } from '../helpers/db';
 import { createAdmin, createUser } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer } from '../helpers/server';
 
 /** The API calls of the page but the CSRF token's (fetched before the first POST, whether or not CSRF is on). */
 const apiCalls = (tab: ConsoleTab) => tab.apiRequests.filter((r) => r !== 'GET /api/csrf-token');
 
 /** Sign-in and session of the admin console (docs/console.md), in Chromium. */
 browserDescribe('admin console sign-in and session', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let tab: ConsoleTab;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-  beforeEach(async () => {
-    tab = await openTab(browser, server.url);
-  });
-  afterEach(async () => {
-    const problems = await tab.problems();
-    await tab.close();
-    expect(problems).toEqual([]);
-  });
+  const tabs = useConsoleTabs();
 
   it('shows the sign-in form without a token and asks nothing of the admin API', async () => {
-    const { page } = tab;
-    await page.goto(`${server.url}/console/events`);
+    const { page } = tabs.tab;
+    await page.goto(`${tabs.server.url}/console/events`);
     await viewReady(page, 'login');
     await expect(page.locator('h1').allTextContents()).resolves.toEqual(['Sign in']);
     expect(await page.locator('nav').count()).toBe(0);
     expect(await page.getByLabel('E-mail').getAttribute('data-testid')).toBe('login-email');
     expect(await page.getByLabel('Password').getAttribute('data-testid')).toBe('login-password');
-    expect(tab.apiRequests).toEqual([]);
+    expect(tabs.tab.apiRequests).toEqual([]);
     await screenshot(page, 'login');
   });
 
   it('signs an admin in: the view of the path opens with the navigation, and a reload keeps the session', async () => {
     const admin = await createAdmin({ username: 'organiser_console' + Date.now().toString(36) });
-    const { page } = tab;
-    await page.goto(`${server.url}/console/events`);
+    const { page } = tabs.tab;
+    await page.goto(`${tabs.server.url}/console/events`);
     await signIn(page, admin.user.email, admin.password);
     await viewReady(page, 'events');
     expect(await page.getByTestId('signed-in-user').textContent()).toBe(admin.user.username);
@@ -65,12 +45,12 @@ browserDescribe('admin console sign-in and session', () => {
     const token = await page.evaluate(() => sessionStorage.getItem('consoleToken'));
     expect(token).toMatch(/^ey/);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
-    expect((await tab.context.cookies()).map((c) => c.value)).not.toContain(token);
-    expect(apiCalls(tab)[0]).toBe('POST /api/auth/login');
+    expect((await tabs.tab.context.cookies()).map((c) => c.value)).not.toContain(token);
+    expect(apiCalls(tabs.tab)[0]).toBe('POST /api/auth/login');
 
     await page.reload();
     await viewReady(page, 'events');
-    expect(tab.apiRequests).toContain('GET /api/users/me');
+    expect(tabs.tab.apiRequests).toContain('GET /api/users/me');
     await page.getByTestId('nav-activity').click();
     await viewReady(page, 'activity');
     expect(new URL(page.url()).pathname).toBe('/console');
@@ -78,8 +58,8 @@ browserDescribe('admin console sign-in and session', () => {
 
   it('signs out: the token is gone, the sign-in shows at /console, and a reload stays signed out', async () => {
     const admin = await createAdmin();
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, '/console/events', 'events');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, '/console/events', 'events');
     await page.getByTestId('sign-out').click();
     await viewReady(page, 'login');
     expect(new URL(page.url()).pathname).toBe('/console');
@@ -90,14 +70,14 @@ browserDescribe('admin console sign-in and session', () => {
 
   it('shows only "Admin access required" to a user who is not an admin, keeping no token', async () => {
     const user = await createUser();
-    const { page } = tab;
-    await page.goto(`${server.url}/console`);
+    const { page } = tabs.tab;
+    await page.goto(`${tabs.server.url}/console`);
     await signIn(page, user.user.email, user.password);
     await viewReady(page, 'admin-required');
     expect(await page.locator('h1').allTextContents()).toEqual(['Admin access required']);
     expect(await page.locator('nav, table, form').count()).toBe(0);
     expect(await page.evaluate(() => sessionStorage.getItem('consoleToken'))).toBeNull();
-    expect(apiCalls(tab)).toEqual(['POST /api/auth/login']);
+    expect(apiCalls(tabs.tab)).toEqual(['POST /api/auth/login']);
     await screenshot(page, 'admin-required');
     await page.getByTestId('sign-out').click();
     await viewReady(page, 'login');
@@ -105,8 +85,8 @@ browserDescribe('admin console sign-in and session', () => {
 
   it("shows the API's error for a wrong password and keeps the form", async () => {
     const admin = await createAdmin();
-    const { page } = tab;
-    await page.goto(`${server.url}/console`);
+    const { page } = tabs.tab;
+    await page.goto(`${tabs.server.url}/console`);
     await signIn(page, admin.user.email, 'wrong-password');
     await expect(page.getByTestId('login-error').textContent()).resolves.toBe('Invalid email or password');
     expect(await page.getByTestId('login-email').inputValue()).toBe(admin.user.email);
@@ -116,13 +96,13 @@ browserDescribe('admin console sign-in and session', () => {
 
   it("drops a kept token the API refuses and shows the sign-in with the API's error", async () => {
     const admin = await createAdmin();
-    const { page } = tab;
-    await page.goto(`${server.url}/console`);
+    const { page } = tabs.tab;
+    await page.goto(`${tabs.server.url}/console`);
     const forged = jwt.sign({ sub: String(admin.user.id) }, 'another-secret-that-is-at-least-32-characters', {
       expiresIn: '1h',
     });
     await page.evaluate((t) => sessionStorage.setItem('consoleToken', t), forged);
-    await page.goto(`${server.url}/console/events`);
+    await page.goto(`${tabs.server.url}/console/events`);
     await viewReady(page, 'login');
     expect(await page.getByTestId('login-error').textContent()).toBe('Invalid or expired token');
     expect(await page.evaluate(() => sessionStorage.getItem('consoleToken'))).toBeNull();
@@ -130,16 +110,16 @@ browserDescribe('admin console sign-in and session', () => {
 
   it('opens the admin-required view when the kept token belongs to a user who is no longer an admin', async () => {
     const user = await createUser();
-    const { page } = tab;
-    await openSignedIn(tab, user.token, '/console', 'admin-required');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, user.token, '/console', 'admin-required');
     expect(await page.locator('nav, table').count()).toBe(0);
     expect(await page.evaluate(() => sessionStorage.getItem('consoleToken'))).toBeNull();
   });
 
   it("ends the session when a later API call answers 401, showing the API's error", async () => {
     const admin = await createAdmin();
-    const { page } = tab;
-    await openSignedIn(tab, admin.token, '/console', 'activity');
+    const { page } = tabs.tab;
+    await openSignedIn(tabs.tab, admin.token, '/console', 'activity');
     await prisma.user.delete({ where: { id: admin.user.id } });
     await page.getByTestId('nav-events').click();
     await viewReady(page, 'login');
@@ -150,8 +130,8 @@ browserDescribe('admin console sign-in and session', () => {
 
   it('is usable with the keyboard alone: sign in with Tab and Enter, then open Events from the navigation', async () => {
     const admin = await createAdmin();
-    const { page } = tab;
-    await page.goto(`${server.url}/console`);
+    const { page } = tabs.tab;
+    await page.goto(`${tabs.server.url}/console`);
     await viewReady(page, 'login');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('login-email');
@@ -170,7 +150,7 @@ browserDescribe('admin console sign-in and session', () => {
 
   it('with CSRF on, gets the CSRF token once and sends it with the login and every change', async () => {
     const csrfServer = await startTestServer({ csrf: { enabled: true } });
-    const csrfTab = await openTab(browser, csrfServer.url);
+    const csrfTab = await openTab(tabs.browser, csrfServer.url);
     try {
       const admin = await createAdmin();
       const { page } = csrfTab;

@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from './server';
 
 /**
  * The admin console in Debian's Chromium (playwright-core, no downloaded browser): a 1280×800
@@ -144,4 +145,55 @@ export async function screenshot(page: Page, name: string): Promise<void> {
       : path.join(root, 'test-artifacts', 'console');
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
+}
+
+/** What `useConsoleTabs()` gives a test file: the server and browser of the file, and this test's tab. */
+export interface ConsoleTabs {
+  readonly server: TestServer;
+  readonly browser: Browser;
+  /** A fresh tab per test (its own sessionStorage), checked for problems and closed after the test. */
+  readonly tab: ConsoleTab;
+}
+
+/**
+ * The hooks every console browser test file shares: one test server and one Chromium for the
+ * file, a fresh tab per test, and after each test the tab's problems (page errors, console
+ * errors, CSP violations, requests to another host, console assets ≥ 400) must be none.
+ * Call it inside `browserDescribe`; read `tabs.tab` / `tabs.server` inside the tests.
+ */
+export function useConsoleTabs(options: Parameters<typeof startTestServer>[0] = undefined): ConsoleTabs {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+  let tab: ConsoleTab | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(options);
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  beforeEach(async () => {
+    tab = await openTab(browser!, server!.url);
+  });
+  afterEach(async () => {
+    const problems = await tab!.problems();
+    await tab!.close();
+    expect(problems).toEqual([]);
+  });
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`useConsoleTabs: no ${what} yet (read it inside a test)`);
+    return value;
+  };
+  return {
+    get server() {
+      return ready(server, 'server');
+    },
+    get browser() {
+      return ready(browser, 'browser');
+    },
+    get tab() {
+      return ready(tab, 'tab');
+    },
+  };
 }

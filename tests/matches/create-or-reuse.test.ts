@@ -1,3 +1,4 @@
+import { systemActor } from '../../src/lib/actor';
 import { prisma } from '../helpers/db';
 import { createTestContainer, testContainer } from '../helpers/container';
 import { competitionTypeId, divisionId } from '../helpers/factories';
@@ -34,7 +35,8 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
     const { event, alice, bob } = await createTrio();
     const s = await suggestionFor(event, alice.user, bob.user);
     const match = await prisma.$transaction((tx) =>
-      matches().createOrReuseAcceptedMatch(tx, {
+      matches().createOrReuseAcceptedMatch(systemActor('test'), {
+        tx,
         eventId: event.id,
         userAId: alice.user.id,
         userBId: bob.user.id,
@@ -60,7 +62,8 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
     const pending = await insertMatch(event, bob.user, alice.user);
     const s = await suggestionFor(event, alice.user, bob.user);
     const match = await prisma.$transaction((tx) =>
-      matches().createOrReuseAcceptedMatch(tx, {
+      matches().createOrReuseAcceptedMatch(systemActor('test'), {
+        tx,
         eventId: event.id,
         userAId: alice.user.id,
         userBId: bob.user.id,
@@ -79,7 +82,8 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
     const done = await insertMatch(event, alice.user, bob.user, 'completed');
     const s1 = await suggestionFor(event, alice.user, bob.user);
     const again = await prisma.$transaction((tx) =>
-      matches().createOrReuseAcceptedMatch(tx, {
+      matches().createOrReuseAcceptedMatch(systemActor('test'), {
+        tx,
         eventId: event.id,
         userAId: bob.user.id,
         userBId: alice.user.id,
@@ -95,7 +99,8 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
     const s = await suggestionFor(event, alice.user, bob.user);
     await expect(
       prisma.$transaction(async (tx) => {
-        await matches().createOrReuseAcceptedMatch(tx, {
+        await matches().createOrReuseAcceptedMatch(systemActor('test'), {
+          tx,
           eventId: event.id,
           userAId: alice.user.id,
           userBId: bob.user.id,
@@ -113,7 +118,8 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
     const s2 = await suggestionFor(event, bob.user, alice.user);
     const [a, b] = await Promise.all([
       prisma.$transaction((tx) =>
-        matches().createOrReuseAcceptedMatch(tx, {
+        matches().createOrReuseAcceptedMatch(systemActor('test'), {
+          tx,
           eventId: event.id,
           userAId: alice.user.id,
           userBId: bob.user.id,
@@ -121,7 +127,8 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
         }),
       ),
       prisma.$transaction((tx) =>
-        matches().createOrReuseAcceptedMatch(tx, {
+        matches().createOrReuseAcceptedMatch(systemActor('test'), {
+          tx,
           eventId: event.id,
           userAId: bob.user.id,
           userBId: alice.user.id,
@@ -140,7 +147,8 @@ describe('createOrReuseAcceptedMatch (recording-suggestion acceptance)', () => {
       const { event, alice, bob } = await createTrio();
       const s = await suggestionFor(event, alice.user, bob.user);
       const match = await prisma.$transaction((tx) =>
-        container.matches.createOrReuseAcceptedMatch(tx, {
+        container.matches.createOrReuseAcceptedMatch(systemActor('test'), {
+          tx,
           eventId: event.id,
           userAId: alice.user.id,
           userBId: bob.user.id,

@@ -1,3 +1,4 @@
+import { systemActor } from '../../src/lib/actor';
 import { prisma } from '../helpers/db';
 import { createEvent, createUser, ensureEventRoom, joinEvent, type TestUser } from '../helpers/factories';
 import { createTrio, insertMatch } from '../helpers/matches';
@@ -186,7 +187,8 @@ describe('blocks', () => {
       await block(bob, alice.user.username).expect(201);
       await expect(
         prisma.$transaction((tx) =>
-          server.container.matches.createOrReuseAcceptedMatch(tx, {
+          server.container.matches.createOrReuseAcceptedMatch(systemActor('test'), {
+            tx,
             eventId: event.id,
             userAId: alice.user.id,
             userBId: bob.user.id,

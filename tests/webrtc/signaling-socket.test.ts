@@ -6,6 +6,7 @@ import { createTrio, insertMatch } from '../helpers/matches';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { emitAck, nextEvent, useSocketClients } from '../helpers/socket';
 import { collectSignals, SAMPLE_CANDIDATE, SAMPLE_SDP } from '../helpers/webrtc';
+import { userActor } from '../helpers/actor';
 
 describe('webrtc_signal relay over Socket.IO', () => {
   let server: TestServer;
@@ -212,12 +213,13 @@ describe('WebrtcService flood limit (frozen clock)', () => {
     let now = new Date('2026-11-24T10:00:00Z');
     const relayed: unknown[] = [];
     const service = new WebrtcService({
-      prisma,
+      db: prisma,
       config: { stunUrls: [], turnUrls: [], turnTtlSeconds: 3600 },
-      clock: () => now,
-      notify: (_userId, _event, payload) => relayed.push(payload),
+      clock: { now: () => now },
+      notifier: { toUser: (_userId, _event, ...payload) => void relayed.push(...payload) },
     });
-    const send = () => service.relaySignal(alice.user, { matchSlug: match.slug, kind: 'hangup', data: null });
+    const send = () =>
+      service.relaySignal(userActor(alice.user), { matchSlug: match.slug, kind: 'hangup', data: null });
     for (let i = 0; i < SIGNAL_LIMIT.burst; i++) await send();
     await expect(send()).rejects.toMatchObject({ code: 'SIGNAL_RATE_LIMITED', status: 429 });
     now = new Date(now.getTime() + 1000);
@@ -226,7 +228,7 @@ describe('WebrtcService flood limit (frozen clock)', () => {
     expect(relayed).toHaveLength(SIGNAL_LIMIT.burst + SIGNAL_LIMIT.perSecond);
     // bob's own bucket is untouched
     await expect(
-      service.relaySignal(bob.user, { matchSlug: match.slug, kind: 'hangup', data: null }),
+      service.relaySignal(userActor(bob.user), { matchSlug: match.slug, kind: 'hangup', data: null }),
     ).resolves.toBeUndefined();
   });
 });

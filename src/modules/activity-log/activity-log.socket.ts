@@ -1,17 +1,16 @@
 import type { Actor } from '../../lib/actor.js';
-import { handle, socketActor, type AppServer, type AppSocket, type SocketEdge } from '../../realtime/io.js';
+import { handle, socketActor, type SocketEdge, type SocketRegistrar } from '../../realtime/io.js';
 import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from './activity-log.service.js';
 
-/** What the activity log's socket handlers call (a container provides it). */
-export interface ActivityLogSocketDeps extends SocketEdge {
+/** What the activity log's socket handlers call. */
+export interface ActivityLogSocketDeps {
   audit: Pick<ActivityLogService, 'watch'>;
+  edge: SocketEdge;
 }
 
 /** Admins turn live streaming of the activity log on and off; the admin rule is the service's (`watch`). */
-export function registerActivityLogSocket(_io: AppServer, socket: AppSocket, deps: ActivityLogSocketDeps): void {
-  const { audit, logger, metrics } = deps;
-  const edge = { logger, metrics };
+export const registerActivityLogSocket: SocketRegistrar<ActivityLogSocketDeps> = (_io, socket, { audit, edge }) => {
   const actor = (event: string): Actor => socketActor(socket, event);
   handle(
     socket,
@@ -29,4 +28,4 @@ export function registerActivityLogSocket(_io: AppServer, socket: AppSocket, dep
     },
     edge,
   );
-}
+};

@@ -3,7 +3,7 @@ import type { AuthGuards } from '../../middleware/auth.js';
 import type { CachedRead } from '../../middleware/cached-read.js';
 import type { EventChatService } from './event-chat.service.js';
 import { sendPage } from '../../lib/http.js';
-import { currentUser } from '../../middleware/auth.js';
+import { actorOf } from '../../middleware/actor.js';
 import { input, validate } from '../../middleware/validate.js';
 import { eventMessagesQuery, type EventMessagesQuery } from './chat.schemas.js';
 
@@ -26,8 +26,7 @@ export function createChatRouter({ guards, cachedRead, eventChat }: ChatRouterDe
     validate(...eventMessagesQuery),
     cachedRead(HISTORY_TABLES),
     async (req, res) => {
-      const { slug, ...page } = input<EventMessagesQuery>(res);
-      const history = await eventChat.listMessages(slug, currentUser(req).id, page);
+      const history = await eventChat.listMessages(actorOf(req), input<EventMessagesQuery>(res));
       sendPage(res, history.messages, history.hasMore);
     },
   );

@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import type { Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import { toDate } from '../../lib/sql.js';
 import { DELETED_USER_SUMMARY } from '../../lib/user-summary.js';
@@ -98,9 +99,31 @@ export function validateContent(content: unknown): string {
   return content;
 }
 
-/** Storage and paging of chat rooms' messages (event rooms and private match rooms). */
+/** A message to store: the room, its author (name and avatar already known) and the raw content. */
+export interface NewMessage {
+  roomId: number;
+  author: MessageAuthor;
+  content: unknown;
+  /** runs first inside the message's transaction (e.g. a block check under a lock) */
+  guard?: (tx: Prisma.TransactionClient) => Promise<void>;
+}
+
+/** What the chat core uses (built by src/container.ts). */
+export interface ChatDeps {
+  db: PrismaClient;
+}
+
+/**
+ * Storage and paging of chat rooms' messages (event rooms and private match rooms). The chat
+ * feature owns Message and the event ChatRoom (event-chat.service.ts); a match's private room
+ * is created by the matches feature with the match.
+ */
 export class ChatService {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(private readonly deps: ChatDeps) {}
+
+  private get db(): PrismaClient {
+    return this.deps.db;
+  }
 
   /**
    * A page of a room's history (tests/chat/event-messages-http.test.ts): with `before`, only ids
@@ -109,9 +132,10 @@ export class ChatService {
    * an admin are left out.
    */
   async listRoomMessages(
-    roomId: number,
-    page: MessagePage = {},
+    _actor: Actor,
+    page: MessagePage & { roomId: number },
   ): Promise<{ messages: ChatMessagePayload[]; hasMore: boolean }> {
+    const { roomId } = page;
     const limit = pageSize(page);
     const rows = await this.db.message.findMany({
       where: { roomId, deletedAt: null, ...(page.before !== undefined ? { id: { lt: page.before } } : {}) },
@@ -136,12 +160,8 @@ export class ChatService {
    * same instant cannot both be stored. Without a guard it is a batch (no interactive
    * transaction): BEGIN, the lock, the INSERT, COMMIT.
    */
-  async createMessage(
-    roomId: number,
-    author: MessageAuthor,
-    content: unknown,
-    guard?: (tx: Prisma.TransactionClient) => Promise<void>,
-  ): Promise<ChatMessagePayload> {
+  async createMessage(_actor: Actor, input: NewMessage): Promise<ChatMessagePayload> {
+    const { roomId, author, content, guard } = input;
     const text = validateContent(content);
     // only copies of the same text wait for each other: different messages of a user run side by side
     const lockKey = `${author.id}:${roomId}:${text.trim().toLowerCase()}`;
@@ -183,7 +203,8 @@ export class ChatService {
    * The data export (src/modules/privacy): every message the user wrote, event rooms and private
    * rooms, oldest first, with its room (`event` of a private room is its match's event).
    */
-  async messagesOfUser(userId: number) {
+  async messagesOfUser(_actor: Actor, input: { userId: number }) {
+    const { userId } = input;
     const eventRef = { select: { id: true, slug: true, name: true } } as const;
     const rows = await this.db.message.findMany({
       where: { userId },
@@ -209,11 +230,12 @@ export class ChatService {
   }
 
   /**
-   * Account deletion (src/modules/privacy), inside the caller's transaction: the user's messages
+   * Account deletion (src/modules/privacy), inside the caller's transaction (`input.tx`): the user's messages
    * that stay (event rooms; private rooms go with their matches) keep their id, room and time
    * but lose their author and text: shown as the placeholder "deleted-user" with "[deleted]".
    */
-  async anonymiseMessagesOf(tx: Prisma.TransactionClient, userId: number): Promise<number> {
+  async anonymiseMessagesOf(_actor: Actor, input: { tx: Prisma.TransactionClient; userId: number }): Promise<number> {
+    const { tx, userId } = input;
     const { count } = await tx.message.updateMany({
       where: { userId },
       data: { userId: null, content: DELETED_MESSAGE_CONTENT },

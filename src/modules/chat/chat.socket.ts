@@ -1,6 +1,15 @@
-import { handle, socketActor, type AppSocket, type SocketRegistrar } from '../../realtime/io.js';
+import { handle, socketActor, type AppSocket, type SocketEdge, type SocketRegistrar } from '../../realtime/io.js';
+import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import { eventPresence } from './chat.presence.js';
+import type { EventChatService } from './event-chat.service.js';
+
+/** What the event chat's socket handlers call (src/realtime/registrars.ts). */
+export interface ChatSocketDeps {
+  eventChat: EventChatService;
+  notifier: Notifier;
+  edge: SocketEdge;
+}
 
 /** The event room this socket joined, if any. */
 function joinedRoom(socket: AppSocket) {
@@ -15,14 +24,14 @@ function joinedRoom(socket: AppSocket) {
  * (chat.presence.ts). leave_event_room; send_event_message({ content }) → event_message to
  * the room only. The rules (and the join throttle) live in EventChatService.
  */
-export const registerChatSocket: SocketRegistrar = (io, socket, { eventChat, notifier, logger, metrics }) => {
-  const edge = { logger, metrics };
+export const registerChatSocket: SocketRegistrar<ChatSocketDeps> = (io, socket, { eventChat, notifier, edge }) => {
   const presence = eventPresence(io);
   handle(
     socket,
     'join_event_room',
     async (slug: unknown) => {
-      const { event, room, history } = await eventChat.openRoom(slug, socket.data.user.id);
+      const actor = socketActor(socket, 'join_event_room');
+      const { event, room, history } = await eventChat.openRoom(actor, { slug });
       socket.emit('message_history', history);
       await presence.join(socket, event);
       return { eventId: event.id, slug: event.slug, roomId: room.id };
@@ -38,12 +47,10 @@ export const registerChatSocket: SocketRegistrar = (io, socket, { eventChat, not
     async (payload: unknown) => {
       const content = (payload as { content?: unknown } | null | undefined)?.content;
       const actor = socketActor(socket, 'send_event_message');
-      const { eventId, message, hiddenFrom } = await eventChat.postMessage(
-        actor,
-        socket.data.user.id,
-        joinedRoom(socket),
+      const { eventId, message, hiddenFrom } = await eventChat.postMessage(actor, {
+        joined: joinedRoom(socket),
         content,
-      );
+      });
       // users in a blocked pair with the sender do not see the message (docs/moderation.md)
       notifier.toRoomExcept(rooms.event(eventId), hiddenFrom.map(rooms.user), 'event_message', message);
       return message;

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import type { Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { BatchedReads } from '../../lib/batched-reads.js';
@@ -8,7 +8,6 @@ import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
-import type { EventAccess } from '../events/event-access.js';
 import { sql, type SqlReader } from '../../lib/sql.js';
 import {
   DEFAULT_PAGE_SIZE,
@@ -38,6 +37,20 @@ export interface EventChatSettings {
   /** sending needs a verified e-mail address (REQUIRE_EMAIL_VERIFICATION) */
   requireEmailVerification: boolean;
   /** join_event_room throttle, one token per join and socket */
+}
+
+/** What the event chat uses (built by src/container.ts). */
+export interface EventChatDeps {
+  db: PrismaClient;
+  sql: SqlReader;
+  chat: Pick<ChatService, 'createMessage'>;
+  /** the chat flood limiter, shared with the private chat */
+  flood: FloodLimiter;
+  audit: ActivityLogService;
+  notifier: Notifier;
+  clock: Clock;
+  metrics: Metrics;
+  settings: EventChatSettings;
 }
 
 /** The event room a socket joined (kept by the socket layer). */
@@ -145,25 +158,14 @@ export class EventChatService {
   /** join_event_room reads of callers arriving together, one statement per slug (see openRoom) */
   private readonly openings: BatchedReads<string, RoomOpening>;
 
-  constructor(
-    private readonly db: PrismaClient,
-    private readonly sql: SqlReader,
-    private readonly chat: ChatService,
-    private readonly eventAccess: EventAccess,
-    private readonly flood: FloodLimiter,
-    private readonly audit: ActivityLogService,
-    private readonly notifier: Notifier,
-    private readonly clock: Clock,
-    private readonly metrics: Metrics,
-    private readonly settings: EventChatSettings,
-  ) {
+  constructor(private readonly deps: EventChatDeps) {
     this.openings = new BatchedReads((keys) => this.readOpenings(keys));
   }
 
   /** GET /events/:slug/messages: a page of the event room's history; event 404 → participant 403 → room 404. One statement. */
-  async listMessages(slug: string, userId: number, page: MessagePage) {
+  async listMessages(actor: Actor, page: MessagePage & { slug: string }) {
     const limit = pageSize(page);
-    const { roomId, messages } = await this.readRoomPage(slug, userId, limit, page.before);
+    const { roomId, messages } = await this.readRoomPage(page.slug, userOf(actor).id, limit, page.before);
     if (roomId === null) throw new AppError('CHAT_ROOM_NOT_FOUND');
     return { messages, hasMore: messages.length === limit };
   }
@@ -175,7 +177,9 @@ export class EventChatService {
    * 404 → participant 403. One statement for the callers joining together (readOpenings), and
    * a write only for an event whose room does not exist yet.
    */
-  async openRoom(slug: unknown, userId: number) {
+  async openRoom(actor: Actor, input: { slug: unknown }) {
+    const { slug } = input;
+    const userId = userOf(actor).id;
     if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) throw new AppError('EVENT_NOT_FOUND');
     const opening = await this.openings.load(openingKey(slug, userId));
     if (!opening) throw new AppError('EVENT_NOT_FOUND');
@@ -201,7 +205,7 @@ export class EventChatService {
     const result = new Map<string, RoomOpening>();
     await Promise.all(
       [...bySlug].map(async ([slug, userIds]) => {
-        const [row] = await this.sql.rows<RoomOpeningRow>(roomOpening, [slug, userIds, DEFAULT_PAGE_SIZE]);
+        const [row] = await this.deps.sql.rows<RoomOpeningRow>(roomOpening, [slug, userIds, DEFAULT_PAGE_SIZE]);
         if (!row) return;
         const participants = new Set(row.participants);
         for (const userId of userIds) {
@@ -222,8 +226,8 @@ export class EventChatService {
   private async readRoomPage(slug: string, userId: number, limit: number, before?: number) {
     const [row] =
       before === undefined
-        ? await this.sql.rows<EventRoomPageRow>(latestPage, [slug, userId, limit])
-        : await this.sql.rows<EventRoomPageRow>(pageBefore, [slug, userId, limit, before]);
+        ? await this.deps.sql.rows<EventRoomPageRow>(latestPage, [slug, userId, limit])
+        : await this.deps.sql.rows<EventRoomPageRow>(pageBefore, [slug, userId, limit, before]);
     if (!row) throw new AppError('EVENT_NOT_FOUND');
     if (!row.isParticipant) throw new AppError('NOT_PARTICIPANT');
     return { eventId: row.eventId, roomId: row.roomId, messages: messagesFromJson(row.messages ?? []) };
@@ -240,32 +244,33 @@ export class EventChatService {
    */
   async postMessage(
     actor: Actor,
-    userId: number,
-    joined: JoinedEventRoom | undefined,
-    content: unknown,
+    input: { joined: JoinedEventRoom | undefined; content: unknown },
   ): Promise<{ eventId: number; message: ChatMessagePayload; hiddenFrom: number[] }> {
+    const { joined, content } = input;
+    if (actor.userId === null) throw new AppError('AUTH_REQUIRED');
+    const { userId } = actor;
     if (!joined) throw new AppError('NOT_IN_ROOM');
     const text = validateContent(content);
-    if (!(await this.flood.take(userId))) {
+    if (!(await this.deps.flood.take(userId))) {
       await this.recordFlood(actor, userId, joined);
       throw new AppError('CHAT_FLOOD');
     }
     const ctx = await this.senderContext(joined.eventId, userId);
     if (!ctx) throw new AppError('INVALID_TOKEN'); // user deleted meanwhile
-    if (this.settings.requireEmailVerification && !ctx.emailVerified) throw new AppError('EMAIL_NOT_VERIFIED');
+    if (this.deps.settings.requireEmailVerification && !ctx.emailVerified) throw new AppError('EMAIL_NOT_VERIFIED');
     if (!ctx.participant) {
-      await this.notifier.removeUserFromEventRoom(userId, joined.eventId);
+      await this.deps.notifier.removeUserFromEventRoom(userId, joined.eventId);
       throw new AppError('NOT_PARTICIPANT');
     }
     if (ctx.roomId === null) throw new AppError('CHAT_ROOM_NOT_FOUND');
     const author = { id: userId, username: ctx.username, avatar: ctx.avatar };
-    const message = await this.chat.createMessage(ctx.roomId, author, text);
-    this.metrics.chatMessageStored('event');
+    const message = await this.deps.chat.createMessage(actor, { roomId: ctx.roomId, author, content: text });
+    this.deps.metrics.chatMessageStored('event');
     return { eventId: joined.eventId, message, hiddenFrom: ctx.blockedPeers };
   }
 
   private findRoom(eventId: number) {
-    return this.db.chatRoom.findUnique({ where: { eventId_type: { eventId, type: EVENT_ROOM_TYPE } } });
+    return this.deps.db.chatRoom.findUnique({ where: { eventId_type: { eventId, type: EVENT_ROOM_TYPE } } });
   }
 
   /** The event room, created when missing (a concurrent creation wins: P2002 → read theirs). */
@@ -273,18 +278,18 @@ export class EventChatService {
     const existing = await this.findRoom(eventId);
     if (existing) return existing;
     try {
-      return await this.db.chatRoom.create({ data: { eventId, type: EVENT_ROOM_TYPE } });
+      return await this.deps.db.chatRoom.create({ data: { eventId, type: EVENT_ROOM_TYPE } });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      return this.db.chatRoom.findUniqueOrThrow({ where: { eventId_type: { eventId, type: EVENT_ROOM_TYPE } } });
+      return this.deps.db.chatRoom.findUniqueOrThrow({ where: { eventId_type: { eventId, type: EVENT_ROOM_TYPE } } });
     }
   }
 
   private async recordFlood(actor: Actor, userId: number, joined: JoinedEventRoom): Promise<void> {
-    const now = this.clock.now().getTime();
+    const now = this.deps.clock.now().getTime();
     if (now - (this.floodLoggedAt.get(userId) ?? -Infinity) < FLOOD_LOG_INTERVAL_MS) return;
     this.floodLoggedAt.set(userId, now);
-    await this.audit.record(actor, {
+    await this.deps.audit.record(actor, {
       category: 'chat',
       action: 'chat_flood_limited',
       success: false,
@@ -297,7 +302,7 @@ export class EventChatService {
    * avatar), whether the author still participates, and the event room.
    */
   private async senderContext(eventId: number, userId: number): Promise<SenderContext | undefined> {
-    const rows = await this.db.$queryRaw<SenderContext[]>`
+    const rows = await this.deps.db.$queryRaw<SenderContext[]>`
       SELECT u.username, u.avatar, u."emailVerified", (p.id IS NOT NULL) AS participant, r.id AS "roomId",
         ${Prisma.raw(blockedPeersSql('u.id'))} AS "blockedPeers"
       FROM "User" u

@@ -2,9 +2,10 @@ import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
 import type { CachedRead } from '../../middleware/cached-read.js';
 import type { MatchesService } from './matches.service.js';
+import type { MatchRatingsService } from './match-ratings.service.js';
+import type { PrivateChatService } from './private-chat.service.js';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
 import {
   createMatchRules,
@@ -24,18 +25,20 @@ export interface MatchesRouterDeps {
   guards: AuthGuards;
   cachedRead: CachedRead;
   matches: MatchesService;
+  ratings: MatchRatingsService;
+  privateChat: PrivateChatService;
 }
 
 /** Every table the match list reads (matches.service.ts, matchList). */
 const MATCH_LIST_TABLES = ['Event', 'Match', 'User', 'ChatRoom', 'VideoTransfer'];
 
 /** Match requests between participants, their ratings and the private chat history. */
-export function createMatchesRouter({ guards, cachedRead, matches }: MatchesRouterDeps): Router {
+export function createMatchesRouter({ guards, cachedRead, matches, ratings, privateChat }: MatchesRouterDeps): Router {
   const router = Router();
   const verified = [guards.requireAuth, guards.requireVerifiedEmail];
 
   router.post('/matches', ...verified, validate(...createMatchRules), async (req, res) => {
-    sendData(res, await matches.createMatch(currentUser(req), input<CreateMatchBody>(res), actorOf(req)), 201);
+    sendData(res, await matches.createMatch(actorOf(req), input<CreateMatchBody>(res)), 201);
   });
 
   router.get(
@@ -44,32 +47,30 @@ export function createMatchesRouter({ guards, cachedRead, matches }: MatchesRout
     validate(...listMatchesRules),
     cachedRead(MATCH_LIST_TABLES),
     async (req, res) => {
-      sendList(res, await matches.listMatches(currentUser(req).id, input<ListMatchesQuery>(res)));
+      sendList(res, await matches.listMatches(actorOf(req), input<ListMatchesQuery>(res)));
     },
   );
 
   router.get('/matches/:slug', guards.requireAuth, validate(...matchSlugParams), async (req, res) => {
-    sendData(res, await matches.getMatch(input<MatchSlugInput>(res).slug, currentUser(req).id));
+    sendData(res, await matches.getMatch(actorOf(req), input<MatchSlugInput>(res)));
   });
 
   router.put('/matches/:slug/accept', ...verified, validate(...matchSlugParams), async (req, res) => {
-    sendData(res, await matches.acceptMatch(input<MatchSlugInput>(res).slug, currentUser(req), actorOf(req)));
+    sendData(res, await matches.acceptMatch(actorOf(req), input<MatchSlugInput>(res)));
   });
 
   router.delete('/matches/:slug', guards.requireAuth, validate(...matchSlugParams), async (req, res) => {
-    const { action } = await matches.deleteMatch(input<MatchSlugInput>(res).slug, currentUser(req), actorOf(req));
+    const { action } = await matches.deleteMatch(actorOf(req), input<MatchSlugInput>(res));
     sendMessage(res, action === 'rejected' ? 'Match rejected' : 'Match cancelled');
   });
 
   router.get('/matches/:slug/messages', guards.requireAuth, validate(...matchMessagesRules), async (req, res) => {
-    const { slug, before, limit } = input<MatchMessagesInput>(res);
-    const page = await matches.listMatchMessages(slug, currentUser(req).id, { before, limit });
+    const page = await privateChat.listMessages(actorOf(req), input<MatchMessagesInput>(res));
     sendList(res, page.messages, { hasMore: page.hasMore });
   });
 
   router.post('/matches/:slug/ratings', ...verified, validate(...ratingRules), async (req, res) => {
-    const { slug, ...rating } = input<RatingInput>(res);
-    sendData(res, await matches.rateMatch(slug, currentUser(req), rating, actorOf(req)), 201);
+    sendData(res, await ratings.rate(actorOf(req), input<RatingInput>(res)), 201);
   });
   return router;
 }

@@ -1,19 +1,35 @@
-import { handle, type SocketRegistrar } from '../../realtime/io.js';
+import { handle, socketActor, type SocketEdge, type SocketRegistrar } from '../../realtime/io.js';
+import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import { contentOf, matchIdOf } from './matches.schemas.js';
+import type { PrivateChatService } from './private-chat.service.js';
+
+/** What the private chat's socket handlers call (src/realtime/registrars.ts). */
+export interface MatchesSocketDeps {
+  privateChat: PrivateChatService;
+  notifier: Notifier;
+  edge: SocketEdge;
+}
 
 /**
  * Private chat of an accepted (or completed) match, for its two members only:
  * join_private_room → joins `match_<id>`, ack data `{ matchId, roomId, messages }` (last 20, oldest first);
  * send_private_message → stores the message, broadcasts `private_message` (message + matchId) to `match_<id>`.
- * The rules (membership, content, flood limit, verified e-mail) are MatchesService's.
+ * The rules (membership, content, flood limit, verified e-mail) are PrivateChatService's.
  */
-export const registerMatchesSocket: SocketRegistrar = (_io, socket, { matches, notifier, logger, metrics }) => {
-  const edge = { logger, metrics };
+export const registerMatchesSocket: SocketRegistrar<MatchesSocketDeps> = (
+  _io,
+  socket,
+  { privateChat, notifier, edge },
+) => {
   handle(
     socket,
     'join_private_room',
-    (payload: unknown) => matches.joinPrivateRoom(matchIdOf(payload), socket.data.user.id, (room) => socket.join(room)),
+    (payload: unknown) =>
+      privateChat.joinRoom(socketActor(socket, 'join_private_room'), {
+        matchId: matchIdOf(payload),
+        enter: (room) => socket.join(room),
+      }),
     edge,
   );
 
@@ -21,7 +37,8 @@ export const registerMatchesSocket: SocketRegistrar = (_io, socket, { matches, n
     socket,
     'send_private_message',
     async (payload: unknown) => {
-      const message = await matches.sendPrivateMessage(matchIdOf(payload), socket.data.user, contentOf(payload));
+      const input = { matchId: matchIdOf(payload), content: contentOf(payload) };
+      const message = await privateChat.sendMessage(socketActor(socket, 'send_private_message'), input);
       notifier.toRoom(rooms.match(message.matchId), 'private_message', message);
       return message;
     },

@@ -1,10 +1,11 @@
 import { Router, type Request, type Response } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
 import type { CachedRead } from '../../middleware/cached-read.js';
-import type { MatchingService } from './matching.service.js';
+import type { MatchingRunsService } from './matching-runs.service.js';
+import type { MatchingRunReportsService } from './matching-run-reports.service.js';
+import type { SuggestionsService } from './suggestions.service.js';
 import { sendCsv, sendData, sendList } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
 import {
   decisionSchema,
@@ -21,10 +22,12 @@ import {
 export interface MatchingRouterDeps {
   guards: AuthGuards;
   cachedRead: CachedRead;
-  matching: MatchingService;
+  matching: MatchingRunsService;
+  matchingReports: MatchingRunReportsService;
+  suggestions: SuggestionsService;
 }
 
-/** Every table the caller's suggestions read (matching.service.ts, mySuggestions; matching.views.ts, suggestionsJson). */
+/** Every table the caller's suggestions read (suggestions.service.ts, matching.views.ts suggestionsJson). */
 const MY_SUGGESTIONS_TABLES = [
   'Event',
   'EventParticipant',
@@ -36,14 +39,20 @@ const MY_SUGGESTIONS_TABLES = [
 ];
 
 /** Recording-partner matching: runs (admins), the suggestions, the recorders' answers. */
-export function createMatchingRouter({ guards, cachedRead, matching }: MatchingRouterDeps): Router {
+export function createMatchingRouter({
+  guards,
+  cachedRead,
+  matching,
+  matchingReports,
+  suggestions,
+}: MatchingRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 
   const runOrPreview = async (req: Request, res: Response) => {
     const { slug, dryRun } = input<RunRequest>(res);
-    if (dryRun) return sendData(res, await matching.preview(slug, actorOf(req)));
-    sendData(res, await matching.runNow(slug, actorOf(req)), 201);
+    if (dryRun) return sendData(res, await matching.preview(actorOf(req), { slug }));
+    sendData(res, await matching.runNow(actorOf(req), { slug }), 201);
   };
   router.post('/events/:slug/run-matching', ...admin, validate(...runRequestSchema), runOrPreview);
   router.post('/admin/events/:slug/matching-runs', ...admin, validate(...runRequestSchema), runOrPreview);
@@ -54,7 +63,7 @@ export function createMatchingRouter({ guards, cachedRead, matching }: MatchingR
     validate(...eventParams),
     cachedRead(MY_SUGGESTIONS_TABLES),
     async (req, res) => {
-      sendData(res, await matching.listMine(input<EventParams>(res).slug, currentUser(req).id));
+      sendData(res, await suggestions.listMine(actorOf(req), input<EventParams>(res)));
     },
   );
 
@@ -63,18 +72,16 @@ export function createMatchingRouter({ guards, cachedRead, matching }: MatchingR
     guards.requireAuth,
     validate(...decisionSchema),
     async (req, res) => {
-      const { slug, id, status } = input<DecisionInput>(res);
-      sendData(res, await matching.decide(slug, id, status, currentUser(req), actorOf(req)));
+      sendData(res, await suggestions.decide(actorOf(req), input<DecisionInput>(res)));
     },
   );
 
-  router.get('/admin/events/:slug/matching-runs', ...admin, validate(...eventParams), async (_req, res) => {
-    sendList(res, await matching.listRuns(input<EventParams>(res).slug));
+  router.get('/admin/events/:slug/matching-runs', ...admin, validate(...eventParams), async (req, res) => {
+    sendList(res, await matchingReports.listRuns(actorOf(req), input<EventParams>(res)));
   });
 
-  router.get('/admin/events/:slug/matching-runs/:runId', ...admin, validate(...runParams), async (_req, res) => {
-    const { slug, runId } = input<RunParams>(res);
-    sendData(res, await matching.getRun(slug, runId));
+  router.get('/admin/events/:slug/matching-runs/:runId', ...admin, validate(...runParams), async (req, res) => {
+    sendData(res, await matchingReports.getRun(actorOf(req), input<RunParams>(res)));
   });
 
   router.get(
@@ -82,8 +89,7 @@ export function createMatchingRouter({ guards, cachedRead, matching }: MatchingR
     ...admin,
     validate(...runParams),
     async (req, res) => {
-      const { slug, runId } = input<RunParams>(res);
-      await sendCsv(res, await matching.exportPlan(slug, runId, actorOf(req)));
+      await sendCsv(res, await matchingReports.exportPlan(actorOf(req), input<RunParams>(res)));
     },
   );
 
@@ -91,9 +97,8 @@ export function createMatchingRouter({ guards, cachedRead, matching }: MatchingR
     '/admin/events/:slug/matching-runs/:runId/suggestions',
     ...admin,
     validate(...runParams),
-    async (_req, res) => {
-      const { slug, runId } = input<RunParams>(res);
-      sendList(res, await matching.listRunSuggestions(slug, runId));
+    async (req, res) => {
+      sendList(res, await matchingReports.listRunSuggestions(actorOf(req), input<RunParams>(res)));
     },
   );
   return router;

@@ -1,9 +1,10 @@
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
-import type { MatchingService } from './matching.service.js';
+import { systemActor } from '../../lib/actor.js';
+import type { MatchingRunsService } from './matching-runs.service.js';
 import { reasonOf } from '../../lib/connection-loss.js';
 import { isDatabaseUnavailable } from '../../lib/prisma-errors.js';
-import type { MatchingRunView } from './matching.service.js';
+import type { MatchingRunView } from './matching-runs.service.js';
 
 /** MATCHING_SCHEDULER_ENABLED and MATCHING_SCHEDULER_INTERVAL_SECONDS (src/config). */
 interface MatchingSchedulerSettings {
@@ -13,7 +14,7 @@ interface MatchingSchedulerSettings {
 
 /** What the scheduler uses (built by src/container.ts). */
 interface SchedulerDeps {
-  matching: MatchingService;
+  matching: MatchingRunsService;
   logger: Logger;
   clock: Clock;
   config: { matchingScheduler: MatchingSchedulerSettings };
@@ -21,15 +22,16 @@ interface SchedulerDeps {
 
 /**
  * One pass of the scheduler: closes runs left `running` by a dead process
- * (MatchingService.closeInterruptedRuns), then runs every event that is due and that this
- * instance can lock (rules: MatchingService.runDueEvents). Returns the runs it made.
+ * (MatchingRunsService.closeInterruptedRuns), then runs every event that is due and that this
+ * instance can lock (rules: MatchingRunsService.runDueEvents). Returns the runs it made.
  */
 export async function matchingSchedulerTick(
   { matching }: Pick<SchedulerDeps, 'matching'>,
   now?: () => Date,
 ): Promise<MatchingRunView[]> {
-  await matching.closeInterruptedRuns();
-  return matching.runDueEvents(now);
+  const actor = systemActor('scheduler');
+  await matching.closeInterruptedRuns(actor);
+  return matching.runDueEvents(actor, { now });
 }
 
 /**

@@ -1,6 +1,5 @@
 import { body, param } from 'express-validator';
 import { INT32_MAX } from '../../middleware/validators.js';
-import type { Decision } from './matching.service.js';
 
 const slug = param('slug').isString();
 
@@ -42,6 +41,9 @@ export interface RunRequest extends EventParams {
   dryRun?: boolean;
 }
 
+export type Decision = 'accepted' | 'rejected';
+
+/** `id` null: a malformed suggestion id, answered 404 after the earlier checks. */
 export interface DecisionInput extends EventParams {
   id: number | null;
   status: Decision;

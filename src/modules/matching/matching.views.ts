@@ -117,3 +117,9 @@ export function toUnfilledHeats(unfilled: EngineUnfilled[], rows: UnfilledHeatRo
     return { heatId, reason, heat, dancer: user };
   });
 }
+
+/**
+ * The unfilled reason of a suggestion whose recorder deleted the account (never the reason of a
+ * run; suggestions.service.ts releaseDeletedRecorder).
+ */
+export const RECORDER_DELETED = 'RECORDER_DELETED';

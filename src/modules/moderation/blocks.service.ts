@@ -46,10 +46,14 @@ export class BlocksService {
       const existing =
         inserted[0] ??
         (await tx.userBlock.findUniqueOrThrow({ where: { blockerId_blockedId: { blockerId, blockedId: target.id } } }));
-      const removed: MatchWithRelations[] = await this.deps.matches.deletePairMatchesInTx(tx, blockerId, target.id);
+      const removed: MatchWithRelations[] = await this.deps.matches.deletePairMatchesInTx(actor, {
+        tx,
+        userA: blockerId,
+        userB: target.id,
+      });
       return { created: inserted.length > 0, blockedAt: existing.createdAt, deleted: removed };
     }, TX_OPTIONS);
-    for (const match of deleted) await this.deps.matches.announceDeletion(match, blockerId, actor);
+    for (const match of deleted) await this.deps.matches.announceDeletion(actor, { match, byUserId: blockerId });
     return { created, block: toBlockView(target, blockedAt) };
   }
 

@@ -11,7 +11,8 @@ import type { ChatService } from '../chat/chat.service.js';
 import type { EventsService } from '../events/events.service.js';
 import type { MatchesService, RemovedMatch } from '../matches/matches.service.js';
 import type { DeleteAccountInput } from './privacy.schemas.js';
-import { releaseDeletedRecorder } from '../matching/matching.privacy.js';
+import type { SuggestionsService } from '../matching/suggestions.service.js';
+import type { MatchRatingsService } from '../matches/match-ratings.service.js';
 
 /**
  * Deleting an account (docs/privacy.md, OpenAPI DELETE /users/me and DELETE /admin/users/{username}).
@@ -39,7 +40,9 @@ export interface AccountDeletionDeps {
   notifier: Notifier;
   mailQueue: MailQueue;
   events: Pick<EventsService, 'removeParticipationsOf'>;
-  matches: Pick<MatchesService, 'removeMatchesOf' | 'notifyRemovedMatches' | 'anonymiseRatingsOf'>;
+  matches: Pick<MatchesService, 'removeMatchesOf' | 'notifyRemovedMatches'>;
+  ratings: Pick<MatchRatingsService, 'anonymiseRatingsOf'>;
+  suggestions: Pick<SuggestionsService, 'releaseDeletedRecorder'>;
   chat: Pick<ChatService, 'anonymiseMessagesOf'>;
   clock: Clock;
   /** LOCKOUT_MAX_ATTEMPTS / LOCKOUT_MINUTES: a wrong current password counts as a failed login */
@@ -71,8 +74,8 @@ export class AccountDeletionService {
       ]);
     }
     await this.checkCurrentPassword(actor, currentPassword);
-    const deleted = await this.deleteAccount({ id: userId });
-    await this.afterCommit(deleted);
+    const deleted = await this.deleteAccount(actor, { id: userId });
+    await this.afterCommit(actor, deleted);
     await this.deps.audit.record(asPlaceholder(actor), {
       category: 'auth',
       action: 'account_delete',
@@ -86,8 +89,8 @@ export class AccountDeletionService {
    * self-deletion; logged as admin/user_delete with the admin as actor.
    */
   async deleteUserAsAdmin(actor: Actor, { username }: { username: string }): Promise<void> {
-    const deleted = await this.deleteAccount({ username });
-    await this.afterCommit(deleted);
+    const deleted = await this.deleteAccount(actor, { username });
+    await this.afterCommit(actor, deleted);
     // an admin who deleted their own account is logged as the placeholder, like a self-deletion
     await this.deps.audit.record(actor.userId === deleted.id ? asPlaceholder(actor) : actor, {
       category: 'admin',
@@ -101,8 +104,8 @@ export class AccountDeletionService {
    * The transaction: lock the account (an admin's after every admin row, in id order, so that
    * two deletions never wait for each other in a circle), then each feature's part, then the row.
    */
-  private async deleteAccount(by: UserKey): Promise<DeletedAccount> {
-    const { prisma, events, matches, chat, audit, mailQueue, clock } = this.deps;
+  private async deleteAccount(actor: Actor, by: UserKey): Promise<DeletedAccount> {
+    const { prisma, events, matches, ratings, suggestions, chat, audit, mailQueue } = this.deps;
     const system = systemActor('account-deletion');
     return prisma.$transaction(async (tx) => {
       const target = await findUser(tx, by, false);
@@ -113,11 +116,11 @@ export class AccountDeletionService {
       // promoted between the two reads
       if (user.isAdmin && !target.isAdmin) await assertAnotherAdmin(tx, user.id);
 
-      const removedMatches = await matches.removeMatchesOf(tx, user.id);
-      await matches.anonymiseRatingsOf(tx, user.id);
-      await releaseDeletedRecorder(tx, user.id, clock.now());
+      const removedMatches = await matches.removeMatchesOf(actor, { tx, userId: user.id });
+      await ratings.anonymiseRatingsOf(actor, { tx, userId: user.id });
+      await suggestions.releaseDeletedRecorder(actor, { tx, recorderId: user.id });
       await events.removeParticipationsOf(tx, user.id);
-      await chat.anonymiseMessagesOf(tx, user.id);
+      await chat.anonymiseMessagesOf(actor, { tx, userId: user.id });
       await audit.anonymiseUser(system, { userId: user.id }, tx);
       await mailQueue.dropQueuedFor(tx, user.id);
       await tx.user.delete({ where: { id: user.id } });
@@ -126,9 +129,9 @@ export class AccountDeletionService {
   }
 
   /** Side channels after the commit: end the sessions' sockets and tell the partners. */
-  private async afterCommit(deleted: DeletedAccount): Promise<void> {
+  private async afterCommit(actor: Actor, deleted: DeletedAccount): Promise<void> {
     await this.deps.notifier.disconnectUser(deleted.id);
-    this.deps.matches.notifyRemovedMatches(deleted.removedMatches, deleted.id);
+    this.deps.matches.notifyRemovedMatches(actor, { removed: deleted.removedMatches, deletedUserId: deleted.id });
   }
 
   /**

@@ -8,7 +8,8 @@ import type { ChatService } from '../chat/chat.service.js';
 import type { EventsService } from '../events/events.service.js';
 import type { HeatsService } from '../heats/heats.service.js';
 import type { MatchesService } from '../matches/matches.service.js';
-import { suggestionsOf } from '../matching/matching.privacy.js';
+import type { SuggestionsService } from '../matching/suggestions.service.js';
+import type { MatchRatingsService } from '../matches/match-ratings.service.js';
 import type { TransfersService } from '../webrtc/transfers.service.js';
 
 /**
@@ -24,7 +25,9 @@ export interface DataExportDeps {
   events: Pick<EventsService, 'participationsOfUser'>;
   heats: Pick<HeatsService, 'heatsOfUser'>;
   chat: Pick<ChatService, 'messagesOfUser'>;
-  matches: Pick<MatchesService, 'listMatches' | 'ratingsOfUser'>;
+  matches: Pick<MatchesService, 'listMatches'>;
+  ratings: Pick<MatchRatingsService, 'ratingsOfUser'>;
+  suggestions: Pick<SuggestionsService, 'suggestionsOfUser'>;
   transfers: Pick<TransfersService, 'listOfUser'>;
   clock: Clock;
 }
@@ -39,7 +42,7 @@ export class DataExportService {
    * deleted account). Logged as auth/data_export (after the read, so the export does not hold its own entry).
    */
   async exportFor(actor: Actor, _input: Record<string, never> = {}) {
-    const { prisma, audit, events, heats, chat, matches, transfers, clock } = this.deps;
+    const { prisma, audit, events, heats, chat, matches, ratings: matchRatings, transfers, clock } = this.deps;
     const userId = userOf(actor).id;
     const exportedAt = clock.now();
     const [user, participations, heatList, messages, matchList, ratings, suggestions, transferList, activity] =
@@ -47,11 +50,11 @@ export class DataExportService {
         prisma.user.findUnique({ where: { id: userId }, select: userObjectSelect }),
         events.participationsOfUser(userId),
         heats.heatsOfUser(actor, { userId }),
-        chat.messagesOfUser(userId),
-        matches.listMatches(userId, {}),
-        matches.ratingsOfUser(userId),
-        suggestionsOf(prisma, userId),
-        transfers.listOfUser(userId),
+        chat.messagesOfUser(actor, { userId }),
+        matches.listMatches(actor, {}),
+        matchRatings.ratingsOfUser(actor, { userId }),
+        this.deps.suggestions.suggestionsOfUser(actor, { userId }),
+        transfers.listOfUser(actor, { userId }),
         audit.entriesOfUser(actor, { userId }),
       ]);
     if (!user) throw new AppError('USER_NOT_FOUND');

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { userSummarySelect } from '../../lib/user-summary.js';
 import { isBlockedPair } from '../moderation/blocks.views.js';
-import { webrtcErrors } from './webrtc.errors.js';
+import { AppError } from '../../lib/errors.js';
 
 /** Signals and transfers are open in these match states. */
 export const HANDOFF_STATUSES: readonly string[] = ['accepted', 'completed'];
@@ -22,7 +22,7 @@ const memberMatchSelect = {
  */
 export async function findMemberMatch(db: PrismaClient, slug: string, userId: number) {
   const match = await db.match.findUnique({ where: { slug }, select: memberMatchSelect });
-  if (!match || (match.user1Id !== userId && match.user2Id !== userId)) throw webrtcErrors.matchNotFound();
+  if (!match || (match.user1Id !== userId && match.user2Id !== userId)) throw new AppError('MATCH_NOT_FOUND');
   const isUser1 = match.user1Id === userId;
   return {
     ...match,
@@ -38,7 +38,8 @@ export async function findMemberMatch(db: PrismaClient, slug: string, userId: nu
  */
 export async function findHandoffMatch(db: PrismaClient, slug: string, userId: number) {
   const match = await findMemberMatch(db, slug, userId);
-  if (!HANDOFF_STATUSES.includes(match.status)) throw webrtcErrors.matchNotAccepted();
-  if (await isBlockedPair(db, match.user1Id, match.user2Id)) throw webrtcErrors.userBlocked();
+  if (!HANDOFF_STATUSES.includes(match.status))
+    throw new AppError('MATCH_NOT_ACCEPTED', { message: 'Match is not accepted' });
+  if (await isBlockedPair(db, match.user1Id, match.user2Id)) throw new AppError('USER_BLOCKED');
   return match;
 }

@@ -1,10 +1,12 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import { userSummarySelect } from '../../lib/user-summary.js';
 import type { TransferPayload } from '../../realtime/types.js';
+import { userOf, type Actor } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError } from '../../lib/errors.js';
+import type { Notifier } from '../../realtime/notifier.js';
 import { findHandoffMatch, findMemberMatch } from './match-access.js';
-import { webrtcErrors } from './webrtc.errors.js';
 import type { CreateTransferInput, UpdateTransferInput } from './webrtc.schemas.js';
-import type { Actor, Notify } from './webrtc.service.js';
 
 /** GET /matches/:slug/transfers answers the newest records only. */
 export const TRANSFER_LIST_LIMIT = 100;
@@ -36,10 +38,12 @@ function toTransfer(row: TransferRow): TransferPayload {
   };
 }
 
+/** What the transfer records use (built by src/container.ts). */
 export interface TransfersServiceDeps {
-  prisma: PrismaClient;
-  clock: () => Date;
-  notify: Notify;
+  db: PrismaClient;
+  clock: Clock;
+  /** `transfer_updated` to both members */
+  notifier: Pick<Notifier, 'toUser'>;
 }
 
 /** Records of browser-to-browser video hand-offs. Nothing of the file reaches the service. */
@@ -54,21 +58,22 @@ export class TransfersService {
    * together). Both members get
    * `transfer_updated` after the insert.
    */
-  async create(actor: Actor, slug: string, input: CreateTransferInput): Promise<TransferPayload> {
-    const match = await findHandoffMatch(this.deps.prisma, slug, actor.id);
-    const row = await this.deps.prisma.$transaction(async (tx) => {
+  async create(actor: Actor, input: CreateTransferInput & { slug: string }): Promise<TransferPayload> {
+    const userId = userOf(actor).id;
+    const match = await findHandoffMatch(this.deps.db, input.slug, userId);
+    const row = await this.deps.db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT 1 FROM "Match" WHERE "id" = ${match.id} FOR UPDATE`;
       const open = await tx.videoTransfer.count({ where: { matchId: match.id, status: 'offered' } });
-      if (open >= MAX_OPEN_TRANSFERS) throw webrtcErrors.tooManyOpenTransfers();
+      if (open >= MAX_OPEN_TRANSFERS) throw new AppError('TOO_MANY_OPEN_TRANSFERS');
       return tx.videoTransfer.create({
         data: {
           matchId: match.id,
-          senderId: actor.id,
+          senderId: userId,
           receiverId: match.other.id,
           fileName: input.fileName,
           size: BigInt(input.size),
           sha256: input.sha256,
-          createdAt: this.deps.clock(),
+          createdAt: this.deps.clock.now(),
         },
         include: transferInclude,
       });
@@ -82,29 +87,31 @@ export class TransfersService {
    * this match (404 "Transfer not found"), completer is the receiver (403), still offered
    * (400). The change is conditional (status = 'offered'), so of two racing updates one wins.
    */
-  async update(actor: Actor, slug: string, id: number, input: UpdateTransferInput): Promise<TransferPayload> {
-    const match = await findMemberMatch(this.deps.prisma, slug, actor.id);
-    const db = this.deps.prisma;
+  async update(actor: Actor, input: UpdateTransferInput & { slug: string; id: number }): Promise<TransferPayload> {
+    const userId = userOf(actor).id;
+    const { id } = input;
+    const match = await findMemberMatch(this.deps.db, input.slug, userId);
+    const { db } = this.deps;
     const found = await db.videoTransfer.findFirst({
       where: { id, matchId: match.id },
       select: { receiverId: true, status: true },
     });
-    if (!found) throw webrtcErrors.transferNotFound();
-    if (input.status === 'completed' && found.receiverId !== actor.id) throw webrtcErrors.notTransferReceiver();
-    const now = this.deps.clock();
+    if (!found) throw new AppError('TRANSFER_NOT_FOUND');
+    if (input.status === 'completed' && found.receiverId !== userId) throw new AppError('NOT_TRANSFER_RECEIVER');
+    const now = this.deps.clock.now();
     const updated = await db.videoTransfer.updateMany({
       where: { id, status: 'offered' },
       data: { status: input.status, finishedAt: now, updatedAt: now },
     });
-    if (updated.count === 0) throw webrtcErrors.transferNotOffered();
+    if (updated.count === 0) throw new AppError('TRANSFER_NOT_OFFERED');
     const row = await db.videoTransfer.findUniqueOrThrow({ where: { id }, include: transferInclude });
     return this.notifyBoth(toTransfer(row));
   }
 
   /** GET /matches/:slug/transfers: members only (404 otherwise), newest first, at most 100. */
-  async list(actor: Actor, slug: string): Promise<TransferPayload[]> {
-    const match = await findMemberMatch(this.deps.prisma, slug, actor.id);
-    const rows = await this.deps.prisma.videoTransfer.findMany({
+  async list(actor: Actor, input: { slug: string }): Promise<TransferPayload[]> {
+    const match = await findMemberMatch(this.deps.db, input.slug, userOf(actor).id);
+    const rows = await this.deps.db.videoTransfer.findMany({
       where: { matchId: match.id },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: TRANSFER_LIST_LIMIT,
@@ -114,8 +121,9 @@ export class TransfersService {
   }
 
   /** The data export (src/modules/privacy): every record where the user is sender or receiver, newest first, no cap. */
-  async listOfUser(userId: number): Promise<TransferPayload[]> {
-    const rows = await this.deps.prisma.videoTransfer.findMany({
+  async listOfUser(_actor: Actor, input: { userId: number }): Promise<TransferPayload[]> {
+    const { userId } = input;
+    const rows = await this.deps.db.videoTransfer.findMany({
       where: { OR: [{ senderId: userId }, { receiverId: userId }] },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       include: transferInclude,
@@ -124,8 +132,8 @@ export class TransfersService {
   }
 
   private notifyBoth(transfer: TransferPayload): TransferPayload {
-    this.deps.notify(transfer.sender.id, 'transfer_updated', transfer);
-    this.deps.notify(transfer.receiver.id, 'transfer_updated', transfer);
+    this.deps.notifier.toUser(transfer.sender.id, 'transfer_updated', transfer);
+    this.deps.notifier.toUser(transfer.receiver.id, 'transfer_updated', transfer);
     return transfer;
   }
 }

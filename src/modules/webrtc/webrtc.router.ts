@@ -3,7 +3,7 @@ import type { AuthGuards } from '../../middleware/auth.js';
 import type { TransfersService } from './transfers.service.js';
 import type { WebrtcService } from './webrtc.service.js';
 import { sendData, sendList } from '../../lib/http.js';
-import { currentUser } from '../../middleware/auth.js';
+import { actorOf } from '../../middleware/actor.js';
 import { input, validate } from '../../middleware/validate.js';
 import {
   createTransferSchema,
@@ -27,15 +27,14 @@ export function createWebrtcRouter({ guards, webrtc, transfers }: WebrtcRouterDe
   const { requireAuth } = guards;
 
   router.get('/webrtc/ice-servers', requireAuth, async (req, res) => {
-    const view = await webrtc.iceServers(currentUser(req).id);
+    const view = await webrtc.iceServers(actorOf(req));
     // TURN credentials are per user and time-limited: never cached by a proxy.
     res.set('Cache-Control', 'no-store');
     sendData(res, view);
   });
 
   router.post('/matches/:slug/transfers', requireAuth, validate(...createTransferSchema), async (req, res) => {
-    const { slug, ...body } = input<CreateTransferInput & { slug: string }>(res);
-    sendData(res, await transfers.create(currentUser(req), slug, body), 201);
+    sendData(res, await transfers.create(actorOf(req), input<CreateTransferInput & { slug: string }>(res)), 201);
   });
 
   router.patch(
@@ -44,13 +43,12 @@ export function createWebrtcRouter({ guards, webrtc, transfers }: WebrtcRouterDe
     validate(...transferIdSchema, ...updateTransferSchema),
     async (req, res) => {
       const { slug, id, status } = input<UpdateTransferInput & { slug: string; id: number }>(res);
-      sendData(res, await transfers.update(currentUser(req), slug, id, { status }));
+      sendData(res, await transfers.update(actorOf(req), { slug, id, status }));
     },
   );
 
   router.get('/matches/:slug/transfers', requireAuth, validate(...matchSlugSchema), async (req, res) => {
-    const { slug } = input<{ slug: string }>(res);
-    sendList(res, await transfers.list(currentUser(req), slug));
+    sendList(res, await transfers.list(actorOf(req), input<{ slug: string }>(res)));
   });
 
   return router;

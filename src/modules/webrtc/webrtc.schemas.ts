@@ -1,6 +1,6 @@
 import { checkSchema, type ParamSchema } from 'express-validator';
 import type { WebrtcSignalInput, WebrtcSignalKind } from '../../realtime/types.js';
-import { webrtcErrors } from './webrtc.errors.js';
+import { AppError } from '../../lib/errors.js';
 
 /** Size limits of a relayed signal (bytes of UTF-8). A real SDP is 2-6 KB, a candidate ~200 B. */
 export const MAX_SDP_BYTES = 16 * 1024;
@@ -12,17 +12,19 @@ const optionalOf = (v: unknown, type: 'string' | 'number') => v === undefined ||
 
 function parseDescription(kind: 'offer' | 'answer', data: unknown) {
   if (!isObject(data) || data.type !== kind || typeof data.sdp !== 'string') {
-    throw webrtcErrors.invalidSignal(`${kind} data must be { type: '${kind}', sdp }`);
+    throw new AppError('INVALID_SIGNAL', { message: `${kind} data must be { type: '${kind}', sdp }` });
   }
-  if (Buffer.byteLength(data.sdp, 'utf8') > MAX_SDP_BYTES) throw webrtcErrors.signalTooLarge('SDP larger than 16 KB');
+  if (Buffer.byteLength(data.sdp, 'utf8') > MAX_SDP_BYTES)
+    throw new AppError('SIGNAL_TOO_LARGE', { message: 'SDP larger than 16 KB' });
   return { type: kind, sdp: data.sdp };
 }
 
 function parseCandidate(data: unknown) {
   if (!isObject(data) || typeof data.candidate !== 'string') {
-    throw webrtcErrors.invalidSignal(
-      'ice-candidate data must be an RTCIceCandidateInit { candidate, sdpMid?, sdpMLineIndex?, usernameFragment? }',
-    );
+    throw new AppError('INVALID_SIGNAL', {
+      message:
+        'ice-candidate data must be an RTCIceCandidateInit { candidate, sdpMid?, sdpMLineIndex?, usernameFragment? }',
+    });
   }
   const { candidate, sdpMid, sdpMLineIndex, usernameFragment } = data;
   if (
@@ -30,7 +32,7 @@ function parseCandidate(data: unknown) {
     !optionalOf(sdpMLineIndex, 'number') ||
     !optionalOf(usernameFragment, 'string')
   ) {
-    throw webrtcErrors.invalidSignal('ice-candidate fields have the wrong type');
+    throw new AppError('INVALID_SIGNAL', { message: 'ice-candidate fields have the wrong type' });
   }
   // Only the RTCIceCandidateInit fields are relayed.
   const init = {
@@ -40,7 +42,7 @@ function parseCandidate(data: unknown) {
     usernameFragment: usernameFragment ?? null,
   };
   if (Buffer.byteLength(JSON.stringify(init), 'utf8') > MAX_CANDIDATE_BYTES) {
-    throw webrtcErrors.signalTooLarge('ICE candidate larger than 2 KB');
+    throw new AppError('SIGNAL_TOO_LARGE', { message: 'ICE candidate larger than 2 KB' });
   }
   return init;
 }
@@ -67,12 +69,12 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
  */
 function parseHangup(data: unknown) {
   if (data === undefined || data === null) return null;
-  if (!isObject(data)) throw webrtcErrors.invalidSignal('hangup data must be an object when given');
+  if (!isObject(data)) throw new AppError('INVALID_SIGNAL', { message: 'hangup data must be an object when given' });
   if (nestedDeeperThan(data, MAX_HANGUP_DEPTH))
-    throw webrtcErrors.invalidSignal(`hangup data must be nested at most ${MAX_HANGUP_DEPTH} levels`);
+    throw new AppError('INVALID_SIGNAL', { message: `hangup data must be nested at most ${MAX_HANGUP_DEPTH} levels` });
   const json = JSON.stringify(data);
   if (Buffer.byteLength(json, 'utf8') > MAX_CANDIDATE_BYTES)
-    throw webrtcErrors.signalTooLarge('hangup data larger than 2 KB');
+    throw new AppError('SIGNAL_TOO_LARGE', { message: 'hangup data larger than 2 KB' });
   return JSON.parse(json) as Record<string, unknown>;
 }
 
@@ -81,10 +83,11 @@ function parseHangup(data: unknown) {
  * Check order: object, matchSlug, kind, then the data of that kind.
  */
 export function parseSignal(payload: unknown): WebrtcSignalInput {
-  if (!isObject(payload)) throw webrtcErrors.invalidSignal('payload must be { matchSlug, kind, data }');
+  if (!isObject(payload))
+    throw new AppError('INVALID_SIGNAL', { message: 'payload must be { matchSlug, kind, data }' });
   const { matchSlug, kind, data } = payload;
   if (typeof matchSlug !== 'string' || matchSlug.length < 1 || matchSlug.length > 50) {
-    throw webrtcErrors.invalidSignal('matchSlug must be a string of 1-50 characters');
+    throw new AppError('INVALID_SIGNAL', { message: 'matchSlug must be a string of 1-50 characters' });
   }
   switch (kind) {
     case 'offer':
@@ -95,7 +98,7 @@ export function parseSignal(payload: unknown): WebrtcSignalInput {
     case 'hangup':
       return { matchSlug, kind, data: parseHangup(data) };
     default:
-      throw webrtcErrors.unknownSignalKind();
+      throw new AppError('UNKNOWN_SIGNAL_KIND');
   }
 }
 

@@ -1,20 +1,12 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import type { ServerToClientEvents, WebrtcSignalInput } from '../../realtime/types.js';
+import { userOf, type Actor } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError } from '../../lib/errors.js';
 import { TokenBucketLimiter } from '../../lib/flood-limit.js';
+import type { Notifier } from '../../realtime/notifier.js';
+import type { WebrtcSignalInput } from '../../realtime/types.js';
 import { iceServersFor, type IceConfig, type IceServersView } from './ice-servers.js';
 import { findHandoffMatch, HANDOFF_STATUSES } from './match-access.js';
-import { webrtcErrors } from './webrtc.errors.js';
-
-/** Sends one event to every socket of a user (`user_<id>`); never throws. */
-export type Notify = <E extends keyof ServerToClientEvents>(
-  userId: number,
-  event: E,
-  ...args: Parameters<ServerToClientEvents[E]>
-) => void;
-
-export interface Actor {
-  id: number;
-}
 
 /**
  * Signal flood limit per user (all of the user's sockets share it): a token bucket of 100
@@ -32,11 +24,13 @@ export const SIGNAL_LIMIT = { perSecond: 50, burst: 100 } as const;
  */
 export const SIGNAL_BYTES_PER_MATCH = { perSecond: 64 * 1024, burst: 256 * 1024 } as const;
 
+/** What the signaling relay uses (built by src/container.ts). */
 export interface WebrtcServiceDeps {
-  prisma: PrismaClient;
+  db: PrismaClient;
   config: IceConfig;
-  clock: () => Date;
-  notify: Notify;
+  clock: Clock;
+  /** `webrtc_signal` to the partner's sockets */
+  notifier: Pick<Notifier, 'toUser'>;
   signalLimit?: { perSecond: number; burst: number };
   signalBytesPerMatch?: { perSecond: number; burst: number };
 }
@@ -49,9 +43,9 @@ export class WebrtcService {
 
   constructor(private readonly deps: WebrtcServiceDeps) {
     const limit = deps.signalLimit ?? SIGNAL_LIMIT;
-    this.limiter = new TokenBucketLimiter(limit.perSecond, limit.burst, () => deps.clock().getTime());
+    this.limiter = new TokenBucketLimiter(limit.perSecond, limit.burst, () => deps.clock.now().getTime());
     const bytes = deps.signalBytesPerMatch ?? SIGNAL_BYTES_PER_MATCH;
-    this.bytes = new TokenBucketLimiter(bytes.perSecond, bytes.burst, () => deps.clock().getTime());
+    this.bytes = new TokenBucketLimiter(bytes.perSecond, bytes.burst, () => deps.clock.now().getTime());
   }
 
   /**
@@ -59,16 +53,17 @@ export class WebrtcService {
    * TURN entries only for a member of at least one accepted or completed match (any event): a relay
    * is for a hand-off, not for any account (docs/security-hardening.md). Others get STUN only.
    */
-  async iceServers(userId: number): Promise<IceServersView> {
-    const { config, prisma } = this.deps;
+  async iceServers(actor: Actor, _input: Record<string, never> = {}): Promise<IceServersView> {
+    const { config, db } = this.deps;
+    const userId = userOf(actor).id;
     const turnConfigured = config.turnUrls.length > 0 && config.turnSecret !== undefined;
     const withTurn =
       turnConfigured &&
-      (await prisma.match.findFirst({
+      (await db.match.findFirst({
         where: { OR: [{ user1Id: userId }, { user2Id: userId }], status: { in: [...HANDOFF_STATUSES] } },
         select: { id: true },
       })) !== null;
-    return iceServersFor(config, userId, this.deps.clock(), withTurn);
+    return iceServersFor(config, userId, this.deps.clock.now(), withTurn);
   }
 
   /**
@@ -80,11 +75,12 @@ export class WebrtcService {
    * Nothing is stored; a partner without a connected socket simply receives nothing.
    */
   async relaySignal(actor: Actor, signal: WebrtcSignalInput): Promise<void> {
-    if (!(await this.limiter.take(actor.id))) throw webrtcErrors.signalRateLimited();
-    const match = await findHandoffMatch(this.deps.prisma, signal.matchSlug, actor.id);
+    const userId = userOf(actor).id;
+    if (!(await this.limiter.take(userId))) throw new AppError('SIGNAL_RATE_LIMITED');
+    const match = await findHandoffMatch(this.deps.db, signal.matchSlug, userId);
     if (!this.bytes.take(match.id, Buffer.byteLength(JSON.stringify(signal.data ?? null), 'utf8')))
-      throw webrtcErrors.signalBytesLimited();
-    this.deps.notify(match.other.id, 'webrtc_signal', {
+      throw new AppError('SIGNAL_RATE_LIMITED', { message: 'Too much signal data for this match, slow down' });
+    this.deps.notifier.toUser(match.other.id, 'webrtc_signal', {
       matchSlug: match.slug,
       from: match.me,
       kind: signal.kind,
