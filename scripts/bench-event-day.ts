@@ -123,14 +123,24 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * One request (the ones sent here replace or run, so sending one again is harmless). A keep-alive
+ * connection the service closed after its idle timeout just as it was reused is reset
+ * (ECONNRESET); on a loaded machine that happened between batches of the heats changes, so such a
+ * request is sent once more.
+ */
 async function api(baseUrl: string, method: string, pathname: string, token?: string, body?: unknown) {
-  const res = await fetch(`${baseUrl}${pathname}`, {
+  const init: RequestInit = {
     method,
     headers: {
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...(body ? { 'content-type': 'application/json' } : {}),
     },
     body: body ? JSON.stringify(body) : undefined,
+  };
+  const res = await fetch(`${baseUrl}${pathname}`, init).catch((err: Error & { cause?: { code?: string } }) => {
+    if (err.cause?.code !== 'ECONNRESET') throw err;
+    return fetch(`${baseUrl}${pathname}`, init); // the reset connection is gone: a new one
   });
   const json = (await res.json().catch(() => undefined)) as { data?: unknown } | undefined;
   return { status: res.status, body: json };
@@ -332,30 +342,32 @@ async function runStep(dancers: number): Promise<StepResult> {
     const idleRss = rssKiB(service.pid!);
     const idleMemory = await serviceMemory(baseUrl);
 
-    // the service's CPU seconds per phase: on a shared machine a steadier figure than wall time
-    let cpuMark = cpuSeconds(service.pid!);
-    const cpuSince = () => {
-      const t = cpuSeconds(service.pid!);
-      const d = t - cpuMark;
-      cpuMark = t;
-      return d;
-    };
+    // Every phase is measured alike: the load average when it starts and the service's CPU
+    // seconds it took (on a shared machine a steadier figure than wall time).
     const cpu: Record<string, number> = {};
+    const phase = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      loads[name] ??= load();
+      const cpuAtStart = cpuSeconds(service.pid!);
+      const result = await work();
+      cpu[name] = cpuSeconds(service.pid!) - cpuAtStart;
+      return result;
+    };
 
     // connect: every dancer at once
-    loads.connect = load();
     clients = startClients(baseUrl, tokens, slug);
-    const connected = await clients.ask<{
-      startedAt: number;
-      inRoom: number;
-      lastJoinedAt: number;
-      firstTryRefused: number;
-      refusals: Record<string, number>;
-      joinErrors: Record<string, number>;
-      loopP99: number;
-      loopMax: number;
-    }>({ type: 'connect', timeoutMs: 300_000 });
-    cpu.connect = cpuSince();
+    const socketClients = clients;
+    const connected = await phase('connect', () =>
+      socketClients.ask<{
+        startedAt: number;
+        inRoom: number;
+        lastJoinedAt: number;
+        firstTryRefused: number;
+        refusals: Record<string, number>;
+        joinErrors: Record<string, number>;
+        loopP99: number;
+        loopMax: number;
+      }>({ type: 'connect', timeoutMs: 300_000 }),
+    );
     const connect = {
       seconds: (connected.lastJoinedAt - connected.startedAt) / 1000,
       inRoom: connected.inRoom,
@@ -372,25 +384,25 @@ async function runStep(dancers: number): Promise<StepResult> {
     );
 
     // chat: 5 messages/s to the room
-    loads.chat = load();
-    const chatted = await clients.ask<{
-      sent: number;
-      acked: number;
-      refused: Record<string, number>;
-      expected: number;
-      received: number;
-      p50: number;
-      p99: number;
-      max: number;
-      loopP99: number;
-      loopMax: number;
-    }>({
-      type: 'chat',
-      rate: CHAT_RATE,
-      seconds: CHAT_SECONDS,
-      settleMs: 30_000,
-    });
-    cpu.chat = cpuSince();
+    const chatted = await phase('chat', () =>
+      socketClients.ask<{
+        sent: number;
+        acked: number;
+        refused: Record<string, number>;
+        expected: number;
+        received: number;
+        p50: number;
+        p99: number;
+        max: number;
+        loopP99: number;
+        loopMax: number;
+      }>({
+        type: 'chat',
+        rate: CHAT_RATE,
+        seconds: CHAT_SECONDS,
+        settleMs: 30_000,
+      }),
+    );
     const chat = {
       p50: chatted.p50,
       p99: chatted.p99,
@@ -417,14 +429,12 @@ async function runStep(dancers: number): Promise<StepResult> {
     );
 
     // polling: one request per dancer every 5 s, sockets connected
-    loads.polling = load();
     const rate = dancers / POLL_EVERY_SECONDS;
     await serviceLoopDelay(baseUrl); // prom-client resets its histogram at every scrape
     const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
     generatorLoop.enable();
-    const fixed = await runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS);
+    const fixed = await phase('polling', () => runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS));
     generatorLoop.disable();
-    cpu.polling = cpuSince();
     const serviceLoop = await serviceLoopDelay(baseUrl);
     const polling = {
       rate,
@@ -469,9 +479,7 @@ async function runStep(dancers: number): Promise<StepResult> {
         }),
       );
     }
-    cpuSince();
-    const rerunSeconds = await run();
-    cpu.rerun = cpuSince();
+    const rerunSeconds = await phase('rerun', run);
     const matching = { firstSeconds, rerunSeconds, heatChanges: movers.length };
     console.log(
       `  matching: ${movers.length} dancers changed heats; re-run ${rerunSeconds.toFixed(2)} s end to end; load ${loads.matching}`,

@@ -16,7 +16,8 @@
  * `GET /api/events = X of reference` (median of the per-round ratios).
  *
  * Knobs: BENCH_ROUNDS (3), BENCH_SECONDS per run (5), BENCH_CONNECTIONS (50),
- * BENCH_RATE (300), BENCH_RATE_SECONDS (30), BENCH_LOG_LEVEL of the service (info).
+ * BENCH_RATE (300), BENCH_RATE_SECONDS (30), BENCH_LOG_LEVEL of the service (info), BENCH_SERVICE_NODE_ARGS
+ * (e.g. `--cpu-prof --cpu-prof-dir=prof`: a profile of the service, written when it stops).
  * Notes and EXPLAIN output: scripts/bench-http/NOTES.md.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -41,6 +42,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 300);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 30);
 const SOCKET_WORKERS = 10;
 const SQL_SAMPLES = 20;
+const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const root = path.resolve(__dirname, '..');
 const database = benchDatabase('wcs_bench_http');
@@ -211,7 +213,13 @@ async function main(): Promise<void> {
   let failed = true;
   try {
     const [servicePort, helloPort, referencePort] = [await freePort(), await freePort(), await freePort()];
-    const service = start('service', 'src/server.ts', { ...serviceEnv, PORT: String(servicePort) });
+    const service = processes.start(
+      'service',
+      'src/server.ts',
+      { ...serviceEnv, PORT: String(servicePort) },
+      [],
+      SERVICE_NODE_ARGS,
+    );
     const serviceUrl = `http://127.0.0.1:${servicePort}`;
     await waitForHttp(`${serviceUrl}/api/health`, service, 'service');
 

@@ -1,5 +1,7 @@
 import type { Config } from './config/index.js';
 import { TokenAuthenticator } from './lib/auth.js';
+import { ReadCache } from './lib/read-cache.js';
+import { createCachedRead } from './middleware/cached-read.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
 import { buildInfo, Metrics } from './lib/metrics.js';
@@ -71,6 +73,8 @@ export interface ContainerOverrides {
   passwordHasher?: PasswordHasher;
   /** the chat flood limiter (scripts/bench-chat.ts passes one that always allows) */
   chatFlood?: FloodLimiter;
+  /** false: no read cache, every read goes to the database */
+  readCache?: false;
 }
 
 /**
@@ -92,7 +96,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const metrics =
     overrides.metrics ??
     new Metrics({
-      databasePool: () => database.poolStats(),
+      // the read cache's fences are statements too (src/lib/read-cache.ts)
+      databasePool: () => {
+        const pool = database.poolStats();
+        return { ...pool, queries: pool.queries + (readCache?.stats().fences ?? 0) };
+      },
       build: buildInfo(config),
       mailQueue: async () => mailQueueRef.current?.stats(),
     });
@@ -105,6 +113,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   mailQueueRef.current = mailQueue;
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
+  // exact caches of the hot reads (src/lib/read-cache.ts); connects on the first read
+  const readCache =
+    overrides.readCache === false ? undefined : new ReadCache({ connectionString: databaseUrl, logger });
 
   const audit = new ActivityLogService({ db: prisma, notifier, logger, clock });
   const registry = new RegistryService({ settings: config.registry, logger, clock });
@@ -356,7 +367,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     reports,
     moderation,
     // HTTP edge pieces built from the same configuration
-    guards: createAuthGuards(tokens, config) as AuthGuards,
+    guards: createAuthGuards(tokens, config, readCache) as AuthGuards,
+    readCache,
+    cachedRead: createCachedRead(readCache),
     limiters: createRateLimiters(config, redis, logger) as RateLimiters,
     /** GET /users/me/export: the e-mail tier, counted per user (docs/privacy.md) */
     exportLimiter: createUserRateLimiter('email', 'export', config, redis, logger),
@@ -368,6 +381,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
       await ipPurgeSchedule.stop();
       mailer.close();
       await redis.close();
+      await readCache?.close();
       await database.close();
     },
   };

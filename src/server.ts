@@ -90,6 +90,9 @@ async function main(): Promise<void> {
       : 'DATABASE_URL';
   logger.info({ startupMs }, `ready in ${startupMs} ms (${on})`);
 
+  // The read cache listens for changes from now on (until then reads go to the database).
+  void container.readCache?.start();
+
   // IP retention: a purge now in the background, then a daily pg-boss job (docs/privacy.md).
   container.ipPurgeSchedule.start();
   const stopScheduler = config.matchingScheduler.enabled ? startMatchingScheduler(container) : async () => undefined;

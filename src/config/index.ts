@@ -376,10 +376,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     /**
      * Abuse limits of the real-time channel (per instance): join_event_room per socket (a token
      * bucket: `burst` joins, refilled at `perSecond`) and sockets per user (refused at the handshake).
+     * While the event loop runs more than `shedLagMs` late, handshakes are refused before any work
+     * (SERVICE_UNAVAILABLE, docs/event-day.md): at that lag a handshake (a few turns of the loop)
+     * would hardly finish within socket.io-client's 20 s connect timeout. A lower value (1 s) made
+     * the connection of 1 000 clients slower on a loaded machine, refusing handshakes that would
+     * have succeeded.
      */
     realtime: {
       roomJoins: { perSecond: 1, burst: 10 },
       maxSocketsPerUser: 20,
+      shedLagMs: 5000,
     },
     /** Match requests per requester (a token bucket: `burst` requests, refilled at `perMinute`). */
     matchRequests: { perMinute: 10, burst: 10 },

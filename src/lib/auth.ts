@@ -2,6 +2,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { BatchedReads } from './batched-reads.js';
 import { AppError } from './errors.js';
+import type { ReadCache } from './read-cache.js';
 import { sql, type SqlReader } from './sql.js';
 
 /** The caller as seen by routes and socket handlers (loaded from the database). */
@@ -25,8 +26,10 @@ export interface TokenSession {
 }
 
 /**
- * Read on every authenticated request and socket handshake, so never from a cache: a deleted
- * user, a demoted admin or a revoked session (older token version) is refused at once. The
+ * Read on every authenticated request and socket handshake, from the database or, for reads
+ * (GET), from the exact read cache (src/lib/read-cache.ts: dropped by any change of the user's
+ * row, seen by a fence sent after the request arrived): a deleted user, a demoted admin or a
+ * revoked session (older token version) is refused at once. The
  * users of requests and handshakes arriving together are read in one statement (BatchedReads:
  * each is read by a statement sent after it arrived), so a reconnect storm costs a few
  * statements instead of one queued query per socket.
@@ -92,9 +95,23 @@ export class TokenAuthenticator {
     }
   }
 
-  /** Verifies the JWT and loads the user; a token of a deleted user or of an older token version is refused. */
-  async authenticate(token: string): Promise<AuthUser> {
-    return (await this.authenticateSession(token)).user;
+  /**
+   * Verifies the JWT and loads the user; a token of a deleted user or of an older token version
+   * is refused. With `cache` (only after a fence of the caller's request), the user comes from
+   * it while the user's row is unchanged.
+   */
+  async authenticate(token: string, cache?: ReadCache): Promise<AuthUser> {
+    const session = this.verify(token);
+    if (!cache) return this.currentUser(session);
+    const key = `session ${session.userId}`;
+    let user = cache.get<AuthUser>(key);
+    if (!user) {
+      const stamp = cache.stamp();
+      user = await this.users.load(session.userId);
+      if (user && stamp) cache.set(key, user, 1, [`User:${user.id}`, 'User:*'], stamp);
+    }
+    if (!user || user.tokenVersion !== session.tokenVersion) throw new AppError('INVALID_TOKEN');
+    return { ...user }; // callers never share an object
   }
 
   /** As authenticate, with the token's session (the socket handshake keeps its expiry). */

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { bearerToken, type AuthUser, type TokenAuthenticator } from '../lib/auth.js';
 import { AppError } from '../lib/errors.js';
+import type { ReadCache } from '../lib/read-cache.js';
 
 export interface AuthGuards {
   /** Requires a valid Bearer token: 401 "Authentication required" / "Invalid or expired token". */
@@ -20,11 +21,15 @@ export interface AuthGuards {
 export function createAuthGuards(
   tokens: TokenAuthenticator,
   options: { requireEmailVerification: boolean },
+  readCache?: ReadCache,
 ): AuthGuards {
-  const requireAuth = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+  const requireAuth = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError('AUTH_REQUIRED');
-    req.user = await tokens.authenticate(token);
+    // reads (GET) may take the user from the exact read cache, after the request's fence
+    // (src/lib/read-cache.ts); every other request reads it from the database
+    const fresh = readCache !== undefined && req.method === 'GET' && (await readCache.freshFor(res));
+    req.user = await tokens.authenticate(token, fresh ? readCache : undefined);
     next();
   };
   return {

@@ -4,6 +4,7 @@ import type { Container } from '../container.js';
 import type { Actor } from '../lib/actor.js';
 import { bearerToken } from '../lib/auth.js';
 import { AppError } from '../lib/errors.js';
+import { LoopLag } from '../lib/loop-lag.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import { toAppError } from '../middleware/error-handler.js';
@@ -94,7 +95,7 @@ export function attachRealtime(
   container: Container,
   registrars: BoundSocketRegistrar[],
 ): AppServer {
-  const { config, redis, tokens, notifier, metrics } = container;
+  const { config, redis, tokens, notifier, metrics, logger } = container;
   const io: AppServer = new Server(httpServer, {
     path: '/socket.io',
     cors: { origin: config.corsOrigins, credentials: true },
@@ -104,6 +105,27 @@ export function attachRealtime(
   // With REDIS_URL, broadcasts reach the sockets of every service instance.
   // Redis down or frozen: local sockets only, never a hang (src/realtime/redis-adapter.ts, issue 23).
   if (redis.enabled) io.adapter(createResilientAdapter(redis, { key: `${redis.keyPrefix}socket.io` }));
+
+  // A lagging event loop (a reconnect storm on a starved machine): handshakes are refused before
+  // any work (no token check, no database), so clients back off instead of queueing handshakes
+  // that their connect timeout throws away; logged once per episode.
+  const lag = new LoopLag(config.realtime.shedLagMs);
+  httpServer.once('close', () => lag.stop());
+  let shed = 0;
+  io.use((_socket, next) => {
+    if (!lag.lagging) {
+      if (shed > 0) logger.info({ refused: shed }, 'event loop caught up: socket handshakes accepted again');
+      shed = 0;
+      return next();
+    }
+    if (shed++ === 0)
+      logger.warn(
+        { lagMs: Math.round(lag.lagMs) },
+        'event loop lagging: socket handshakes refused (SERVICE_UNAVAILABLE)',
+      );
+    const refused = new AppError('SERVICE_UNAVAILABLE');
+    next(Object.assign(new Error(refused.message), { data: { code: refused.code } }));
+  });
 
   io.use(async (socket, next) => {
     const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
+import type { CachedRead } from '../../middleware/cached-read.js';
 import type { EventChatService } from './event-chat.service.js';
 import { sendPage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
@@ -9,15 +10,25 @@ import { eventMessagesQuery, type EventMessagesQuery } from './chat.schemas.js';
 /** What the router calls (built by src/container.ts). */
 export interface ChatRouterDeps {
   guards: AuthGuards;
+  cachedRead: CachedRead;
   eventChat: EventChatService;
 }
 
+/** Every table the history statement reads (event-chat.service.ts, roomPage): authors, blocks, removals. */
+const HISTORY_TABLES = ['Event', 'EventParticipant', 'ChatRoom', 'Message', 'UserBlock', 'User'];
+
 /** History of the event group chat, `{ success, data, hasMore }` (chat.openapi.ts). */
-export function createChatRouter({ guards, eventChat }: ChatRouterDeps): Router {
+export function createChatRouter({ guards, cachedRead, eventChat }: ChatRouterDeps): Router {
   const router = Router();
-  router.get('/events/:slug/messages', guards.requireAuth, validate(...eventMessagesQuery), async (req, res) => {
-    const history = await eventChat.listMessages(actorOf(req), input<EventMessagesQuery>(res));
-    sendPage(res, history.messages, history.hasMore);
-  });
+  router.get(
+    '/events/:slug/messages',
+    guards.requireAuth,
+    validate(...eventMessagesQuery),
+    cachedRead(HISTORY_TABLES),
+    async (req, res) => {
+      const history = await eventChat.listMessages(actorOf(req), input<EventMessagesQuery>(res));
+      sendPage(res, history.messages, history.hasMore);
+    },
+  );
   return router;
 }

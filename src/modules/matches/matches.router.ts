@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
+import type { CachedRead } from '../../middleware/cached-read.js';
 import type { MatchesService } from './matches.service.js';
 import type { MatchRatingsService } from './match-ratings.service.js';
 import type { PrivateChatService } from './private-chat.service.js';
@@ -22,13 +23,17 @@ import {
 /** What the router calls (built by src/container.ts). */
 export interface MatchesRouterDeps {
   guards: AuthGuards;
+  cachedRead: CachedRead;
   matches: MatchesService;
   ratings: MatchRatingsService;
   privateChat: PrivateChatService;
 }
 
+/** Every table the match list reads (matches.service.ts, matchList). */
+const MATCH_LIST_TABLES = ['Event', 'Match', 'User', 'ChatRoom', 'VideoTransfer'];
+
 /** Match requests between participants, their ratings and the private chat history. */
-export function createMatchesRouter({ guards, matches, ratings, privateChat }: MatchesRouterDeps): Router {
+export function createMatchesRouter({ guards, cachedRead, matches, ratings, privateChat }: MatchesRouterDeps): Router {
   const router = Router();
   const verified = [guards.requireAuth, guards.requireVerifiedEmail];
 
@@ -36,9 +41,15 @@ export function createMatchesRouter({ guards, matches, ratings, privateChat }: M
     sendData(res, await matches.createMatch(actorOf(req), input<CreateMatchBody>(res)), 201);
   });
 
-  router.get('/matches', guards.requireAuth, validate(...listMatchesRules), async (req, res) => {
-    sendList(res, await matches.listMatches(actorOf(req), input<ListMatchesQuery>(res)));
-  });
+  router.get(
+    '/matches',
+    guards.requireAuth,
+    validate(...listMatchesRules),
+    cachedRead(MATCH_LIST_TABLES),
+    async (req, res) => {
+      sendList(res, await matches.listMatches(actorOf(req), input<ListMatchesQuery>(res)));
+    },
+  );
 
   router.get('/matches/:slug', guards.requireAuth, validate(...matchSlugParams), async (req, res) => {
     sendData(res, await matches.getMatch(actorOf(req), input<MatchSlugInput>(res)));

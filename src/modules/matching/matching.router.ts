@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
+import type { CachedRead } from '../../middleware/cached-read.js';
 import type { MatchingRunsService } from './matching-runs.service.js';
 import type { MatchingRunReportsService } from './matching-run-reports.service.js';
 import type { SuggestionsService } from './suggestions.service.js';
@@ -20,13 +21,31 @@ import {
 /** What the router calls (built by src/container.ts). */
 export interface MatchingRouterDeps {
   guards: AuthGuards;
+  cachedRead: CachedRead;
   matching: MatchingRunsService;
   matchingReports: MatchingRunReportsService;
   suggestions: SuggestionsService;
 }
 
+/** Every table the caller's suggestions read (suggestions.service.ts, matching.views.ts suggestionsJson). */
+const MY_SUGGESTIONS_TABLES = [
+  'Event',
+  'EventParticipant',
+  'RecordingSuggestion',
+  'Heat',
+  'Division',
+  'CompetitionType',
+  'User',
+];
+
 /** Recording-partner matching: runs (admins), the suggestions, the recorders' answers. */
-export function createMatchingRouter({ guards, matching, matchingReports, suggestions }: MatchingRouterDeps): Router {
+export function createMatchingRouter({
+  guards,
+  cachedRead,
+  matching,
+  matchingReports,
+  suggestions,
+}: MatchingRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 
@@ -38,9 +57,15 @@ export function createMatchingRouter({ guards, matching, matchingReports, sugges
   router.post('/events/:slug/run-matching', ...admin, validate(...runRequestSchema), runOrPreview);
   router.post('/admin/events/:slug/matching-runs', ...admin, validate(...runRequestSchema), runOrPreview);
 
-  router.get('/events/:slug/match-suggestions', guards.requireAuth, validate(...eventParams), async (req, res) => {
-    sendData(res, await suggestions.listMine(actorOf(req), input<EventParams>(res)));
-  });
+  router.get(
+    '/events/:slug/match-suggestions',
+    guards.requireAuth,
+    validate(...eventParams),
+    cachedRead(MY_SUGGESTIONS_TABLES),
+    async (req, res) => {
+      sendData(res, await suggestions.listMine(actorOf(req), input<EventParams>(res)));
+    },
+  );
 
   router.put(
     '/events/:slug/match-suggestions/:id/status',

@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
+import type { CachedRead } from '../../middleware/cached-read.js';
 import type { RateLimiters } from '../../middleware/rate-limit.js';
 import type { AccountService } from './account.service.js';
 import type { ProfilesService } from './profiles.service.js';
@@ -11,13 +12,17 @@ import { changePasswordInput, updateProfileInput, usernameInput } from './users.
 /** What the router calls (built by src/container.ts). */
 export interface UsersRouterDeps {
   guards: AuthGuards;
+  cachedRead: CachedRead;
   profiles: Pick<ProfilesService, 'getMe' | 'getPublicProfile' | 'getUserRatings'>;
   account: Pick<AccountService, 'updateProfile' | 'isEmailChange' | 'changePassword'>;
   limiters: RateLimiters;
 }
 
+/** Every table GET /users/me reads: the user and its statistics (profiles.service.ts). */
+const ME_TABLES = ['User', 'Match', 'Rating', 'RecordingSuggestion'];
+
 /** The signed-in user's account and other users' public profiles (a token is required for all). */
-export function createUsersRouter({ guards, profiles, account, limiters }: UsersRouterDeps): Router {
+export function createUsersRouter({ guards, cachedRead, profiles, account, limiters }: UsersRouterDeps): Router {
   const router = Router();
 
   /**
@@ -31,7 +36,7 @@ export function createUsersRouter({ guards, profiles, account, limiters }: Users
     limiters.auth(req, res, (err?: unknown) => (err ? next(err) : limiters.email(req, res, next)));
   };
 
-  router.get('/users/me', guards.requireAuth, async (req, res) => {
+  router.get('/users/me', guards.requireAuth, cachedRead(ME_TABLES), async (req, res) => {
     sendData(res, await profiles.getMe(actorOf(req)));
   });
 

@@ -1,0 +1,52 @@
+import type { RequestHandler, Response } from 'express';
+import type { ReadCache } from '../lib/read-cache.js';
+
+/**
+ * A hot read's answer kept per caller and URL (src/lib/read-cache.ts: exact, dropped when any
+ * of `tables` changes): `router.get(path, requireAuth, validate(…), cachedRead([...tables]), handler)`.
+ * `tables` must name every table the handler's answer is read from ("User" for any user's
+ * columns); tests/performance/hot-reads-fresh.test.ts writes each kind of change and reads again.
+ * Only 200 answers of GET are kept; the body is sent as it was, with its ETag (a poller that sends
+ * If-None-Match gets 304 as before). Without a usable cache the handler runs as always.
+ */
+export type CachedRead = (tables: readonly string[]) => RequestHandler;
+
+interface CachedBody {
+  /** the body as sent: encoded once, not at every hit */
+  body: Buffer;
+  type: string;
+  etag: string | undefined;
+}
+
+export function createCachedRead(cache: ReadCache | undefined): CachedRead {
+  return (tables) => async (req, res, next) => {
+    if (!cache || req.method !== 'GET' || !req.user || !(await cache.freshFor(res))) return next();
+    const key = `http ${req.user.id} ${req.originalUrl}`;
+    const hit = cache.get<CachedBody>(key);
+    if (hit) {
+      res.status(200).set('Content-Type', hit.type);
+      if (hit.etag) res.set('ETag', hit.etag);
+      res.send(hit.body);
+      return;
+    }
+    const stamp = cache.stamp();
+    if (!stamp) return next();
+    const send = res.send;
+    res.send = function (this: Response, body?: unknown) {
+      res.send = send;
+      if (res.statusCode === 200 && typeof body === 'string') {
+        const etagOf = req.app.get('etag fn') as ((body: string, encoding: string) => string) | undefined;
+        const etag = etagOf?.(body, 'utf8');
+        // set before send, so that Express does not hash the body again
+        if (etag) res.set('ETag', etag);
+        // as Express sends a string body: with its charset
+        const declared = String(res.get('Content-Type') ?? 'application/json');
+        const type = /charset=/i.test(declared) ? declared : `${declared}; charset=utf-8`;
+        const bytes = Buffer.from(body, 'utf8');
+        cache.set(key, { body: bytes, type, etag } satisfies CachedBody, bytes.length, tables, stamp);
+      }
+      return send.call(this, body);
+    };
+    next();
+  };
+}
