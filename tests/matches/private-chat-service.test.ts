@@ -10,7 +10,7 @@ describe('PrivateChatService.sendMessage', () => {
   const container = createTestContainer({}, { clock: { now: () => now } });
   afterAll(() => container.close());
 
-  const send = (user: Parameters<typeof userActor>[0], matchId: number, content: unknown) =>
+  const send = (user: Parameters<typeof userActor>[0], matchId: number, content: string) =>
     container.privateChat.sendMessage(userActor(user), { matchId, content });
 
   const refusal = (promise: Promise<unknown>) =>

@@ -3,8 +3,8 @@ import type { AuthGuards } from '../../middleware/auth.js';
 import type { EventChatService } from './event-chat.service.js';
 import { sendPage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
-import { eventMessagesQuery, type EventMessagesQuery } from './chat.schemas.js';
+import { validate } from '../../middleware/validate.js';
+import { eventMessagesInput } from './chat.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface ChatRouterDeps {
@@ -15,8 +15,8 @@ export interface ChatRouterDeps {
 /** History of the event group chat, `{ success, data, hasMore }` (chat.openapi.ts). */
 export function createChatRouter({ guards, eventChat }: ChatRouterDeps): Router {
   const router = Router();
-  router.get('/events/:slug/messages', guards.requireAuth, validate(...eventMessagesQuery), async (req, res) => {
-    const history = await eventChat.listMessages(actorOf(req), input<EventMessagesQuery>(res));
+  router.get('/events/:slug/messages', guards.requireAuth, validate(eventMessagesInput), async (req, res) => {
+    const history = await eventChat.listMessages(actorOf(req), eventMessagesInput.from(res));
     sendPage(res, history.messages, history.hasMore);
   });
   return router;
