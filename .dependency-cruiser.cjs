@@ -20,13 +20,7 @@ module.exports = {
       from: { path: '^src/modules/([^/]+)/' },
       to: {
         path: '^src/modules/([^/]+)/',
-        pathNot: [
-          '^src/modules/$1/',
-          '\\.(views|schemas)\\.ts$',
-          // Known exception, to be moved behind the owning service (docs/contributing.md):
-          // the account's verification helpers shared by auth and users.
-          '^src/modules/auth/(auth\\.tokens|account-mails)\\.ts$',
-        ],
+        pathNot: ['^src/modules/$1/', '\\.(views|schemas)\\.ts$'],
         dependencyTypesNot: ['type-only'],
       },
     },

@@ -5,6 +5,7 @@ import type { Container } from './container.js';
 import type { Logger } from './lib/logger.js';
 import type { DatabaseKind } from './lib/prisma.js';
 import { EmbeddedDatabaseError, EmbeddedDatabaseInUseError } from './lib/embedded-postgres.js';
+import { systemActor } from './lib/actor.js';
 import { AppError } from './lib/errors.js';
 import { ConfigError } from './config/config-error.js';
 
@@ -70,7 +71,7 @@ const COMMANDS: Record<string, Command> = {
         options: { email: { type: 'string' }, username: { type: 'string' }, admin: { type: 'boolean' } },
       });
       const { createUser } = await import('./cli/commands.js');
-      const { user, password, generated } = await createUser(c!.users, {
+      const { user, password, generated } = await createUser(c!.operatorAccounts, {
         email: values.email,
         username: values.username,
         isAdmin: values.admin ?? false,
@@ -88,14 +89,18 @@ const COMMANDS: Record<string, Command> = {
   'user:promote': {
     container: true,
     async run({ args }, c) {
-      const user = await c!.users.promoteToAdmin(onePositional(args, 'e-mail address', 'user:promote'));
+      const user = await c!.operatorAccounts.promoteToAdmin(systemActor('cli'), {
+        email: onePositional(args, 'e-mail address', 'user:promote'),
+      });
       print(`${user.username} <${user.email}> is now an admin`);
     },
   },
   'user:demote': {
     container: true,
     async run({ args }, c) {
-      const user = await c!.users.demoteFromAdmin(onePositional(args, 'e-mail address', 'user:demote'));
+      const user = await c!.operatorAccounts.demoteFromAdmin(systemActor('cli'), {
+        email: onePositional(args, 'e-mail address', 'user:demote'),
+      });
       print(`${user.username} <${user.email}> is no longer an admin`);
     },
   },

@@ -13,11 +13,16 @@ import { createCsrf, type Csrf } from './middleware/csrf.js';
 import { createRateLimiters, createUserRateLimiter, type RateLimiters } from './middleware/rate-limit.js';
 import { ActivityLogService } from './modules/activity-log/activity-log.service.js';
 import { RegistryService } from './modules/registry/registry.service.js';
-import { AuthService } from './modules/auth/auth.service.js';
 import { AccountMails } from './modules/auth/account-mails.js';
 import { CurrentPasswordCheck } from './modules/auth/current-password.js';
 import { CaptchaVerifier } from './modules/auth/captcha.js';
-import { UsersService } from './modules/users/users.service.js';
+import { EmailVerificationService } from './modules/auth/email-verification.service.js';
+import { LoginService } from './modules/auth/login.service.js';
+import { PasswordResetService } from './modules/auth/password-reset.service.js';
+import { RegistrationService } from './modules/auth/registration.service.js';
+import { AccountService } from './modules/users/account.service.js';
+import { OperatorAccountsService } from './modules/users/operator-accounts.service.js';
+import { ProfilesService } from './modules/users/profiles.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
 import { TokenBucketLimiter, type FloodLimiter } from './lib/flood-limit.js';
@@ -27,6 +32,7 @@ import { ChatService } from './modules/chat/chat.service.js';
 import { validateContent } from './modules/chat/chat.schemas.js';
 import { EventChatService } from './modules/chat/event-chat.service.js';
 import { EventsService } from './modules/events/events.service.js';
+import { CheckinService } from './modules/events/checkin.service.js';
 import { DashboardService } from './modules/dashboard/dashboard.service.js';
 import { HeatsService } from './modules/heats/heats.service.js';
 import { EventSettingsService } from './modules/event-settings/event-settings.service.js';
@@ -40,6 +46,7 @@ import { MatchingRunReportsService } from './modules/matching/matching-run-repor
 import { SuggestionsService } from './modules/matching/suggestions.service.js';
 import { MatchingPeopleService } from './modules/matching/matching-people.service.js';
 import { Notifier } from './realtime/notifier.js';
+import { HealthService } from './modules/health/health.service.js';
 import { AvatarsService } from './modules/avatars/avatars.service.js';
 import { AccountDeletionService } from './modules/privacy/account-deletion.service.js';
 import { DataExportService } from './modules/privacy/data-export.service.js';
@@ -100,18 +107,39 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
 
-  const audit = new ActivityLogService(prisma, notifier, logger, clock);
-  const registry = new RegistryService(config.registry, logger, clock);
+  const audit = new ActivityLogService({ db: prisma, notifier, logger, clock });
+  const registry = new RegistryService({ settings: config.registry, logger, clock });
   const eventAccess = new EventAccess(prisma);
   const passwordHasher =
     overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
-  const accountSettings = { frontendUrl: config.frontendUrl };
-  const captcha = new CaptchaVerifier(config.captcha, logger);
-  const auth = new AuthService(prisma, audit, tokens, passwordHasher, notifier, mailQueue, clock, metrics, {
-    ...accountSettings,
-    publicUrl: config.publicUrl,
-    lockout: config.lockout,
+  const captcha = new CaptchaVerifier({ settings: config.captcha, logger });
+  // accounts without a session (docs/security.md): one service per use case
+  const registration = new RegistrationService({
+    db: prisma,
+    audit,
+    tokens,
+    hasher: passwordHasher,
+    mail: mailQueue,
     captcha,
+    publicUrl: config.publicUrl,
+  });
+  const login = new LoginService({
+    db: prisma,
+    audit,
+    tokens,
+    hasher: passwordHasher,
+    clock,
+    metrics,
+    lockout: config.lockout,
+  });
+  const emailVerification = new EmailVerificationService({ db: prisma, audit, mail: mailQueue, clock });
+  const passwordReset = new PasswordResetService({
+    db: prisma,
+    audit,
+    hasher: passwordHasher,
+    notifier,
+    mail: mailQueue,
+    clock,
   });
   // a wrong current password (password or e-mail change) counts toward the login lockout
   const currentPassword = new CurrentPasswordCheck({
@@ -120,22 +148,26 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     audit,
     lockout: config.lockout,
   });
-  const users = new UsersService(
-    prisma,
-    database.sql,
+  // the signed-in user's account, profiles, and the operator's accounts
+  const profiles = new ProfilesService({ db: prisma, sql: database.sql });
+  const account = new AccountService({
+    db: prisma,
     audit,
     tokens,
-    passwordHasher,
+    hasher: passwordHasher,
     notifier,
-    mailQueue,
-    clock,
-    {
-      ...accountSettings,
-      publicUrl: config.publicUrl,
-      emailChangeLimit: config.rateLimit.enabled ? config.emailChange : undefined,
-    },
+    mail: mailQueue,
     currentPassword,
-  );
+    accountMails,
+    emailChangeLimit: config.rateLimit.enabled ? config.emailChange : undefined,
+  });
+  const operatorAccounts = new OperatorAccountsService({
+    db: prisma,
+    audit,
+    hasher: passwordHasher,
+    notifier,
+    publicUrl: config.publicUrl,
+  });
   /** ~5 chat messages per second with bursts of 10, per user, event and private chats together (shared through Redis when set) */
   const chatFlood = overrides.chatFlood ?? createChatFloodLimiter(redis, logger, () => clock.now().getTime());
   const chat = new ChatService({ db: prisma });
@@ -155,16 +187,21 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     metrics,
     settings: { requireEmailVerification: config.requireEmailVerification },
   });
-  const events = new EventsService(prisma, database.sql, notifier, audit, eventAccess, clock, {
-    ...config.checkin,
-    frontendUrl: config.frontendUrl,
+  const checkin = new CheckinService({
+    db: prisma,
+    notifier,
+    audit,
+    eventAccess,
+    clock,
+    settings: { ...config.checkin, frontendUrl: config.frontendUrl },
   });
+  const events = new EventsService({ db: prisma, sql: database.sql, audit, eventAccess, checkin });
   const webrtc = new WebrtcService({ db: prisma, config: config.webrtc, clock, notifier });
   const transfers = new TransfersService({ db: prisma, clock, notifier });
-  const dashboard = new DashboardService(database.sql);
+  const dashboard = new DashboardService({ sql: database.sql });
   const referenceData = new ReferenceData(prisma);
-  const heats = new HeatsService(prisma, notifier, audit, eventAccess, referenceData);
-  const eventSettings = new EventSettingsService(prisma, audit, eventAccess);
+  const heats = new HeatsService({ db: prisma, notifier, audit, eventAccess, reference: referenceData });
+  const eventSettings = new EventSettingsService({ db: prisma, audit, eventAccess });
   // what the private chat uses of the chat core (MatchChat)
   const matchChat = {
     validateContent,
@@ -231,6 +268,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   });
 
   const instance: InstanceState = { shuttingDown: false };
+  const health = new HealthService({ database, instance });
   const avatars = new AvatarsService({ prisma, logger, publicUrl: config.publicUrl });
   // Privacy (docs/privacy.md): account deletion and export through the owning features' services.
   const accountDeletion = new AccountDeletionService({
@@ -259,16 +297,17 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     clock,
   });
   const ipRetention = new IpRetentionService({
-    prisma,
+    audit,
     clock,
     retentionDays: config.privacy.activityLogIpRetentionDays,
   });
   // src/server.ts starts it; connects to nothing before
-  const ipPurgeSchedule = new IpPurgeSchedule(ipRetention, logger, { connectionString: databaseUrl });
+  const ipPurgeSchedule = new IpPurgeSchedule({ retention: ipRetention, logger, connectionString: databaseUrl });
 
   const container = {
     config,
     instance,
+    health,
     logger,
     clock,
     database,
@@ -283,8 +322,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     audit,
     registry,
     eventAccess,
-    auth,
-    users,
+    registration,
+    login,
+    emailVerification,
+    passwordReset,
+    profiles,
+    account,
+    operatorAccounts,
     chatFlood,
     roomJoinLimit,
     webrtc,
@@ -292,6 +336,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     chat,
     eventChat,
     events,
+    checkin,
     dashboard,
     referenceData,
     heats,

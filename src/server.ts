@@ -3,6 +3,7 @@ import { ConfigError } from './config/config-error.js';
 import type { ResolvedDatabase } from './lib/database.js';
 import { EmbeddedDatabaseError, EmbeddedDatabaseInUseError } from './lib/embedded-postgres.js';
 import { DatabaseUnreachableError } from './lib/startup-errors.js';
+import { systemActor } from './lib/actor.js';
 
 // Resolved first (DATABASE_URL or the embedded server), stopped last.
 let database: ResolvedDatabase | undefined;
@@ -24,7 +25,6 @@ async function main(): Promise<void> {
 
   const { loadConfig } = await import('./config/index.js');
   const { createLogger, prettyTransport } = await import('./lib/logger.js');
-  const { systemActor } = await import('./lib/actor.js');
   const { resolveDatabase } = await import('./lib/database.js');
   const { createContainer } = await import('./container.js');
   const { createAppServer } = await import('./http-server.js');
@@ -66,11 +66,11 @@ async function main(): Promise<void> {
   }
   // Stored avatar URLs point at this service's avatar route under PUBLIC_URL (docs/privacy.md).
   await container.avatars
-    .repointStoredUrls()
+    .repointStoredUrls(systemActor('start-up'))
     .catch((err: unknown) => logger.error({ err }, 'pointing avatar URLs at this service failed'));
   // Runs left `running` by a process that stopped mid-run (another instance's live run keeps its lock and is left alone).
   await container.matching
-    .closeInterruptedRuns(systemActor('startup'))
+    .closeInterruptedRuns(systemActor('start-up'))
     .catch((err: unknown) => logger.error({ err }, 'closing interrupted matching runs failed'));
 
   const { httpServer, io } = createAppServer(container);

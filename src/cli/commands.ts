@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { validationResult } from 'express-validator';
 import { AppError } from '../lib/errors.js';
-import { registerBody } from '../modules/auth/auth.schemas.js';
-import type { UsersService } from '../modules/users/users.service.js';
+import { registerInput } from '../modules/auth/auth.schemas.js';
+import type { OperatorAccountsService } from '../modules/users/operator-accounts.service.js';
 import type { MatchingRunsService } from '../modules/matching/matching-runs.service.js';
 import { systemActor } from '../lib/actor.js';
 import type { EventsService } from '../modules/events/events.service.js';
@@ -18,13 +18,13 @@ export interface CreateUserInput {
 
 /**
  * `user:create`: validates the fields with the registration's own rules (the declaration behind
- * POST /auth/register), then creates a verified account through UsersService.createAccount.
+ * POST /auth/register), then creates a verified account through OperatorAccountsService.createAccount.
  */
-export async function createUser(users: UsersService, input: CreateUserInput) {
+export async function createUser(accounts: Pick<OperatorAccountsService, 'createAccount'>, input: CreateUserInput) {
   const generated = !input.password;
   const password = input.password || randomBytes(12).toString('base64url');
   const req = { body: { email: input.email ?? null, username: input.username ?? null, password } };
-  for (const chain of registerBody) await chain.run(req);
+  for (const chain of registerInput.chains) await chain.run(req);
   const problems = validationResult(req).array();
   if (problems.length) {
     const lines = problems.map(
@@ -33,7 +33,7 @@ export async function createUser(users: UsersService, input: CreateUserInput) {
     );
     throw new AppError('VALIDATION_ERROR', { message: `Validation failed:\n  ${lines.join('\n  ')}` });
   }
-  const user = await users.createAccount(systemActor('cli'), {
+  const user = await accounts.createAccount(systemActor('cli'), {
     email: req.body.email as string,
     username: req.body.username as string,
     password,
@@ -100,7 +100,9 @@ export function purgeIps(
   { ipRetention }: { ipRetention: IpRetentionService },
   asOf: string | undefined,
 ): Promise<number> {
-  return ipRetention.purge(asOf === undefined ? undefined : parseTimestamp('as-of', asOf));
+  return ipRetention.purge(systemActor('privacy:purge-ips'), {
+    asOf: asOf === undefined ? undefined : parseTimestamp('as-of', asOf),
+  });
 }
 
 /** An ISO 8601 timestamp (a date with a time, or a date alone), else 400 naming the option. */

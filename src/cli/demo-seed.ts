@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Container } from '../container.js';
 import { systemActor, type Actor } from '../lib/actor.js';
+import type { AuthUser } from '../lib/auth.js';
 import { AppError } from '../lib/errors.js';
 import type { HeatInput } from '../modules/heats/heats.schemas.js';
 
@@ -74,8 +75,9 @@ function sequence(seed: number) {
   };
 }
 
-const userActor = (user: { id: number; username: string }): Actor => ({
-  user: null,
+/** A dancer acting through the services, as their own request would (the seed's fresh accounts: token version 0). */
+const userActor = (user: Omit<AuthUser, 'tokenVersion'>): Actor => ({
+  user: { ...user, tokenVersion: 0 },
   userId: user.id,
   username: user.username,
   ip: null,
@@ -84,7 +86,7 @@ const userActor = (user: { id: number; username: string }): Actor => ({
 });
 
 export async function seedDemo(
-  c: Pick<Container, 'config' | 'users' | 'events' | 'heats' | 'matching'>,
+  c: Pick<Container, 'config' | 'operatorAccounts' | 'events' | 'checkin' | 'heats' | 'matching'>,
 ): Promise<DemoSeedResult> {
   if (c.config.isProduction)
     throw new AppError('BAD_REQUEST', { message: 'demo:seed refuses to run in production (NODE_ENV=production)' });
@@ -93,7 +95,7 @@ export async function seedDemo(
   const dancerPassword = randomBytes(9).toString('base64url');
   let admin;
   try {
-    admin = await c.users.createAccount(actor, {
+    admin = await c.operatorAccounts.createAccount(actor, {
       email: DEMO_ADMIN_EMAIL,
       username: 'demo_admin',
       password: adminPassword,
@@ -119,10 +121,10 @@ export async function seedDemo(
     worldRegistryId: null,
     description: 'Made by demo:seed: 40 dancers from six cities with their Jack & Jill and Strictly heats.',
   });
-  const details = await c.events.getDetails(event.slug, { ...admin, tokenVersion: 0 });
+  const details = await c.events.getDetails(userActor(admin), { slug: event.slug });
   const token = details.checkin!.token;
-  const divisions = (await c.heats.divisions()).slice(0, 4);
-  const [jackAndJill, strictly] = await c.heats.competitionTypes();
+  const divisions = (await c.heats.divisions(actor)).slice(0, 4);
+  const [jackAndJill, strictly] = await c.heats.competitionTypes(actor);
   const pick = sequence(2026);
   let example = '';
   for (let i = 0; i < DEMO_DANCERS; i++) {
@@ -132,7 +134,7 @@ export async function seedDemo(
     const username = `demo_${firstName.toLowerCase()}_${i + 1}`;
     const email = `${username}@example.com`;
     example ||= email;
-    const dancer = await c.users.createAccount(actor, {
+    const dancer = await c.operatorAccounts.createAccount(actor, {
       email,
       username,
       password: dancerPassword,
@@ -141,7 +143,7 @@ export async function seedDemo(
       city,
       country,
     });
-    await c.events.checkin(userActor(dancer), token, dancer.id);
+    await c.checkin.checkin(userActor(dancer), { token });
     const role = i % 2 === 0 ? 'Leader' : 'Follower';
     const division = divisions[pick(divisions.length)];
     const heats: HeatInput[] = [
@@ -149,7 +151,7 @@ export async function seedDemo(
     ];
     if (i % 3 === 0)
       heats.push({ divisionId: division.id, competitionTypeId: strictly.id, heatNumber: 1 + pick(4), role });
-    await c.heats.replaceHeats(event.slug, dancer, heats, userActor(dancer));
+    await c.heats.replaceHeats(userActor(dancer), { slug: event.slug, heats });
   }
   const run = await c.matching.runNow(actor, { slug: event.slug });
   return {

@@ -1,4 +1,4 @@
-import type { EventObjectField } from '../modules/events/events.views.js';
+import { eventObjectView, scheduleConfigSchema } from '../modules/events/events.views.js';
 import { UNFILLED_REASONS } from '../modules/matching/matching.unfilled.js';
 import { RECORDER_DELETED } from '../modules/matching/matching.views.js';
 import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
@@ -279,32 +279,7 @@ const publicProfileProperties = {
   tiktokUrl: nullStr,
 };
 
-const eventProperties: Record<EventObjectField, Schema> = {
-  id: int,
-  slug: str,
-  name: str,
-  location: str,
-  startDate: dateTime,
-  endDate: dateTime,
-  worldRegistryId: nullStr,
-  participantsCount: int,
-  description: nullStr,
-  createdAt: dateTime,
-  updatedAt: dateTime,
-  registrationDeadline: nullDateTime,
-  matchingRunAt: nullDateTime,
-  scheduleConfig: { oneOf: [ref('ScheduleConfig'), { type: 'null' }] },
-};
 
-const scheduleConfig = obj({
-  slots: array(
-    obj({
-      order: { type: 'integer', minimum: -2147483648, maximum: 2147483647, description: 'unique among the slots (a 32-bit integer)' },
-      divisionIds: array(int, { minItems: 1 }),
-    }),
-    { maxItems: 50 },
-  ),
-});
 
 export const suggestionProperties = {
   id: int,
@@ -411,26 +386,11 @@ export const componentSchemas: Record<string, Schema> = {
   Me: obj({ ...userObjectProperties, stats: ref('UserStats') }),
   PublicProfile: obj({ ...publicProfileProperties, stats: ref('PublicUserStats') }),
   AuthResult: obj({ token: { type: 'string', description: 'JWT (HS256, 24 h)' }, user: ref('User') }),
-  ScheduleConfig: scheduleConfig,
-  Event: obj(eventProperties),
+  ScheduleConfig: scheduleConfigSchema,
   PublicEvent: obj({
-    ...eventProperties,
+    ...(eventObjectView.schema.properties as Record<string, Schema>),
     chatRooms: array(obj({ id: int, eventId: int, type: { const: 'event' }, createdAt: dateTime })),
     _count: obj({ matches: int }),
-  }),
-  EventSummary: obj({
-    id: int,
-    slug: str,
-    name: str,
-    location: str,
-    startDate: dateTime,
-    endDate: dateTime,
-    worldRegistryId: nullStr,
-    participantsCount: { type: 'integer', description: 'live count of participation records' },
-    description: nullStr,
-    createdAt: dateTime,
-    isJoined: bool,
-    joinedAt: nullDateTime,
   }),
   Heat: obj(heatProperties),
   HeatWithNumber: obj({ ...heatProperties, competitorNumber: nullStr }),

@@ -4,6 +4,7 @@ import { authOpenApi } from '../modules/auth/auth.openapi.js';
 import { chatOpenApi } from '../modules/chat/chat.openapi.js';
 import { dashboardOpenApi } from '../modules/dashboard/dashboard.openapi.js';
 import { eventsOpenApi } from '../modules/events/events.openapi.js';
+import { eventsViews } from '../modules/events/events.views.js';
 import { eventSettingsOpenApi } from '../modules/event-settings/event-settings.openapi.js';
 import { healthOpenApi } from '../modules/health/health.openapi.js';
 import { heatsOpenApi } from '../modules/heats/heats.openapi.js';
@@ -20,6 +21,13 @@ import { moderationOpenApi } from '../modules/moderation/moderation.openapi.js';
 import { componentSchemas, errorResponse } from './openapi-helpers.js';
 import { applyOperationMeta } from './operation-meta.js';
 import { socketEvents, socketSchemas } from './socket.openapi.js';
+
+/**
+ * The response views declared once by the features (src/lib/view.ts), each registered as a
+ * component under its name. A feature adds its `<feature>.views.ts` list here.
+ */
+const views = [...eventsViews];
+const viewSchemas = Object.fromEntries(views.map((view) => [view.name, view.schema]));
 
 /**
  * The API reference. Each feature keeps its paths in `<feature>.openapi.ts` (built with
@@ -98,7 +106,7 @@ export function buildOpenApiDocument() {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics only)' },
       },
-      schemas: { ...componentSchemas, ...socketSchemas },
+      schemas: { ...componentSchemas, ...viewSchemas, ...socketSchemas },
       responses: {
         UnknownPath: errorResponse(['NOT_FOUND']),
       },

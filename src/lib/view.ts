@@ -17,36 +17,38 @@ import { isoTimestamp } from './sql.js';
 
 type Schema = Record<string, unknown>;
 
+/** Where a field's value comes from: a column of the view's table, an SQL expression, a nested view. */
+export type FieldSource = 'column' | 'expr' | 'nested';
+
 /** A declared field of a view; `T` is its value as a column read gives it (phantom). */
-export interface ViewField<T> {
+export interface ViewField<T, S extends FieldSource = FieldSource> {
   readonly schema: Schema;
+  readonly source: S;
   /** SQL of the value, with its table aliases written out (default: `<view alias>."<field name>"`). */
   readonly expr?: string;
   /** true for timestamps: json() renders them like Date.toJSON */
   readonly timestamp: boolean;
   /** a nested view: rendered as its json() over its own alias */
-  readonly nested?: { view: View<Record<string, ViewField<unknown>>>; alias: string; nullable: boolean };
+  readonly nested?: { view: AnyView; alias: string };
   /** The value is this SQL expression (aliases written out), not a column: left out of `select`. */
-  sql(expr: string): ViewField<T>;
-  /** The value is a column with another name: kept in `select` under that name. */
-  column(name: string): ViewField<T>;
-  describe(description: string, extra?: Schema): ViewField<T>;
-  readonly column_?: string;
+  sql(expr: string): ViewField<T, 'expr'>;
+  describe(description: string, extra?: Schema): ViewField<T, S>;
   readonly _type?: T;
 }
 
-function vf<T>(
+function vf<T, S extends FieldSource = 'column'>(
   schema: Schema,
   timestamp = false,
-  more: Partial<Pick<ViewField<T>, 'expr' | 'nested' | 'column_'>> = {},
-): ViewField<T> {
+  more: { source?: S; expr?: string; nested?: { view: AnyView; alias: string } } = {},
+): ViewField<T, S> {
   return {
     schema,
     timestamp,
-    ...more,
-    sql: (expr) => vf<T>(schema, timestamp, { ...more, expr, column_: undefined }),
-    column: (name) => vf<T>(schema, timestamp, { ...more, column_: name }),
-    describe: (description, extra = {}) => vf<T>({ ...schema, description, ...extra }, timestamp, more),
+    source: (more.source ?? 'column') as S,
+    expr: more.expr,
+    nested: more.nested,
+    sql: (expr) => vf<T, 'expr'>(schema, timestamp, { source: 'expr', expr }),
+    describe: (description, extra = {}) => vf<T, S>({ ...schema, description, ...extra }, timestamp, more),
   };
 }
 
@@ -66,16 +68,29 @@ export const v = {
   /** A value of any JSON shape described by `schema` (a json column, an aggregate). */
   json: <T>(schema: Schema) => vf<T>(schema),
   /** A nested view over its own alias (a joined table), e.g. `partner: v.view(userSummaryView, 'u')`. */
-  view: <F extends Record<string, ViewField<unknown>>>(view: View<F>, alias: string) =>
-    vf<ViewOf<View<F>>>({ $ref: `#/components/schemas/${view.name}` }, false, {
-      nested: { view: view as unknown as View<Record<string, ViewField<unknown>>>, alias, nullable: false },
+  view: <F extends Fields>(view: View<F>, alias: string) =>
+    vf<ViewOf<View<F>>, 'nested'>({ $ref: `#/components/schemas/${view.name}` }, false, {
+      source: 'nested',
+      nested: { view: view as unknown as AnyView, alias },
     }),
+};
+
+type Fields = Record<string, ViewField<unknown>>;
+type AnyView = View<Fields>;
+
+/** The Prisma select of a view: its columns, and the select of its nested views. */
+export type SelectOf<F extends Fields> = {
+  [K in keyof F as F[K]['source'] extends 'expr' ? never : K]: F[K] extends { nested?: { view: View<infer N> } }
+    ? F[K]['source'] extends 'nested'
+      ? { select: SelectOf<N> }
+      : true
+    : true;
 };
 
 export type ViewOf<V> =
   V extends View<infer F> ? { [K in keyof F]: F[K] extends ViewField<infer T> ? T : never } : never;
 
-export class View<F extends Record<string, ViewField<unknown>>> {
+export class View<F extends Fields> {
   constructor(
     /** the component name in the OpenAPI document */
     readonly name: string,
@@ -96,19 +111,19 @@ export class View<F extends Record<string, ViewField<unknown>>> {
   }
 
   /** Prisma `select` of the fields that are columns of the view's table (nested views: their select). */
-  get select(): { [K in keyof F]?: true | { select: Record<string, unknown> } } {
+  get select(): SelectOf<F> {
     const out: Record<string, unknown> = {};
     for (const [k, fld] of Object.entries(this.fields)) {
       if (fld.nested) out[k] = { select: fld.nested.view.select };
-      else if (fld.expr === undefined) out[fld.column_ ?? k] = true;
+      else if (fld.source === 'column') out[k] = true;
     }
-    return out as { [K in keyof F]?: true };
+    return out as SelectOf<F>;
   }
 
   private exprOf(key: string, fld: ViewField<unknown>, alias: string): string {
     if (fld.nested) return fld.nested.view.json(fld.nested.alias);
     if (fld.expr !== undefined) return fld.expr;
-    return `${alias}."${fld.column_ ?? key}"`;
+    return `${alias}."${key}"`;
   }
 
   /** The SQL select list (`e.id, e."startDate", (…) AS "isJoined"`), each field under its own name. */
@@ -132,10 +147,6 @@ export class View<F extends Record<string, ViewField<unknown>>> {
 }
 
 /** Declares a view (see the module header). `name` is its component name in the OpenAPI document. */
-export function defineView<const F extends Record<string, ViewField<unknown>>>(
-  name: string,
-  fields: F,
-  { alias }: { alias: string },
-): View<F> {
+export function defineView<const F extends Fields>(name: string, fields: F, { alias }: { alias: string }): View<F> {
   return new View(name, fields, alias);
 }

@@ -265,6 +265,7 @@ export class InputDeclaration<S extends InputShape> {
     const body = bodyFields
       ? {
           type: 'object',
+          additionalProperties: false,
           properties: Object.fromEntries(Object.entries(bodyFields).map(([k, fld]) => [k, fld.schema])),
           ...requiredKeys(bodyFields),
         }

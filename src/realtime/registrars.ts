@@ -14,7 +14,7 @@ function bind<Deps>(register: SocketRegistrar<Deps>, deps: Deps): BoundSocketReg
 export function socketRegistrars(c: Container): BoundSocketRegistrar[] {
   const edge = { logger: c.logger, metrics: c.metrics };
   return [
-    bind(registerActivityLogSocket, { edge }),
+    bind(registerActivityLogSocket, { audit: c.audit, ...edge }),
     bind(registerChatSocket, { eventChat: c.eventChat, notifier: c.notifier, edge }),
     bind(registerMatchesSocket, { privateChat: c.privateChat, notifier: c.notifier, edge }),
     bind(registerWebrtcSocket, { webrtc: c.webrtc, edge }),

@@ -1,3 +1,4 @@
+import { systemActor } from '../../src/lib/actor';
 import { until } from '../helpers/server-process';
 import bcrypt from 'bcryptjs';
 import { sha256 } from '../../src/lib/ids';
@@ -76,12 +77,14 @@ describe('AuthService', () => {
   });
 });
 
-describe('UsersService.promoteToAdmin (CLI user:promote)', () => {
+describe('OperatorAccountsService.promoteToAdmin (CLI user:promote)', () => {
   it('makes the user of a trimmed, mixed-case address an admin', async () => {
     const { user } = await createUser();
     const container = createTestContainer();
     try {
-      const promoted = await container.users.promoteToAdmin(`  ${user.email.toUpperCase()} `);
+      const promoted = await container.operatorAccounts.promoteToAdmin(systemActor('test'), {
+        email: `  ${user.email.toUpperCase()} `,
+      });
       expect(promoted).toMatchObject({ id: user.id, isAdmin: true });
       expect(promoted).not.toHaveProperty('passwordHash');
       expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).isAdmin).toBe(true);
@@ -94,7 +97,9 @@ describe('UsersService.promoteToAdmin (CLI user:promote)', () => {
     const container = createTestContainer();
     const email = `${unique('nobody')}@example.test`;
     try {
-      const err = await container.users.promoteToAdmin(email).catch((e: unknown) => e);
+      const err = await container.operatorAccounts
+        .promoteToAdmin(systemActor('test'), { email })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(AppError);
       expect(err).toMatchObject({ code: 'USER_NOT_FOUND', status: 404, message: `No user with e-mail ${email}` });
     } finally {

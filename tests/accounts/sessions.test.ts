@@ -1,3 +1,4 @@
+import { systemActor } from '../../src/lib/actor';
 import jwt from 'jsonwebtoken';
 import { prisma } from '../helpers/db';
 import { createAdmin, createEvent, createUser, ensureEventRoom, joinEvent, type TestUser } from '../helpers/factories';
@@ -166,7 +167,7 @@ describe('the activity-log stream follows the current role', () => {
   it('user:demote takes the sockets out of the stream; joining again answers 403', async () => {
     const admin = await createAdmin();
     const socket = await watcher(admin);
-    await server.container.users.demoteFromAdmin(admin.user.email);
+    await server.container.operatorAccounts.demoteFromAdmin(systemActor('test'), { email: admin.user.email });
     const got = receivesWithin(socket, 'activity_log_entry', 700);
     await someLogin();
     await expect(got).resolves.toBe(false);
@@ -181,7 +182,7 @@ describe('the activity-log stream follows the current role', () => {
     const user = await createUser();
     const socket = await connectSocket(server.url, user.token);
     sockets.push(socket);
-    await server.container.users.promoteToAdmin(user.user.email);
+    await server.container.operatorAccounts.promoteToAdmin(systemActor('test'), { email: user.user.email });
     expect(await emitAck(socket, 'join_admin_activity_logs')).toEqual({ success: true });
   });
 });

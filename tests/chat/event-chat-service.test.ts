@@ -1,6 +1,7 @@
 import type { Container } from '../../src/container';
 import { systemActor } from '../../src/lib/actor';
 import type { Clock } from '../../src/lib/clock';
+import { actorFor } from '../helpers/actor';
 import { createTestContainer } from '../helpers/container';
 import { prisma } from '../helpers/db';
 import { createEvent, createUser, joinEvent } from '../helpers/factories';
@@ -82,7 +83,7 @@ describe('EventChatService.postMessage', () => {
     ).rejects.toMatchObject({
       code: 'NOT_IN_ROOM',
     });
-    await container.events.leave(actorOf(user), event.slug, user.id);
+    await container.checkin.leave(actorFor(user), { slug: event.slug });
     await expect(container.eventChat.postMessage(actorOf(user), { joined, content: 'x' })).rejects.toMatchObject({
       code: 'NOT_PARTICIPANT',
       status: 403,

@@ -1,5 +1,6 @@
 import type { Container } from '../../src/container';
 import { systemActor } from '../../src/lib/actor';
+import { actorFor } from '../helpers/actor';
 import { createTestContainer } from '../helpers/container';
 import { prisma } from '../helpers/db';
 import { checkinTokenFor } from '../helpers/events';
@@ -27,11 +28,11 @@ describe('EventsService', () => {
       startDate: new Date(now.getTime() + 3 * DAY),
       endDate: new Date(now.getTime() + 4 * DAY),
     });
-    const actor = { ...systemActor('test'), userId: user.id };
-    await expect(container.events.checkin(actor, await checkinTokenFor(inWindow), user.id)).resolves.toMatchObject({
+    const actor = actorFor(user);
+    await expect(container.checkin.checkin(actor, { token: await checkinTokenFor(inWindow) })).resolves.toMatchObject({
       alreadyCheckedIn: false,
     });
-    await expect(container.events.checkin(actor, await checkinTokenFor(later), user.id)).rejects.toMatchObject({
+    await expect(container.checkin.checkin(actor, { token: await checkinTokenFor(later) })).rejects.toMatchObject({
       code: 'CHECKIN_NOT_AVAILABLE',
     });
   });

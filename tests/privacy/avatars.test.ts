@@ -1,3 +1,4 @@
+import { systemActor } from '../../src/lib/actor';
 import { prisma } from '../helpers/db';
 import { testConfig, withTestContainer } from '../helpers/container';
 import { createUser, unique } from '../helpers/factories';
@@ -82,7 +83,7 @@ describe('avatars served by the service', () => {
       data: { avatar: `https://old.example/api/avatars/${moved.user.username}.svg` },
     });
 
-    const changed = await withTestContainer({}, (c) => c.avatars.repointStoredUrls());
+    const changed = await withTestContainer({}, (c) => c.avatars.repointStoredUrls(systemActor('test')));
     expect(changed).toBeGreaterThanOrEqual(2);
     const base = `${testConfig().publicUrl}/api/avatars`;
     expect((await prisma.user.findUniqueOrThrow({ where: { id: legacy.user.id } })).avatar).toBe(
@@ -92,7 +93,7 @@ describe('avatars served by the service', () => {
       `${base}/${moved.user.username}.svg`,
     );
     // a second run finds nothing to change
-    expect(await withTestContainer({}, (c) => c.avatars.repointStoredUrls())).toBe(0);
+    expect(await withTestContainer({}, (c) => c.avatars.repointStoredUrls(systemActor('test')))).toBe(0);
   });
 
   it('answers every avatar of a profile with the service route, never a third-party host', async () => {

@@ -4,7 +4,8 @@ import { loadConfig } from '../../src/config/index';
 import { createLogger } from '../../src/lib/logger';
 import { IpPurgeSchedule } from '../../src/modules/privacy/ip-retention.job';
 import { IpRetentionService } from '../../src/modules/privacy/ip-retention.service';
-import { testConfig, withTestContainer } from '../helpers/container';
+import { systemActor } from '../../src/lib/actor';
+import { testConfig, testContainer, withTestContainer } from '../helpers/container';
 import { prisma } from '../helpers/db';
 import { createAdmin, createUser } from '../helpers/factories';
 import { childEnv, runTs } from '../helpers/process';
@@ -12,6 +13,7 @@ import { api } from '../helpers/server';
 import { until } from '../helpers/server-process';
 
 const DAY = 24 * 60 * 60 * 1000;
+const system = systemActor('test');
 
 const entryAt = (createdAt: Date, ip = '203.0.113.50') =>
   prisma.activityLog.create({ data: { category: 'auth', action: 'privacy_test', ip, createdAt } });
@@ -22,7 +24,7 @@ describe('retention of client addresses', () => {
     const old = await entryAt(new Date(Date.now() - 31 * DAY));
     const young = await entryAt(new Date(Date.now() - 29 * DAY));
     const cleared = await withTestContainer({ privacy: { activityLogIpRetentionDays: 30 } }, (c) =>
-      c.ipRetention.purge(),
+      c.ipRetention.purge(system),
     );
     expect(cleared).toBeGreaterThanOrEqual(1);
     expect(await ipOf(old.id)).toBeNull();
@@ -36,8 +38,8 @@ describe('retention of client addresses', () => {
   it('is idempotent: a second purge clears nothing more', async () => {
     await entryAt(new Date(Date.now() - 40 * DAY));
     await withTestContainer({ privacy: { activityLogIpRetentionDays: 30 } }, async (c) => {
-      expect(await c.ipRetention.purge()).toBeGreaterThanOrEqual(1);
-      expect(await c.ipRetention.purge()).toBe(0);
+      expect(await c.ipRetention.purge(system)).toBeGreaterThanOrEqual(1);
+      expect(await c.ipRetention.purge(system)).toBe(0);
     });
   });
 
@@ -51,7 +53,7 @@ describe('retention of client addresses', () => {
         data: { activityLogIpRetentionDays: 12, lastIpPurgeAt: null, lastIpPurgeCount: null },
       });
       await entryAt(new Date(Date.now() - 13 * DAY));
-      const count = await c.ipRetention.scheduledPurge();
+      const count = await c.ipRetention.scheduledPurge(system);
       const after = await api(c).get('/api/admin/privacy').set('Authorization', admin.auth);
       expect(after.body.data).toEqual({
         activityLogIpRetentionDays: 12,
@@ -73,12 +75,13 @@ describe('retention of client addresses', () => {
   it('runs at start in the background and then as a daily pg-boss cron job that purges when it fires', async () => {
     const queue = `privacy_test_${randomUUID().replaceAll('-', '')}`;
     const url = testConfig().databaseUrl as string;
-    const retention = new IpRetentionService({ prisma, clock: { now: () => new Date() }, retentionDays: 30 });
-    const schedule = new IpPurgeSchedule(retention, createLogger('silent'), { connectionString: url, queue });
+    const audit = testContainer().audit;
+    const retention = new IpRetentionService({ audit, clock: { now: () => new Date() }, retentionDays: 30 });
+    const schedule = new IpPurgeSchedule({ retention, logger: createLogger('silent'), connectionString: url, queue });
     const probe = new PgBoss({ connectionString: url, max: 1, schedule: false, supervise: false });
     try {
       schedule.start();
-      await until(async () => retention.status().lastIpPurgeAt !== null);
+      await until(async () => retention.status(system).lastIpPurgeAt !== null);
       // pg-boss creates its schema on its first start: until then the table does not exist
       const scheduled = () =>
         prisma.$queryRawUnsafe<unknown[]>('SELECT 1 FROM pgboss.schedule WHERE name = $1', queue).then(
@@ -93,10 +96,10 @@ describe('retention of client addresses', () => {
       expect(row.cron).toBe('17 3 * * *');
 
       const old = await entryAt(new Date(Date.now() - 45 * DAY));
-      const first = retention.status().lastIpPurgeAt!;
+      const first = retention.status(system).lastIpPurgeAt!;
       await probe.start();
       await probe.send(queue, {});
-      await until(async () => retention.status().lastIpPurgeAt!.getTime() > first.getTime());
+      await until(async () => retention.status(system).lastIpPurgeAt!.getTime() > first.getTime());
       expect(await ipOf(old.id)).toBeNull();
     } finally {
       await probe.stop({ graceful: false, wait: true }).catch(() => undefined);

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { ActivityLogService } from './activity-log.service.js';
 import type { AuthGuards } from '../../middleware/auth.js';
 import { sendData, sendList } from '../../lib/http.js';
+import { actorOf } from '../../middleware/actor.js';
 import { input, validate } from '../../middleware/validate.js';
 import { activityLogQuery, type ActivityLogQuery } from './activity-log.schemas.js';
 
@@ -16,18 +17,18 @@ export function createActivityLogRouter({ guards, audit }: ActivityLogRouterDeps
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 
-  router.get('/admin/activity-logs', ...admin, validate(...activityLogQuery), async (_req, res) => {
+  router.get('/admin/activity-logs', ...admin, validate(...activityLogQuery), async (req, res) => {
     const q = input<ActivityLogQuery>(res);
-    const { rows, pagination } = await audit.list({ ...q, page: q.page ?? 1 });
+    const { rows, pagination } = await audit.list(actorOf(req), { ...q, page: q.page ?? 1 });
     sendList(res, rows, { pagination });
   });
 
-  router.get('/admin/activity-logs/actions', ...admin, async (_req, res) => {
-    sendList(res, await audit.distinctActions());
+  router.get('/admin/activity-logs/actions', ...admin, async (req, res) => {
+    sendList(res, await audit.distinctActions(actorOf(req)));
   });
 
-  router.get('/admin/activity-logs/stats', ...admin, async (_req, res) => {
-    sendData(res, await audit.stats());
+  router.get('/admin/activity-logs/stats', ...admin, async (req, res) => {
+    sendData(res, await audit.stats(actorOf(req)));
   });
   return router;
 }

@@ -1,6 +1,7 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
+import { AppError } from '../../lib/errors.js';
 import { pagination } from '../../lib/http.js';
 import { equalsIgnoringCase } from '../../lib/prisma-filters.js';
 import type { Logger } from '../../lib/logger.js';
@@ -38,14 +39,23 @@ export interface ActivityLogFilter {
 const truncate = (value: string | undefined | null, max: number) =>
   value == null ? null : value.length > max ? value.slice(0, max) : value;
 
-/** The admin activity log: services record outcomes; admins read, filter and watch it live. */
+export interface ActivityLogDeps {
+  db: PrismaClient;
+  notifier: Notifier;
+  logger: Logger;
+  clock: Clock;
+}
+
+/**
+ * The admin activity log: services record outcomes; admins read, filter and watch it live.
+ * Owns the table `ActivityLog` (only this service writes it).
+ */
 export class ActivityLogService {
-  constructor(
-    private readonly db: PrismaClient,
-    private readonly notifier: Notifier,
-    private readonly logger: Logger,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: PrismaClient;
+
+  constructor(private readonly deps: ActivityLogDeps) {
+    this.db = deps.db;
+  }
 
   /**
    * Records an activity and streams it to admins watching `admin_activity_logs`: only sockets
@@ -70,9 +80,9 @@ export class ActivityLogService {
           metadata: activity.metadata,
         },
       });
-      // not awaited: the action's answer never waits on the admin stream (Redis trouble, issue 23);
+      // not awaited: the action's answer never waits on the admin stream (Redis trouble, docs/reliability.md);
       // toRoomMembers logs its own failures
-      void this.notifier.toRoomMembers(
+      void this.deps.notifier.toRoomMembers(
         rooms.adminActivityLogs,
         (ids) => this.currentAdmins(ids),
         'activity_log_entry',
@@ -80,7 +90,7 @@ export class ActivityLogService {
       );
       return entry;
     } catch (err) {
-      this.logger.warn({ err, category: activity.category, action: activity.action }, 'activity log write failed');
+      this.deps.logger.warn({ err, category: activity.category, action: activity.action }, 'activity log write failed');
       return undefined;
     }
   }
@@ -89,7 +99,7 @@ export class ActivityLogService {
    * The data export (src/modules/privacy): the user's own entries, newest first, without
    * `metadata` (it may name other users).
    */
-  entriesOfUser(userId: number) {
+  entriesOfUser(_actor: Actor, { userId }: { userId: number }) {
     return this.db.activityLog.findMany({
       where: { userId },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
@@ -112,10 +122,22 @@ export class ActivityLogService {
    * stay (admins keep the history) without who and from where: userId null, username
    * "deleted-user", ip null.
    */
-  async anonymiseUser(tx: Prisma.TransactionClient, userId: number): Promise<number> {
+  async anonymiseUser(_actor: Actor, { userId }: { userId: number }, tx: Prisma.TransactionClient): Promise<number> {
     const { count } = await tx.activityLog.updateMany({
       where: { userId },
       data: { userId: null, username: DELETED_USER_SUMMARY.username, ip: null },
+    });
+    return count;
+  }
+
+  /**
+   * The IP retention (src/modules/privacy/ip-retention.service.ts): entries created before
+   * `before` lose their `ip` (the entry stays); answers how many. Idempotent.
+   */
+  async clearIpsBefore(_actor: Actor, { before }: { before: Date }): Promise<number> {
+    const { count } = await this.db.activityLog.updateMany({
+      where: { createdAt: { lt: before }, ip: { not: null } },
+      data: { ip: null },
     });
     return count;
   }
@@ -126,10 +148,24 @@ export class ActivityLogService {
   }
 
   /**
-   * A page of entries (50, newest first) matching the filter; the username is the literal name
-   * ignoring case (`%` and `_` are characters, not wildcards).
+   * Admins watching the live stream (`join_admin_activity_logs`): 403 ADMIN_REQUIRED unless the
+   * actor's account is an admin now (read from the database, like each streamed entry); answers
+   * the room to join.
    */
-  async list(filter: ActivityLogFilter) {
+  async watch(actor: Actor): Promise<string> {
+    const user =
+      actor.userId === null
+        ? null
+        : await this.db.user.findUnique({ where: { id: actor.userId }, select: { isAdmin: true } });
+    if (!user?.isAdmin) throw new AppError('ADMIN_REQUIRED');
+    return rooms.adminActivityLogs;
+  }
+
+  /**
+   * A page of entries (50, newest first) matching the filter, for admins (the router checks the
+   * role); the username is the literal name ignoring case (`%` and `_` are characters, not wildcards).
+   */
+  async list(_actor: Actor, filter: ActivityLogFilter) {
     const where: Prisma.ActivityLogWhereInput = {
       category: filter.category,
       action: filter.action,
@@ -149,14 +185,15 @@ export class ActivityLogService {
     return { rows, pagination: pagination(filter.page, ACTIVITY_PAGE_SIZE, total) };
   }
 
-  async distinctActions(): Promise<string[]> {
+  /** Every action recorded so far, sorted (admins; the router checks the role). */
+  async distinctActions(_actor: Actor): Promise<string[]> {
     const groups = await this.db.activityLog.groupBy({ by: ['action'], orderBy: { action: 'asc' } });
     return groups.map((g) => g.action);
   }
 
-  /** Totals, the last 24 h, failures, counts by category and the ten most frequent actions. */
-  async stats() {
-    const since = new Date(this.clock.now().getTime() - 24 * 60 * 60 * 1000);
+  /** Totals, the last 24 h, failures, counts by category and the ten most frequent actions (admins; the router checks the role). */
+  async stats(_actor: Actor) {
+    const since = new Date(this.deps.clock.now().getTime() - 24 * 60 * 60 * 1000);
     const [total, last24h, failures, byCategoryRows, top] = await Promise.all([
       this.db.activityLog.count(),
       this.db.activityLog.count({ where: { createdAt: { gte: since } } }),

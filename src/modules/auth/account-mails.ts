@@ -1,8 +1,9 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import type { MailReference } from '../../lib/mail-queue.js';
 import { emailChangedMail, passwordResetMail, verificationMail, type Mail } from '../../lib/mailer.js';
-import { newResetToken, newVerification } from './auth.tokens.js';
+import { clearedVerification, newResetToken, newVerification } from './auth.tokens.js';
 
 /**
  * The account mails, rendered when the mail queue's worker sends them (docs/security-hardening.md,
@@ -33,8 +34,28 @@ export const accountMail = {
   }),
 };
 
+export interface AccountMailsDeps {
+  db: PrismaClient;
+  clock: Clock;
+  settings: AccountMailsSettings;
+}
+
 export class AccountMails {
-  constructor(private readonly deps: { db: PrismaClient; clock: Clock; settings: AccountMailsSettings }) {}
+  constructor(private readonly deps: AccountMailsDeps) {}
+
+  /**
+   * What an e-mail change (src/modules/users/account.service.ts) writes and queues: the new
+   * address, unverified, without the old address's link and code (they stop working; the new ones
+   * are created when the mail is sent), and the mails to queue in the change's transaction: the
+   * verification to the new address and the notice to the previous one.
+   */
+  emailChange(_actor: Actor, input: { userId: number; previousEmail: string; newEmail: string }) {
+    const { userId, previousEmail, newEmail } = input;
+    return {
+      data: { email: newEmail, emailVerified: false, ...clearedVerification },
+      mails: [accountMail.verification(userId, newEmail), accountMail.emailChanged(userId, previousEmail, newEmail)],
+    };
+  }
 
   /** The mail of a reference with fresh secrets (their hashes stored), or undefined when it no longer applies. */
   async render(ref: MailReference): Promise<Mail | undefined> {

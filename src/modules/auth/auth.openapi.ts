@@ -1,31 +1,21 @@
-import {
-  dataOf,
-  json,
-  messageAndData,
-  obj,
-  operation,
-  queryParam,
-  ref,
-  str,
-  type Schema,
-} from '../../docs/openapi-helpers.js';
+import { dataOf, json, messageAndData, obj, operation, ref, str } from '../../docs/openapi-helpers.js';
 
-/** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
+import {
+  emailInput,
+  loginInput,
+  registerInput,
+  resetPasswordInput,
+  verifyCodeInput,
+  verifyEmailInput,
+} from './auth.schemas.js';
+
+/** OpenAPI paths of this feature (merged by src/docs/openapi.ts); request schemas come from the input declarations. */
 const userObject =
   'User object: `{ id, username, email, firstName, lastName, registryId, avatar, city, country, instagramUrl, facebookUrl, youtubeUrl, tiktokUrl, emailVerified, isAdmin, createdAt }` — never a hash, token, code, lock or attempt counter.';
 
 const csrfNote =
   'When CSRF_ENABLED, every POST/PUT/PATCH/DELETE under /api (these included) needs header `X-CSRF-Token` matching the cookies set by GET /csrf-token, else 403 "Invalid CSRF token" (code CSRF_INVALID).';
 
-const email: Schema = { type: 'string', format: 'email', maxLength: 254, description: 'trimmed and lower-cased' };
-/** The address of a new account (and of an e-mail change): stricter than the one of login, resend and reset request. */
-const newEmail: Schema = {
-  ...email,
-  description:
-    'trimmed and lower-cased; the local part unquoted, without white space or control characters (else 400 naming `email`)',
-};
-const password: Schema = { type: 'string', minLength: 6, description: '6 characters to 72 bytes' };
-const emailBody = obj({ email });
 const verified = { emailVerified: { const: true } };
 
 export const authOpenApi: Record<string, unknown> = {
@@ -48,41 +38,7 @@ export const authOpenApi: Record<string, unknown> = {
       description:
         'Other fields (`isAdmin`, `emailVerified`, …) are ignored. Sends the verification mail (link `{FRONTEND_URL}/verify-email?token=…` and a 6-digit code, valid 24 h): the mail is queued with the account and sent right after, retried while the mail server is unreachable (at least once: a retry can deliver the same mail twice, both copies valid); the answer never waits for the mail server. Rate limit: auth tier. ' +
         userObject,
-      body: obj(
-        {
-          username: {
-            type: 'string',
-            minLength: 3,
-            maxLength: 50,
-            pattern: '^[A-Za-z0-9_]+$',
-            description: 'unique regardless of case (`Alice` taken → `alice` gets 409); kept as written for display',
-          },
-          email: newEmail,
-          password,
-          firstName: {
-            type: ['string', 'null'],
-            maxLength: 100,
-            description: 'trimmed; a control character → 400 "firstName must not contain control characters"',
-          },
-          lastName: {
-            type: ['string', 'null'],
-            maxLength: 100,
-            description: 'trimmed; a control character → 400 "lastName must not contain control characters"',
-          },
-          registryId: {
-            type: ['string', 'null'],
-            pattern: '^\\s*(\\d{1,10})?\\s*$',
-            description: 'a string of 1-10 digits ("" or null: none); a number is refused (400)',
-          },
-          captchaToken: {
-            type: 'string',
-            maxLength: 4096,
-            description:
-              'CAPTCHA response token (Cloudflare Turnstile or a compatible widget). Checked only when the service runs with CAPTCHA_SECRET: after body validation and before the duplicate checks, the service POSTs `secret`, `response` and `remoteip` (form-encoded) to CAPTCHA_VERIFY_URL. Missing, empty or refused → 400 CAPTCHA_FAILED; verifier unreachable, non-2xx, not JSON or slower than 5 s → 503 CAPTCHA_UNAVAILABLE; nothing is stored and no mail is sent in both cases. Ignored while the CAPTCHA is off.',
-          },
-        },
-        ['firstName', 'lastName', 'registryId', 'captchaToken'],
-      ),
+      body: registerInput.openapi.body,
       ok: { '201': json(dataOf(ref('AuthResult')), 'Registered: a JWT (HS256, 24 h) and the user') },
       errors: {
         400: ['VALIDATION_ERROR', 'CAPTCHA_FAILED'],
@@ -98,7 +54,7 @@ export const authOpenApi: Record<string, unknown> = {
       access: 'public',
       description:
         'A wrong password and an unknown e-mail both answer 401 "Invalid email or password" (INVALID_CREDENTIALS). Every attempt on an unlocked account is counted atomically before the password is compared (so parallel attempts cannot get past the limit), and a successful login resets the counter; the attempt that reaches LOCKOUT_MAX_ATTEMPTS (default 5) locks the account for LOCKOUT_MINUTES (default 15) and already answers 423. While locked, every login (right password too) answers 423 "Account is locked. Try again in N minute(s)." (N rounded up) with `retryAfter` (seconds) in the body and a `Retry-After` header; the lock ends by itself. Password hashing runs with bounded concurrency: when too many logins wait for it, 503 SERVICE_UNAVAILABLE with a `Retry-After` header. Rate limit: auth tier.',
-      body: obj({ email, password: str }),
+      body: loginInput.openapi.body,
       ok: { '200': json(dataOf(ref('AuthResult'))) },
       errors: { 400: ['VALIDATION_ERROR'], 401: ['INVALID_CREDENTIALS'] },
       extra: {
@@ -123,7 +79,7 @@ export const authOpenApi: Record<string, unknown> = {
       tags: ['auth'],
       summary: 'Verify the e-mail address with the link token',
       access: 'public',
-      parameters: [queryParam('token', { type: 'string', minLength: 1, maxLength: 200 }, undefined, true)],
+      parameters: verifyEmailInput.openapi.parameters,
       description:
         'Single use. Sets emailVerified=true and voids the token and the code. Failed attempts are written to the activity log at most once per IP address and minute (metadata `failures`: how many the entry stands for).',
       ok: { '200': json(messageAndData(['Email verified'], verified)) },
@@ -137,14 +93,7 @@ export const authOpenApi: Record<string, unknown> = {
       access: 'public',
       description:
         'Each attempt counts; after 5 attempts the code is void until a resend. An unknown e-mail answers like a wrong code.',
-      body: obj({
-        email,
-        code: {
-          type: ['string', 'integer'],
-          pattern: '^\\s*\\d{6}\\s*$',
-          description: '6 digits (a JSON integer is padded with leading zeros)',
-        },
-      }),
+      body: verifyCodeInput.openapi.body,
       ok: { '200': json(messageAndData(['Email verified'], verified)) },
       errors: { 400: ['INVALID_VERIFICATION_CODE', 'VALIDATION_ERROR'] },
     }),
@@ -156,7 +105,7 @@ export const authOpenApi: Record<string, unknown> = {
       access: 'public',
       description:
         'Replaces the previous token and code (valid 24 h). Always the same 200 answer whether or not the address exists or is already verified (no account enumeration); a mail goes only to an existing unverified account. Rate limit: e-mail tier.',
-      body: emailBody,
+      body: emailInput.openapi.body,
       ok: {
         '200': json(
           messageAndData(['If an unverified account exists for this email, a new verification email has been sent']),
@@ -172,7 +121,7 @@ export const authOpenApi: Record<string, unknown> = {
       access: 'public',
       description:
         'Mails `{FRONTEND_URL}/reset-password?token=…` (valid 1 h, single use; a newer request replaces it). Always the same 200 answer. Rate limit: e-mail tier.',
-      body: emailBody,
+      body: emailInput.openapi.body,
       ok: { '200': json(messageAndData(['If an account exists for this email, a password reset link has been sent'])) },
       errors: { 400: ['VALIDATION_ERROR'] },
     }),
@@ -184,7 +133,7 @@ export const authOpenApi: Record<string, unknown> = {
       access: 'public',
       description:
         'Single use; also clears the account lock and the failed-login counter, and ends every earlier session (older tokens answer 401, their sockets are disconnected).',
-      body: obj({ token: { type: 'string', minLength: 1, maxLength: 200 }, newPassword: password }),
+      body: resetPasswordInput.openapi.body,
       ok: { '200': json(messageAndData(['Password has been reset'])) },
       errors: { 400: ['INVALID_RESET_TOKEN', 'VALIDATION_ERROR'] },
     }),

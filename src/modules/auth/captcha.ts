@@ -1,3 +1,4 @@
+import type { Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 
@@ -21,18 +22,26 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * answers a non-2xx status or no JSON, or is slower than the deadline → 503 CAPTCHA_UNAVAILABLE.
  * Redirects are not followed (the secret would travel to wherever they point).
  */
+export interface CaptchaDeps {
+  settings: CaptchaSettings;
+  logger: Logger;
+}
+
 export class CaptchaVerifier {
-  constructor(
-    private readonly settings: CaptchaSettings,
-    private readonly logger: Logger,
-  ) {}
+  private readonly settings: CaptchaSettings;
+  private readonly logger: Logger;
+
+  constructor(deps: CaptchaDeps) {
+    ({ settings: this.settings, logger: this.logger } = deps);
+  }
 
   get enabled(): boolean {
     return this.settings.secret !== undefined;
   }
 
   /** Resolves when the token passes (or the CAPTCHA is off); rejects with CAPTCHA_FAILED / CAPTCHA_UNAVAILABLE. */
-  async verify(token: unknown, remoteIp: string | null): Promise<void> {
+  async verify(actor: Actor, { token }: { token: unknown }): Promise<void> {
+    const remoteIp = actor.ip;
     const { secret, verifyUrl, timeoutMs } = this.settings;
     if (secret === undefined) return;
     if (typeof token !== 'string' || token.trim() === '') throw new AppError('CAPTCHA_FAILED');

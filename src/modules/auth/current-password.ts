@@ -1,9 +1,9 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import type { Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
-import { lockedError } from './auth.service.js';
+import { lockedError } from './account-lock.js';
 
 /**
  * The current password asked again by a signed-in route (password change, e-mail change):
@@ -13,7 +13,7 @@ import { lockedError } from './auth.service.js';
 export interface CurrentPasswordDeps {
   db: PrismaClient;
   hasher: PasswordHasher;
-  audit: ActivityLogService;
+  audit: Pick<ActivityLogService, 'record'>;
   lockout: { maxAttempts: number; minutes: number };
 }
 
@@ -33,10 +33,12 @@ export class CurrentPasswordCheck {
    * conditional UPDATE (parallel guesses are counted one after another): the attempt that reaches
    * the maximum locks the account and answers 423, the ones below answer 400 WRONG_PASSWORD.
    * The comparison comes before the count, so a right password never locks the account.
-   * Every refusal is audited under `action` (category "auth").
+   * Every refusal is audited under `action` (category "auth"). The account is the actor's user
+   * (401 AUTH_REQUIRED without one).
    */
-  async verify(actor: Actor, userId: number, given: string, action: string): Promise<void> {
+  async verify(actor: Actor, { password: given, action }: { password: string; action: string }): Promise<void> {
     const { db, hasher } = this.deps;
+    const userId = userOf(actor).id;
     const user = await db.user.findUnique({ where: { id: userId }, select: { passwordHash: true, lockedUntil: true } });
     if (!user) throw new AppError('USER_NOT_FOUND');
     const lockedMs = await this.lockRemainingMs(userId);

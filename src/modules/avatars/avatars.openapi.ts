@@ -1,4 +1,5 @@
-import { operation, pathParam } from '../../docs/openapi-helpers.js';
+import { operation } from '../../docs/openapi-helpers.js';
+import { avatarSeedInput } from './avatars.schemas.js';
 
 /** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
 export const avatarsOpenApi: Record<string, unknown> = {
@@ -13,9 +14,7 @@ export const avatarsOpenApi: Record<string, unknown> = {
         'reference). Not counted by the general rate limit.',
       ].join(' '),
       access: 'public',
-      parameters: [
-        pathParam('seed', { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, 'the username as registered'),
-      ],
+      parameters: avatarSeedInput.openapi.parameters,
       ok: {
         '200': {
           description:

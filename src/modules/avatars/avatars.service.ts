@@ -1,3 +1,5 @@
+import type { Actor } from '../../lib/actor.js';
+import type { AvatarSeedParam } from './avatars.schemas.js';
 import type { Logger } from '../../lib/logger.js';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 
@@ -10,7 +12,7 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
  * same seed always gives the same bytes and the route can be cached for a year.
  *
  * Owns User.avatar's form: the absolute URL `<PUBLIC_URL>/api/avatars/<seed>.svg`, written at
- * registration (src/modules/auth/auth.service.ts) and re-pointed at start (`repointStoredUrls`)
+ * registration (src/modules/auth/registration.service.ts) and re-pointed at start (`repointStoredUrls`)
  * when PUBLIC_URL changed or a row still holds the old generator's URL. Every view reads the
  * column as it is, so no view has to know PUBLIC_URL.
  */
@@ -51,7 +53,7 @@ export class AvatarsService {
   constructor(private readonly deps: AvatarsServiceDeps) {}
 
   /** The SVG of a seed (1-64 of [A-Za-z0-9_-], validated by the router): the same bytes for the same seed. */
-  async render(seed: string): Promise<string> {
+  async render(_actor: Actor, { seed }: AvatarSeedParam): Promise<string> {
     const cached = this.cache.get(seed);
     if (cached !== undefined) {
       // most recently used last: the Map's first key is the one to drop
@@ -69,7 +71,7 @@ export class AvatarsService {
    * Start-up step (src/server.ts): points every stored avatar at this service's avatar route
    * under PUBLIC_URL (see `repoint`). Answers the number of rows changed.
    */
-  async repointStoredUrls(): Promise<number> {
+  async repointStoredUrls(_actor: Actor): Promise<number> {
     const changed = await this.deps.prisma.$executeRawUnsafe(REPOINT, `${this.deps.publicUrl}/api/avatars/`);
     if (changed > 0) this.deps.logger.info({ users: changed }, 'avatar URLs pointed at this service');
     return changed;

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
 import type { DashboardService } from './dashboard.service.js';
 import { sendData } from '../../lib/http.js';
-import { currentUser } from '../../middleware/auth.js';
+import { actorOf } from '../../middleware/actor.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface DashboardRouterDeps {
@@ -14,7 +14,7 @@ export interface DashboardRouterDeps {
 export function createDashboardRouter({ guards, dashboard }: DashboardRouterDeps): Router {
   const router = Router();
   router.get('/dashboard', guards.requireAuth, async (req, res) => {
-    sendData(res, await dashboard.get(currentUser(req).id));
+    sendData(res, await dashboard.get(actorOf(req)));
   });
   return router;
 }

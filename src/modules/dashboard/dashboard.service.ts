@@ -1,3 +1,4 @@
+import { userOf, type Actor } from '../../lib/actor.js';
 import { sql, toDate, type SqlReader } from '../../lib/sql.js';
 import { MATCH_VIEW_JSON_FIELDS, type MatchView } from '../matches/matches.views.js';
 
@@ -81,12 +82,20 @@ interface DashboardRow {
 }
 
 /** The caller's overview: joined events with their figures and incoming match requests (read only). */
-export class DashboardService {
-  constructor(private readonly sql: SqlReader) {}
+export interface DashboardDeps {
+  sql: SqlReader;
+}
 
-  /** GET /dashboard: one statement whatever the number of events (dashboardStatement). */
-  async get(userId: number): Promise<Dashboard> {
-    const [{ events, incoming }] = await this.sql.rows<DashboardRow>(dashboardStatement, [userId]);
+export class DashboardService {
+  constructor(private readonly deps: DashboardDeps) {}
+
+  /**
+   * GET /dashboard: the actor's user's overview (401 AUTH_REQUIRED without one), one statement
+   * whatever the number of events (dashboardStatement).
+   */
+  async get(actor: Actor, _input: Record<string, never> = {}): Promise<Dashboard> {
+    const userId = userOf(actor).id;
+    const [{ events, incoming }] = await this.deps.sql.rows<DashboardRow>(dashboardStatement, [userId]);
     return {
       events: events.map((e) => ({
         ...e,

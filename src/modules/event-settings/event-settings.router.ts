@@ -4,7 +4,6 @@ import type { EventSettingsService } from './event-settings.service.js';
 import type { ReferenceData } from '../../lib/reference-data.js';
 import { sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
 import {
   competitorNumberRules,
@@ -39,8 +38,7 @@ export function createEventSettingsRouter({ guards, eventSettings, referenceData
     guards.requireAuth,
     validate(...competitorNumberRules),
     async (req, res) => {
-      const { slug, competitorNumber } = input<CompetitorNumberInput>(res);
-      sendData(res, await eventSettings.setCompetitorNumber(slug, currentUser(req).id, competitorNumber, actorOf(req)));
+      sendData(res, await eventSettings.setCompetitorNumber(actorOf(req), input<CompetitorNumberInput>(res)));
     },
   );
 
@@ -49,8 +47,7 @@ export function createEventSettingsRouter({ guards, eventSettings, referenceData
     guards.requireAuth,
     validate(...recorderOptOutRules),
     async (req, res) => {
-      const { slug, optOut } = input<RecorderOptOutInput>(res);
-      sendData(res, await eventSettings.setRecorderOptOut(slug, currentUser(req).id, optOut, actorOf(req)));
+      sendData(res, await eventSettings.setRecorderOptOut(actorOf(req), input<RecorderOptOutInput>(res)));
     },
   );
 
@@ -59,8 +56,7 @@ export function createEventSettingsRouter({ guards, eventSettings, referenceData
     ...admin,
     validate(...registrationDeadlineRules),
     async (req, res) => {
-      const { slug, registrationDeadline } = input<RegistrationDeadlineInput>(res);
-      sendData(res, await eventSettings.setRegistrationDeadline(slug, registrationDeadline, actorOf(req)));
+      sendData(res, await eventSettings.setRegistrationDeadline(actorOf(req), input<RegistrationDeadlineInput>(res)));
     },
   );
 
@@ -70,8 +66,7 @@ export function createEventSettingsRouter({ guards, eventSettings, referenceData
     validate(...scheduleConfigParams),
     scheduleConfigBody(referenceData),
     async (req, res) => {
-      const { slug, scheduleConfig } = input<ScheduleConfigInput>(res);
-      sendData(res, await eventSettings.setScheduleConfig(slug, scheduleConfig, actorOf(req)));
+      sendData(res, await eventSettings.setScheduleConfig(actorOf(req), input<ScheduleConfigInput>(res)));
     },
   );
   return router;

@@ -1,28 +1,41 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import type { Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
-import type { ScheduleConfig } from './event-settings.schemas.js';
+import type {
+  CompetitorNumberInput,
+  RecorderOptOutInput,
+  RegistrationDeadlineInput,
+  ScheduleConfigInput,
+} from './event-settings.schemas.js';
 
 /**
  * Per-event settings: the participant's own competitor number and recorder opt-out, and the
  * admin-only registration deadline and schedule configuration read by matching. Each method
  * answers the updated setting only and records it in the activity log.
  */
+export interface EventSettingsDeps {
+  db: PrismaClient;
+  audit: Pick<ActivityLogService, 'record'>;
+  eventAccess: Pick<EventAccess, 'getBySlug'>;
+}
+
 export class EventSettingsService {
-  constructor(
-    private readonly db: PrismaClient,
-    private readonly audit: ActivityLogService,
-    private readonly eventAccess: EventAccess,
-  ) {}
+  private readonly db: PrismaClient;
+  private readonly audit: Pick<ActivityLogService, 'record'>;
+  private readonly eventAccess: Pick<EventAccess, 'getBySlug'>;
+
+  constructor(deps: EventSettingsDeps) {
+    ({ db: this.db, audit: this.audit, eventAccess: this.eventAccess } = deps);
+  }
 
   /**
-   * Sets (or clears with null) the caller's competitor number. Checks: event 404 →
+   * Sets (or clears with null) the caller's competitor number. Checks: signed in 401 → event 404 →
    * participation 403. Numbers are not unique per event. Audited as event/competitor_number_update.
    */
-  async setCompetitorNumber(slug: string, userId: number, competitorNumber: string | null, actor: Actor) {
-    await this.updateOwnParticipation(slug, userId, { competitorNumber });
+  async setCompetitorNumber(actor: Actor, { slug, competitorNumber }: CompetitorNumberInput) {
+    await this.updateOwnParticipation(slug, userOf(actor).id, { competitorNumber });
     const setting = { competitorNumber };
     await this.audit.record(actor, {
       category: 'event',
@@ -33,9 +46,12 @@ export class EventSettingsService {
     return setting;
   }
 
-  /** Sets the caller's recorder opt-out. Checks: event 404 → participation 403. Audited as event/recorder_opt_out_update. */
-  async setRecorderOptOut(slug: string, userId: number, optOut: boolean, actor: Actor) {
-    await this.updateOwnParticipation(slug, userId, { recorderOptOut: optOut });
+  /**
+   * Sets the caller's recorder opt-out. Checks: signed in 401 → event 404 → participation 403.
+   * Audited as event/recorder_opt_out_update.
+   */
+  async setRecorderOptOut(actor: Actor, { slug, optOut }: RecorderOptOutInput) {
+    await this.updateOwnParticipation(slug, userOf(actor).id, { recorderOptOut: optOut });
     const setting = { recorderOptOut: optOut };
     await this.audit.record(actor, {
       category: 'event',
@@ -50,7 +66,7 @@ export class EventSettingsService {
    * Sets (or clears) the event's heat registration deadline (admins; the router checks the
    * role). Checks: event 404. Audited as admin/registration_deadline_update with the previous value.
    */
-  async setRegistrationDeadline(slug: string, deadline: Date | null, actor: Actor) {
+  async setRegistrationDeadline(actor: Actor, { slug, registrationDeadline: deadline }: RegistrationDeadlineInput) {
     const event = await this.eventAccess.getBySlug(slug);
     const updated = await this.db.event.update({
       where: { id: event.id },
@@ -75,7 +91,7 @@ export class EventSettingsService {
    * Checks: event 404. null is stored as SQL NULL (Prisma.DbNull), never the JSON value null.
    * Audited as admin/schedule_config_update.
    */
-  async setScheduleConfig(slug: string, scheduleConfig: ScheduleConfig | null, actor: Actor) {
+  async setScheduleConfig(actor: Actor, { slug, scheduleConfig }: ScheduleConfigInput) {
     const event = await this.eventAccess.getBySlug(slug);
     await this.db.event.update({
       where: { id: event.id },

@@ -10,31 +10,13 @@ import {
   nullStr,
   obj,
   operation,
-  pathParam,
-  queryParam,
   ref,
-  slugParam,
   str,
-  type Schema,
 } from '../../docs/openapi-helpers.js';
 
-/** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
-const isoDate: Schema = {
-  type: 'string',
-  description: 'ISO 8601 date or date-time, 1900-01-01 to 9999-12-31 UTC (else 400)',
-};
+import { checkinInput, createEventInput, qrInput, slugInput, updateEventInput } from './events.schemas.js';
 
-const eventFields = {
-  name: { type: 'string', minLength: 1, maxLength: 200 },
-  location: { type: 'string', minLength: 1, maxLength: 200 },
-  startDate: isoDate,
-  endDate: { ...isoDate, description: 'ISO 8601, 1900-01-01 to 9999-12-31 UTC; not before startDate' },
-  worldRegistryId: { type: ['string', 'null'], maxLength: 50 },
-  description: { type: ['string', 'null'], maxLength: 5000 },
-};
-
-const checkinEvent = obj({ id: int, slug: str, name: str, location: str, startDate: dateTime, endDate: dateTime });
-
+/** OpenAPI paths of this feature (merged by src/docs/openapi.ts); inputs and views come from their declarations. */
 export const eventsOpenApi: Record<string, unknown> = {
   '/events': {
     get: operation('get', {
@@ -51,7 +33,7 @@ export const eventsOpenApi: Record<string, unknown> = {
       description:
         'Every event field, `chatRooms` (the event group room only, never private rooms) and `_count.matches`. No token needed.',
       access: 'public',
-      parameters: [slugParam],
+      parameters: slugInput.openapi.parameters,
       ok: { '200': json(dataOf(ref('PublicEvent'))) },
       errors: { 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -67,7 +49,7 @@ export const eventsOpenApi: Record<string, unknown> = {
         '`url` = FRONTEND_URL + `/events/checkin/<token>`; validFrom = startDate − 1 day; validUntil = endDate + 1 day.',
       ].join(' '),
       access: 'user',
-      parameters: [slugParam],
+      parameters: slugInput.openapi.parameters,
       ok: {
         '200': json(
           dataOf(
@@ -94,16 +76,7 @@ export const eventsOpenApi: Record<string, unknown> = {
                   { type: 'null' },
                 ],
               },
-              participants: array(
-                obj({
-                  userId: int,
-                  username: str,
-                  avatar: str,
-                  firstName: nullStr,
-                  lastName: nullStr,
-                  joinedAt: dateTime,
-                }),
-              ),
+              participants: array(ref('EventParticipant')),
               stats: obj({ totalParticipants: int }),
             }),
           ),
@@ -117,7 +90,7 @@ export const eventsOpenApi: Record<string, unknown> = {
       tags: ['events'],
       summary: 'The check-in URL as a QR code image (admins and participants)',
       access: 'user',
-      parameters: [slugParam, queryParam('format', { enum: ['png', 'svg'], default: 'png' })],
+      parameters: qrInput.openapi.parameters,
       ok: {
         '200': {
           description: 'image/png (512 px) or image/svg+xml; Cache-Control: private, no-store',
@@ -141,9 +114,11 @@ export const eventsOpenApi: Record<string, unknown> = {
         'Only with NODE_ENV=production, a request outside [validFrom, validUntil] gives 400.',
       ].join(' '),
       access: 'user',
-      parameters: [pathParam('token', { type: 'string' }, 'the token encoded in the QR code')],
+      parameters: checkinInput.openapi.parameters,
       ok: {
-        '200': json(dataOf(obj({ alreadyCheckedIn: { type: 'boolean' }, event: checkinEvent, joinedAt: dateTime }))),
+        '200': json(
+          dataOf(obj({ alreadyCheckedIn: { type: 'boolean' }, event: ref('EventBrief'), joinedAt: dateTime })),
+        ),
       },
       errors: { 400: ['CHECKIN_NOT_AVAILABLE'], 404: ['INVALID_CHECKIN_TOKEN'] },
     }),
@@ -154,7 +129,7 @@ export const eventsOpenApi: Record<string, unknown> = {
       summary:
         "Leave an event: the participation and the caller's heats go, participantsCount − 1 (one transaction); the caller's sockets leave the event room",
       access: 'user',
-      parameters: [slugParam],
+      parameters: slugInput.openapi.parameters,
       ok: { '200': json(messageOnly('You have left the event')) },
       errors: { 400: ['NOT_JOINED'], 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -164,7 +139,7 @@ export const eventsOpenApi: Record<string, unknown> = {
       tags: ['admin', 'events'],
       summary: 'Create an event (admin); the slug is random alphanumeric (16 characters)',
       access: 'admin',
-      body: obj(eventFields, ['worldRegistryId', 'description']),
+      body: createEventInput.openapi.body,
       ok: { '201': json(dataOf(ref('Event')), 'Created: data is the event') },
       errors: { 400: ['VALIDATION_ERROR'] },
     }),
@@ -176,8 +151,8 @@ export const eventsOpenApi: Record<string, unknown> = {
       description:
         'endDate must not be before startDate after merging with the stored dates (400). Other fields are ignored.',
       access: 'admin',
-      parameters: [slugParam],
-      body: obj(eventFields, Object.keys(eventFields)),
+      parameters: updateEventInput.openapi.parameters,
+      body: updateEventInput.openapi.body,
       ok: { '200': json(dataOf(ref('Event'))) },
       errors: { 400: ['VALIDATION_ERROR'], 404: ['EVENT_NOT_FOUND'] },
     }),

@@ -1,76 +1,53 @@
-import { body, query } from 'express-validator';
-import { isoDate, pathParam } from '../../middleware/validators.js';
-import type { EventFields, QrFormat } from './events.service.js';
+import { defineInput, f, type InputOf } from '../../middleware/input.js';
 
 /**
- * Input rules of the events routes (400 "Validation failed" + details through validate()).
- * Slugs and check-in tokens are not validated: any unknown value is a 404 (events.openapi.ts).
+ * The inputs of the events routes, each declared once (src/middleware/input.ts): validation
+ * (400 "Validation failed" with details), the TypeScript type and the OpenAPI parameters and body.
+ * Slugs and check-in tokens are kept as given: an unknown value is the service's 404.
  */
 
-export const slugParams = [pathParam('slug')];
-export const checkinParams = [pathParam('token')];
+export const slugInput = defineInput('eventSlug', { params: { slug: f.slug() } });
+export type SlugInput = InputOf<typeof slugInput>;
 
-export const qrQuery = [
-  pathParam('slug'),
-  query('format').optional().isIn(['png', 'svg']).withMessage('format must be png or svg'),
-];
+export const checkinInput = defineInput('checkin', {
+  params: { token: f.param().describe('the token encoded in the QR code') },
+});
+export type CheckinInput = InputOf<typeof checkinInput>;
 
-/** A date of the shared atom (ISO 8601, 1900-9999 UTC): `[]` or year 0 is a 400, never a 500. */
-const eventDate = (field: string, optional: boolean) => {
-  const chain = body(field);
-  return isoDate(
-    optional ? chain.optional() : chain.exists({ values: 'undefined' }).withMessage(`${field} is required`).bail(),
-    field,
-  );
+export const qrInput = defineInput('checkinQr', {
+  params: { slug: f.slug() },
+  query: {
+    format: f
+      .oneOf(['png', 'svg'] as const, { message: 'format must be png or svg' })
+      .describe('image format', { default: 'png' })
+      .optional(),
+  },
+});
+export type QrInput = InputOf<typeof qrInput>;
+
+/** The fields of an event an admin sets (POST creates with them; PATCH changes those given). */
+const eventFields = {
+  name: f.text({ max: 200 }),
+  location: f.text({ max: 200 }),
+  startDate: f.date(),
+  endDate: f.date().describe('ISO 8601, 1900-01-01 to 9999-12-31 UTC; not before startDate'),
+  worldRegistryId: f.nullableText({ max: 50 }),
+  description: f.nullableText({ max: 5000 }),
 };
 
-const requiredText = (field: string, max: number, optional: boolean) => {
-  const chain = body(field);
-  return (
-    optional ? chain.optional() : chain.exists({ values: 'undefined' }).withMessage(`${field} is required`).bail()
-  )
-    .isString()
-    .withMessage(`${field} must be a string`)
-    .bail()
-    .trim()
-    .isLength({ min: 1, max })
-    .withMessage(`${field} must be 1-${max} characters`);
-};
+export const createEventInput = defineInput('createEvent', { body: eventFields });
+export type CreateEventInput = InputOf<typeof createEventInput>;
 
-const optionalText = (field: string, max: number) =>
-  body(field)
-    .optional({ values: 'null' })
-    .isString()
-    .withMessage(`${field} must be a string or null`)
-    .bail()
-    .trim()
-    .isLength({ max })
-    .withMessage(`${field} must be at most ${max} characters`);
-
-const eventBody = (optional: boolean) => [
-  requiredText('name', 200, optional),
-  requiredText('location', 200, optional),
-  eventDate('startDate', optional),
-  eventDate('endDate', optional),
-  optionalText('worldRegistryId', 50),
-  optionalText('description', 5000),
-];
-
-export const createEventRules = eventBody(false);
 /** PATCH: every field optional; null clears an optional text (undefined = not given). */
-export const updateEventRules = [pathParam('slug'), ...eventBody(true)];
-
-export interface SlugInput {
-  slug: string;
-}
-export interface CheckinInput {
-  token: string;
-}
-export interface QrInput {
-  slug: string;
-  format?: QrFormat;
-}
-export type CreateEventInput = EventFields;
-export interface UpdateEventInput extends Partial<EventFields> {
-  slug: string;
-}
+export const updateEventInput = defineInput('updateEvent', {
+  params: { slug: f.slug() },
+  body: {
+    name: eventFields.name.optional(),
+    location: eventFields.location.optional(),
+    startDate: eventFields.startDate.optional(),
+    endDate: eventFields.endDate.optional(),
+    worldRegistryId: eventFields.worldRegistryId,
+    description: eventFields.description,
+  },
+});
+export type UpdateEventInput = InputOf<typeof updateEventInput>;

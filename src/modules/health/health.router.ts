@@ -1,16 +1,21 @@
-import { Router } from 'express';
-import type { InstanceState } from '../../lib/lifecycle.js';
-import type { Database } from '../../lib/prisma.js';
+import { Router, type Response } from 'express';
+import { sendData } from '../../lib/http.js';
+import { actorOf } from '../../middleware/actor.js';
+import type { HealthService, ProbeResult } from './health.service.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface HealthRouterDeps {
-  database: Database;
-  /** whether this instance is shutting down */
-  instance: InstanceState;
+  health: Pick<HealthService, 'database' | 'readiness'>;
+}
+
+/** 200 with the probe's data, or the 503 envelope with it (no Retry-After: orchestrators poll on their own). */
+function sendProbe<T>(res: Response, { ok, data }: ProbeResult<T>): void {
+  if (ok) return sendData(res, data);
+  res.status(503).json({ success: false, error: 'Service temporarily unavailable', code: 'SERVICE_UNAVAILABLE', data });
 }
 
 /**
- * Health probes (docs/operations.md, "Health and probes"):
+ * Health probes (docs/operations.md, "Health and probes"); the rules are HealthService's:
  * - `/health/live`: the process answers; no database call, so an outage of the database never
  *   makes an orchestrator restart healthy processes.
  * - `/health/ready`: the instance can serve: database reachable, every migration of this build
@@ -18,43 +23,18 @@ export interface HealthRouterDeps {
  * - `/health`: the original probe (database reachability), kept as documented.
  * Successful probes are logged at debug only (src/middleware/request-logger.ts).
  */
-export function createHealthRouter({ database, instance }: HealthRouterDeps): Router {
+export function createHealthRouter({ health }: HealthRouterDeps): Router {
   const router = Router();
-  router.get('/health', async (_req, res) => {
-    const databaseKind = database.kind;
-    if (await database.ping()) {
-      res.json({ success: true, data: { status: 'ok', database: 'up', databaseKind } });
-      return;
-    }
-    res.status(503).json({
-      success: false,
-      error: 'Service temporarily unavailable',
-      code: 'SERVICE_UNAVAILABLE',
-      data: { status: 'degraded', database: 'down', databaseKind },
-    });
+  router.get('/health', async (req, res) => {
+    sendProbe(res, await health.database(actorOf(req)));
   });
 
   router.get('/health/live', (_req, res) => {
-    res.json({ success: true, data: { status: 'ok' } });
+    sendData(res, { status: 'ok' });
   });
 
-  router.get('/health/ready', async (_req, res) => {
-    const databaseUp = !instance.shuttingDown && (await database.ping());
-    const checks = {
-      database: databaseUp ? 'up' : instance.shuttingDown ? 'not checked' : 'down',
-      migrations: databaseUp ? ((await database.migrationsApplied()) ? 'applied' : 'pending') : 'unknown',
-      shutdown: instance.shuttingDown ? 'in progress' : 'no',
-    } as const;
-    if (checks.database === 'up' && checks.migrations === 'applied' && checks.shutdown === 'no') {
-      res.json({ success: true, data: { status: 'ready', checks } });
-      return;
-    }
-    res.status(503).json({
-      success: false,
-      error: 'Service temporarily unavailable',
-      code: 'SERVICE_UNAVAILABLE',
-      data: { status: 'not ready', checks },
-    });
+  router.get('/health/ready', async (req, res) => {
+    sendProbe(res, await health.readiness(actorOf(req)));
   });
   return router;
 }

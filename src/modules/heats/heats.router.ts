@@ -4,7 +4,6 @@ import type { HeatsService } from './heats.service.js';
 import type { ReferenceData } from '../../lib/reference-data.js';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
 import {
   deleteHeatParams,
@@ -26,12 +25,12 @@ export interface HeatsRouterDeps {
 export function createHeatsRouter({ guards, heats, referenceData }: HeatsRouterDeps): Router {
   const router = Router();
 
-  router.get('/divisions', async (_req, res) => {
-    sendData(res, await heats.divisions());
+  router.get('/divisions', async (req, res) => {
+    sendData(res, await heats.divisions(actorOf(req)));
   });
 
-  router.get('/competition-types', async (_req, res) => {
-    sendData(res, await heats.competitionTypes());
+  router.get('/competition-types', async (req, res) => {
+    sendData(res, await heats.competitionTypes(actorOf(req)));
   });
 
   // Check order: body 400 → event 404 → participation 403 → duplicates 400.
@@ -41,22 +40,20 @@ export function createHeatsRouter({ guards, heats, referenceData }: HeatsRouterD
     validate(...eventSlugParam),
     heatsBody(referenceData),
     async (req, res) => {
-      const { slug, heats: submitted } = input<ReplaceHeatsInput>(res);
-      sendList(res, await heats.replaceHeats(slug, currentUser(req), submitted, actorOf(req)));
+      sendList(res, await heats.replaceHeats(actorOf(req), input<ReplaceHeatsInput>(res)));
     },
   );
 
   router.get('/events/:slug/heats/me', guards.requireAuth, validate(...eventSlugParam), async (req, res) => {
-    sendList(res, await heats.myHeats(input<EventSlugInput>(res).slug, currentUser(req).id));
+    sendList(res, await heats.myHeats(actorOf(req), input<EventSlugInput>(res)));
   });
 
-  router.get('/events/:slug/heats/all', guards.requireAuth, validate(...eventSlugParam), async (_req, res) => {
-    sendList(res, await heats.allHeats(input<EventSlugInput>(res).slug));
+  router.get('/events/:slug/heats/all', guards.requireAuth, validate(...eventSlugParam), async (req, res) => {
+    sendList(res, await heats.allHeats(actorOf(req), input<EventSlugInput>(res)));
   });
 
   router.delete('/events/:slug/heats/:id', guards.requireAuth, validate(...deleteHeatParams), async (req, res) => {
-    const { slug, id } = input<DeleteHeatInput>(res);
-    await heats.deleteHeat(slug, id, currentUser(req), actorOf(req));
+    await heats.deleteHeat(actorOf(req), input<DeleteHeatInput>(res));
     sendMessage(res, 'Heat deleted successfully');
   });
   return router;

@@ -1,6 +1,5 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import type { Actor } from '../../lib/actor.js';
-import type { AuthUser } from '../../lib/auth.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { ReferenceData, ReferenceItem } from '../../lib/reference-data.js';
@@ -8,10 +7,9 @@ import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type HeatPayload } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
-import type { HeatInput } from './heats.schemas.js';
+import type { DeleteHeatInput, EventSlugInput, ReplaceHeatsInput } from './heats.schemas.js';
 
 type Db = Prisma.TransactionClient | PrismaClient;
-type HeatUser = Pick<AuthUser, 'id' | 'username'>;
 
 const referenceSelect = { id: true, name: true, abbreviation: true } as const;
 
@@ -57,28 +55,40 @@ export interface UserHeats {
 // Long enough for concurrent submissions of one user that queue on the participation row lock.
 const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 } as const;
 
-/** Heats: the divisions and heat numbers a participant dances at an event. */
-export class HeatsService {
-  constructor(
-    private readonly db: PrismaClient,
-    private readonly notifier: Notifier,
-    private readonly audit: ActivityLogService,
-    private readonly eventAccess: EventAccess,
-    private readonly reference: ReferenceData,
-  ) {}
+export interface HeatsDeps {
+  db: PrismaClient;
+  notifier: Notifier;
+  audit: Pick<ActivityLogService, 'record'>;
+  eventAccess: Pick<EventAccess, 'getBySlug'>;
+  reference: Pick<ReferenceData, 'divisions' | 'competitionTypes'>;
+}
 
-  /** Divisions (reference data), ordered by id. */
-  divisions(): Promise<ReferenceItem[]> {
-    return this.reference.divisions();
+/**
+ * Heats: the divisions and heat numbers a participant dances at an event. Owns the table `Heat`
+ * (only this service writes it). The caller is the actor's user (401 AUTH_REQUIRED without one).
+ */
+export class HeatsService {
+  private readonly db: PrismaClient;
+  private readonly notifier: Notifier;
+  private readonly audit: Pick<ActivityLogService, 'record'>;
+  private readonly eventAccess: Pick<EventAccess, 'getBySlug'>;
+
+  constructor(private readonly deps: HeatsDeps) {
+    ({ db: this.db, notifier: this.notifier, audit: this.audit, eventAccess: this.eventAccess } = deps);
   }
 
-  /** Competition types (reference data), ordered by id. */
-  competitionTypes(): Promise<ReferenceItem[]> {
-    return this.reference.competitionTypes();
+  /** Divisions (reference data), ordered by id; public. */
+  divisions(_actor: Actor): Promise<ReferenceItem[]> {
+    return this.deps.reference.divisions();
+  }
+
+  /** Competition types (reference data), ordered by id; public. */
+  competitionTypes(_actor: Actor): Promise<ReferenceItem[]> {
+    return this.deps.reference.competitionTypes();
   }
 
   /**
-   * Replaces all heats of the user at the event by `heats` (validated beforehand), atomically.
+   * Replaces all heats of the caller at the event by `heats` (validated beforehand), atomically.
    * Checks: event 404 → participation 403 → duplicates 400. The participant row is locked first
    * (SELECT ... FOR UPDATE): concurrent submissions of the same user at the same event run one
    * after the other, so the final set is exactly one submission, never a mix; the lock doubles
@@ -87,7 +97,8 @@ export class HeatsService {
    * the whole transaction rolls back: the previous set stays. After the commit, `heats_updated`
    * goes to the event room. Audited as event/heats_save.
    */
-  async replaceHeats(slug: string, user: HeatUser, heats: HeatInput[], actor: Actor): Promise<HeatPayload[]> {
+  async replaceHeats(actor: Actor, { slug, heats }: ReplaceHeatsInput): Promise<HeatPayload[]> {
+    const user = userOf(actor);
     const event = await this.eventAccess.getBySlug(slug);
     let saved: HeatPayload[];
     try {
@@ -123,7 +134,8 @@ export class HeatsService {
   }
 
   /** The caller's heats with their competitorNumber. Event 404; a non-participant simply has none. */
-  async myHeats(slug: string, userId: number): Promise<HeatPayload[]> {
+  async myHeats(actor: Actor, { slug }: EventSlugInput): Promise<HeatPayload[]> {
+    const userId = userOf(actor).id;
     const event = await this.eventAccess.getBySlug(slug);
     const participant = await this.db.eventParticipant.findUnique({
       where: { userId_eventId: { userId, eventId: event.id } },
@@ -138,7 +150,7 @@ export class HeatsService {
    * The data export (src/modules/privacy): every heat of the user at every event, each the heat
    * object of heats/me plus its event; by event, then in the heats/me order.
    */
-  async heatsOfUser(userId: number) {
+  async heatsOfUser(_actor: Actor, { userId }: { userId: number }) {
     const rows = await this.db.heat.findMany({
       where: { userId },
       select: {
@@ -156,7 +168,7 @@ export class HeatsService {
   }
 
   /** Every participant with at least one heat, by username; heats in the heats/me order. Event 404. */
-  async allHeats(slug: string): Promise<UserHeats[]> {
+  async allHeats(_actor: Actor, { slug }: EventSlugInput): Promise<UserHeats[]> {
     const event = await this.eventAccess.getBySlug(slug);
     const participants = await this.db.eventParticipant.findMany({
       where: { eventId: event.id, heats: { some: {} } },
@@ -182,7 +194,8 @@ export class HeatsService {
    * `heats_updated` with the remaining heats goes to the event room so live lists stay in
    * sync. Audited as event/heat_delete.
    */
-  async deleteHeat(slug: string, heatId: number | undefined, user: HeatUser, actor: Actor): Promise<void> {
+  async deleteHeat(actor: Actor, { slug, id: heatId }: DeleteHeatInput): Promise<void> {
+    const user = userOf(actor);
     const event = await this.eventAccess.getBySlug(slug);
     const heat =
       heatId === undefined

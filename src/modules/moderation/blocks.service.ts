@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import type { Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
+import type { UsernameParam } from './moderation.schemas.js';
 import { AppError } from '../../lib/errors.js';
 import type { MatchesService, MatchWithRelations } from '../matches/matches.service.js';
 import { lockUserPair } from './blocks.views.js';
@@ -29,9 +30,11 @@ export class BlocksService {
    * match requests and private messages of the pair take too): the block is inserted (an
    * existing one is kept, with its first `blockedAt`) and every pending or accepted match of the
    * pair, at any event, is deleted. After the commit each deletion is announced as if the blocker
-   * had deleted the match. `created` is false when the block existed already.
+   * had deleted the match. `created` is false when the block existed already. The blocker is the
+   * actor's user (401 AUTH_REQUIRED without one), as for unblock and list.
    */
-  async block(actor: Actor, blockerId: number, username: string): Promise<{ created: boolean; block: BlockView }> {
+  async block(actor: Actor, { username }: UsernameParam): Promise<{ created: boolean; block: BlockView }> {
+    const blockerId = userOf(actor).id;
     const target = await this.findUser(username);
     if (target.id === blockerId) throw new AppError('BLOCK_SELF');
     const { created, blockedAt, deleted } = await this.deps.db.$transaction(async (tx) => {
@@ -55,13 +58,15 @@ export class BlocksService {
   }
 
   /** DELETE /users/:username/block: removes the caller's block if any (unknown username 404). Removed matches stay removed. */
-  async unblock(_actor: Actor, blockerId: number, username: string): Promise<void> {
+  async unblock(actor: Actor, { username }: UsernameParam): Promise<void> {
+    const blockerId = userOf(actor).id;
     const target = await this.findUser(username);
     await this.deps.db.userBlock.deleteMany({ where: { blockerId, blockedId: target.id } });
   }
 
   /** GET /users/me/blocks: the caller's own blocks, newest first (never who blocked the caller). */
-  async list(_actor: Actor, blockerId: number): Promise<BlockView[]> {
+  async list(actor: Actor, _input: Record<string, never> = {}): Promise<BlockView[]> {
+    const blockerId = userOf(actor).id;
     const rows = await this.deps.db.userBlock.findMany({
       where: { blockerId },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

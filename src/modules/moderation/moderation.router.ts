@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser, type AuthGuards } from '../../middleware/auth.js';
+import type { AuthGuards } from '../../middleware/auth.js';
 import { input, validate } from '../../middleware/validate.js';
 import type { BlocksService } from './blocks.service.js';
 import type { ModerationService } from './moderation.service.js';
@@ -35,25 +35,21 @@ export function createModerationRouter({ guards, blocks, reports, moderation }: 
   const admin = [guards.requireAuth, guards.requireAdmin];
 
   router.get('/users/me/blocks', guards.requireAuth, async (req, res) => {
-    sendList(res, await blocks.list(actorOf(req), currentUser(req).id));
+    sendList(res, await blocks.list(actorOf(req)));
   });
 
   router.post('/users/:username/block', guards.requireAuth, validate(...usernameParam), async (req, res) => {
-    const { created, block } = await blocks.block(
-      actorOf(req),
-      currentUser(req).id,
-      input<UsernameParam>(res).username,
-    );
+    const { created, block } = await blocks.block(actorOf(req), input<UsernameParam>(res));
     sendData(res, block, created ? 201 : 200);
   });
 
   router.delete('/users/:username/block', guards.requireAuth, validate(...usernameParam), async (req, res) => {
-    await blocks.unblock(actorOf(req), currentUser(req).id, input<UsernameParam>(res).username);
+    await blocks.unblock(actorOf(req), input<UsernameParam>(res));
     sendMessage(res, 'User unblocked');
   });
 
   router.post('/reports', guards.requireAuth, validate(...createReportBody), async (req, res) => {
-    sendData(res, await reports.create(actorOf(req), currentUser(req).id, input<CreateReportInput>(res)), 201);
+    sendData(res, await reports.create(actorOf(req), input<CreateReportInput>(res)), 201);
   });
 
   router.get('/admin/reports', ...admin, validate(...listReportsQuery), async (req, res) => {
@@ -62,8 +58,7 @@ export function createModerationRouter({ guards, blocks, reports, moderation }: 
   });
 
   router.patch('/admin/reports/:id', ...admin, validate(...reportIdParam, ...updateReportBody), async (req, res) => {
-    const { id, ...body } = input<IdParam & UpdateReportInput>(res);
-    sendData(res, await reports.close(actorOf(req), currentUser(req).id, id, body));
+    sendData(res, await reports.close(actorOf(req), input<IdParam & UpdateReportInput>(res)));
   });
 
   router.post(
@@ -71,17 +66,16 @@ export function createModerationRouter({ guards, blocks, reports, moderation }: 
     ...admin,
     validate(...usernameParam, ...suspendBody),
     async (req, res) => {
-      const { username, ...body } = input<UsernameParam & SuspendInput>(res);
-      sendData(res, await moderation.suspend(actorOf(req), currentUser(req).id, username, body));
+      sendData(res, await moderation.suspend(actorOf(req), input<UsernameParam & SuspendInput>(res)));
     },
   );
 
   router.delete('/admin/users/:username/suspend', ...admin, validate(...usernameParam), async (req, res) => {
-    sendData(res, await moderation.unsuspend(actorOf(req), input<UsernameParam>(res).username));
+    sendData(res, await moderation.unsuspend(actorOf(req), input<UsernameParam>(res)));
   });
 
   router.delete('/admin/messages/:id', ...admin, validate(...messageIdParam), async (req, res) => {
-    await moderation.deleteMessage(actorOf(req), input<IdParam>(res).id);
+    await moderation.deleteMessage(actorOf(req), input<IdParam>(res));
     sendMessage(res, 'Message deleted');
   });
   return router;

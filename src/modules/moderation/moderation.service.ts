@@ -1,11 +1,11 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import type { Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
-import { existingId, type SuspendInput } from './moderation.schemas.js';
+import { existingId, type IdParam, type SuspendInput, type UsernameParam } from './moderation.schemas.js';
 import { refOrDeleted, summaryOrDeleted, userRefSelect, type SummaryRow } from './moderation.views.js';
 
 export interface ModerationDeps {
@@ -36,7 +36,8 @@ export class ModerationService {
    * before is refused from now on, also after the suspension ends; the user's sockets are
    * disconnected after the commit. Audited as admin/user_suspend.
    */
-  async suspend(actor: Actor, adminId: number, username: string, input: SuspendInput) {
+  async suspend(actor: Actor, { username, ...input }: UsernameParam & SuspendInput) {
+    const adminId = userOf(actor).id;
     const now = this.deps.clock.now();
     const until = input.until ?? null;
     if (until && until.getTime() <= now.getTime())
@@ -80,7 +81,7 @@ export class ModerationService {
    * unknown username 404. Login works again at once; tokens of before the suspension stay
    * refused. Audited as admin/user_unsuspend.
    */
-  async unsuspend(actor: Actor, username: string) {
+  async unsuspend(actor: Actor, { username }: UsernameParam) {
     const target = await this.findUser(username);
     await this.deps.db.user.update({
       where: { id: target.id },
@@ -100,7 +101,7 @@ export class ModerationService {
    * MESSAGE_NOT_FOUND. It leaves every history; its room (`event_<id>` or `match_<id>`) gets
    * `message_deleted` `{ messageId }` after the commit. Audited as admin/message_delete.
    */
-  async deleteMessage(actor: Actor, rawId: string): Promise<void> {
+  async deleteMessage(actor: Actor, { id: rawId }: IdParam): Promise<void> {
     const id = existingId(rawId);
     if (id === undefined) throw new AppError('MESSAGE_NOT_FOUND');
     const { count } = await this.deps.db.message.updateMany({

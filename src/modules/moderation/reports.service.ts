@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
-import type { Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { pagination, type Pagination } from '../../lib/http.js';
@@ -8,6 +8,7 @@ import type { ActivityLogService } from '../activity-log/activity-log.service.js
 import {
   existingId,
   type CreateReportInput,
+  type IdParam,
   type ListReportsQuery,
   type UpdateReportInput,
 } from './moderation.schemas.js';
@@ -110,7 +111,8 @@ export class ReportsService {
    * Report_open_reporter_target_key decides (409 REPORT_EXISTS). Audited as admin/report_create
    * (the reporter is the actor), which reaches the live activity-log stream.
    */
-  async create(actor: Actor, reporterId: number, input: CreateReportInput) {
+  async create(actor: Actor, input: CreateReportInput) {
+    const reporterId = userOf(actor).id;
     const target = await this.resolveTarget(reporterId, input);
     let row: ReportRow;
     try {
@@ -160,9 +162,10 @@ export class ReportsService {
    * note, stamping resolvedAt and resolvedBy. Checks: unknown or malformed id 404
    * REPORT_NOT_FOUND → not open 409 REPORT_NOT_OPEN; a conditional update (status = 'open'), so
    * of two admins closing the same report one wins. The reporter is not told. Audited as
-   * admin/report_update.
+   * admin/report_update (resolvedBy: the actor's user).
    */
-  async close(actor: Actor, adminId: number, rawId: string, input: UpdateReportInput): Promise<ReportQueueItem> {
+  async close(actor: Actor, { id: rawId, ...input }: IdParam & UpdateReportInput): Promise<ReportQueueItem> {
+    const adminId = userOf(actor).id;
     const id = existingId(rawId);
     if (id === undefined) throw new AppError('REPORT_NOT_FOUND');
     const note = input.note === undefined || input.note === '' ? null : input.note;

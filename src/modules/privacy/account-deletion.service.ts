@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
-import type { Actor } from '../../lib/actor.js';
+import { userOf, systemActor, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
@@ -12,6 +12,7 @@ import type { EventsService } from '../events/events.service.js';
 import type { MatchesService, RemovedMatch } from '../matches/matches.service.js';
 import type { SuggestionsService } from '../matching/suggestions.service.js';
 import type { MatchRatingsService } from '../matches/match-ratings.service.js';
+import type { DeleteAccountInput } from './privacy.schemas.js';
 
 /**
  * Deleting an account (docs/privacy.md, OpenAPI DELETE /users/me and DELETE /admin/users/{username}).
@@ -63,14 +64,16 @@ export class AccountDeletionService {
    * or 423 for the attempt that reaches LOCKOUT_MAX_ATTEMPTS; audited as auth/account_delete,
    * success false) → not the last admin (409 LAST_ADMIN, inside the transaction). Then the
    * deletion; logged afterwards as auth/account_delete with the placeholder as actor and no address.
+   * The account is the actor's user (401 AUTH_REQUIRED without one).
    */
-  async deleteOwnAccount(actor: Actor, userId: number, currentPassword: string | undefined): Promise<void> {
+  async deleteOwnAccount(actor: Actor, { currentPassword }: DeleteAccountInput): Promise<void> {
+    const userId = userOf(actor).id;
     if (typeof currentPassword !== 'string' || currentPassword === '') {
       throw validationFailed([
         { field: 'currentPassword', message: 'Current password is required to delete the account' },
       ]);
     }
-    await this.checkCurrentPassword(actor, userId, currentPassword);
+    await this.checkCurrentPassword(actor, currentPassword);
     const deleted = await this.deleteAccount(actor, { id: userId });
     await this.afterCommit(actor, deleted);
     await this.deps.audit.record(asPlaceholder(actor), {
@@ -85,7 +88,7 @@ export class AccountDeletionService {
    * exists (404 USER_NOT_FOUND) → not the last admin (409 LAST_ADMIN). Same effects as a
    * self-deletion; logged as admin/user_delete with the admin as actor.
    */
-  async deleteUserAsAdmin(actor: Actor, username: string): Promise<void> {
+  async deleteUserAsAdmin(actor: Actor, { username }: { username: string }): Promise<void> {
     const deleted = await this.deleteAccount(actor, { username });
     await this.afterCommit(actor, deleted);
     // an admin who deleted their own account is logged as the placeholder, like a self-deletion
@@ -103,6 +106,7 @@ export class AccountDeletionService {
    */
   private async deleteAccount(actor: Actor, by: UserKey): Promise<DeletedAccount> {
     const { prisma, events, matches, ratings, suggestions, chat, audit, mailQueue } = this.deps;
+    const system = systemActor('account-deletion');
     return prisma.$transaction(async (tx) => {
       const target = await findUser(tx, by, false);
       if (!target) throw new AppError('USER_NOT_FOUND');
@@ -117,7 +121,7 @@ export class AccountDeletionService {
       await suggestions.releaseDeletedRecorder(actor, { tx, recorderId: user.id });
       await events.removeParticipationsOf(tx, user.id);
       await chat.anonymiseMessagesOf(actor, { tx, userId: user.id });
-      await audit.anonymiseUser(tx, user.id);
+      await audit.anonymiseUser(system, { userId: user.id }, tx);
       await mailQueue.dropQueuedFor(tx, user.id);
       await tx.user.delete({ where: { id: user.id } });
       return { id: user.id, username: user.username, removedMatches };
@@ -135,8 +139,8 @@ export class AccountDeletionService {
    * (CurrentPasswordCheck): 423 while locked, a wrong one counted as a failed login (400
    * WRONG_PASSWORD, 423 for the attempt that reaches the maximum), a right one clears the counter.
    */
-  private async checkCurrentPassword(actor: Actor, userId: number, given: string): Promise<void> {
-    await this.deps.currentPassword.verify(actor, userId, given, 'account_delete');
+  private async checkCurrentPassword(actor: Actor, given: string): Promise<void> {
+    await this.deps.currentPassword.verify(actor, { password: given, action: 'account_delete' });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import type { Actor } from '../../lib/actor.js';
+import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { userObjectSelect } from '../../lib/user-summary.js';
@@ -38,22 +38,24 @@ export class DataExportService {
   /**
    * The caller's data: `{ exportedAt, user, participations, heats, messages, matches, ratingsGiven,
    * ratingsReceived, suggestions: { asDancer, asRecorder }, transfers, activity }`, every list
-   * complete. Logged as auth/data_export (after the read, so the export does not hold its own entry).
+   * complete; the caller is the actor's user (401 AUTH_REQUIRED without one, 404 USER_NOT_FOUND for a
+   * deleted account). Logged as auth/data_export (after the read, so the export does not hold its own entry).
    */
-  async exportFor(actor: Actor, userId: number) {
+  async exportFor(actor: Actor, _input: Record<string, never> = {}) {
     const { prisma, audit, events, heats, chat, matches, ratings: matchRatings, transfers, clock } = this.deps;
+    const userId = userOf(actor).id;
     const exportedAt = clock.now();
     const [user, participations, heatList, messages, matchList, ratings, suggestions, transferList, activity] =
       await Promise.all([
         prisma.user.findUnique({ where: { id: userId }, select: userObjectSelect }),
         events.participationsOfUser(userId),
-        heats.heatsOfUser(userId),
+        heats.heatsOfUser(actor, { userId }),
         chat.messagesOfUser(actor, { userId }),
         matches.listMatches(actor, {}),
         matchRatings.ratingsOfUser(actor, { userId }),
         this.deps.suggestions.suggestionsOfUser(actor, { userId }),
         transfers.listOfUser(actor, { userId }),
-        audit.entriesOfUser(userId),
+        audit.entriesOfUser(actor, { userId }),
       ]);
     if (!user) throw new AppError('USER_NOT_FOUND');
     await audit.record(actor, { category: 'auth', action: 'data_export', resource: `user:${userId}` });

@@ -1,4 +1,5 @@
 import PgBoss from 'pg-boss';
+import { systemActor } from '../../lib/actor.js';
 import type { Logger } from '../../lib/logger.js';
 import type { IpRetentionService } from './ip-retention.service.js';
 
@@ -17,7 +18,9 @@ export const IP_PURGE_QUEUE = 'privacy-ip-purge';
 /** every day at 03:17 UTC (an odd minute, away from the full hour other jobs like) */
 export const IP_PURGE_CRON = '17 3 * * *';
 
-export interface IpPurgeScheduleOptions {
+export interface IpPurgeScheduleDeps {
+  retention: Pick<IpRetentionService, 'scheduledPurge'>;
+  logger: Logger;
   connectionString: string;
   /** the queue name (tests give each file its own) */
   queue?: string;
@@ -32,14 +35,13 @@ export class IpPurgeSchedule {
   /** settles when pg-boss started (or failed to); stop waits for it */
   private ready: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly retention: IpRetentionService,
-    private readonly logger: Logger,
-    options: IpPurgeScheduleOptions,
-  ) {
-    this.queue = options.queue ?? IP_PURGE_QUEUE;
-    this.cron = options.cron ?? IP_PURGE_CRON;
-    this.boss = new PgBoss({ connectionString: options.connectionString, max: 2, application_name: 'wcs-privacy' });
+  private readonly logger: Logger;
+
+  constructor(private readonly deps: IpPurgeScheduleDeps) {
+    this.logger = deps.logger;
+    this.queue = deps.queue ?? IP_PURGE_QUEUE;
+    this.cron = deps.cron ?? IP_PURGE_CRON;
+    this.boss = new PgBoss({ connectionString: deps.connectionString, max: 2, application_name: 'wcs-privacy' });
     this.boss.on('error', (err: Error) =>
       this.logger.warn({ reason: err.message }, 'IP purge schedule: database error (pg-boss retries)'),
     );
@@ -75,7 +77,7 @@ export class IpPurgeSchedule {
 
   private async purge(trigger: string): Promise<void> {
     try {
-      const cleared = await this.retention.scheduledPurge();
+      const cleared = await this.deps.retention.scheduledPurge(systemActor(`ip-purge:${trigger}`));
       this.logger.info({ trigger, cleared }, 'activity-log addresses past retention cleared');
     } catch (err) {
       this.logger.error({ trigger, reason: (err as Error).message }, 'IP purge failed (tried again at the next slot)');

@@ -10,12 +10,13 @@ import {
   nullStr,
   obj,
   operation,
-  pathParam,
   ref,
   str,
   suggestionProperties,
   type Schema,
 } from '../../docs/openapi-helpers.js';
+
+import { adminDeleteUserInput, deleteAccountInput } from './privacy.schemas.js';
 
 /** OpenAPI paths of this feature (merged by src/docs/openapi.ts); the behaviour is described in docs/privacy.md. */
 
@@ -132,7 +133,7 @@ export const privacyOpenApi: Record<string, unknown> = {
         `e-mail needed. ${deletionEffects} Logged as auth/account_delete with userId null, username "deleted-user" and ip null.`,
       ].join(' '),
       access: 'user',
-      body: obj({ currentPassword: { type: 'string', minLength: 1 } }),
+      body: deleteAccountInput.openapi.body,
       ok: { '200': json(messageAndData(['Account deleted'])) },
       errors: { 400: ['VALIDATION_ERROR', 'WRONG_PASSWORD'], 404: ['USER_NOT_FOUND'], 409: ['LAST_ADMIN'] },
       extra: { '423': json(ref('AccountLockedError'), 'ACCOUNT_LOCKED: too many wrong current passwords (or logins)') },
@@ -144,9 +145,7 @@ export const privacyOpenApi: Record<string, unknown> = {
       summary: 'Delete a user (admin)',
       description: `The username is matched regardless of case; no password. ${deletionEffects} Logged as admin/user_delete (the admin as actor, resource \`user:<deleted id>\`).`,
       access: 'admin',
-      parameters: [
-        pathParam('username', { type: 'string', minLength: 1, maxLength: 50 }, 'matched regardless of case'),
-      ],
+      parameters: adminDeleteUserInput.openapi.parameters,
       ok: { '200': json(messageAndData(['User deleted'])) },
       errors: { 404: ['USER_NOT_FOUND'], 409: ['LAST_ADMIN'] },
     }),

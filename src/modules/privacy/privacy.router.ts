@@ -5,11 +5,9 @@ import type { DataExportService } from './data-export.service.js';
 import type { IpRetentionService } from './ip-retention.service.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser } from '../../middleware/auth.js';
-import { input, validate } from '../../middleware/validate.js';
-import { usernameParam, type UsernameParam } from '../users/users.schemas.js';
+import { validate } from '../../middleware/validate.js';
 import { exportFilename } from './data-export.service.js';
-import { deleteAccountBody, type DeleteAccountInput } from './privacy.schemas.js';
+import { adminDeleteUserInput, deleteAccountInput } from './privacy.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface PrivacyRouterDeps {
@@ -32,30 +30,25 @@ export function createPrivacyRouter({
   const admin = [guards.requireAuth, guards.requireAdmin];
 
   router.get('/users/me/export', guards.requireAuth, exportLimiter, async (req, res) => {
-    const user = currentUser(req);
-    const data = await dataExport.exportFor(actorOf(req), user.id);
+    const data = await dataExport.exportFor(actorOf(req));
     // quoted as the contract writes it (usernames hold only letters, digits and _)
     res.set('Content-Disposition', `attachment; filename="${exportFilename(data.user.username, data.exportedAt)}"`);
     res.type('application/json; charset=utf-8').set('Cache-Control', 'private, no-store');
     sendData(res, data);
   });
 
-  router.delete('/users/me', guards.requireAuth, validate(...deleteAccountBody), async (req, res) => {
-    await accountDeletion.deleteOwnAccount(
-      actorOf(req),
-      currentUser(req).id,
-      input<DeleteAccountInput>(res).currentPassword,
-    );
+  router.delete('/users/me', guards.requireAuth, validate(deleteAccountInput), async (req, res) => {
+    await accountDeletion.deleteOwnAccount(actorOf(req), deleteAccountInput.from(res));
     sendConfirmation(res, 'Account deleted');
   });
 
-  router.delete('/admin/users/:username', ...admin, validate(...usernameParam), async (req, res) => {
-    await accountDeletion.deleteUserAsAdmin(actorOf(req), input<UsernameParam>(res).username);
+  router.delete('/admin/users/:username', ...admin, validate(adminDeleteUserInput), async (req, res) => {
+    await accountDeletion.deleteUserAsAdmin(actorOf(req), adminDeleteUserInput.from(res));
     sendConfirmation(res, 'User deleted');
   });
 
-  router.get('/admin/privacy', ...admin, (_req, res) => {
-    sendData(res, ipRetention.status());
+  router.get('/admin/privacy', ...admin, (req, res) => {
+    sendData(res, ipRetention.status(actorOf(req)));
   });
   return router;
 }

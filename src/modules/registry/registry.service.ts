@@ -1,3 +1,5 @@
+import type { Actor } from '../../lib/actor.js';
+import type { LookupQuery } from './registry.schemas.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
@@ -113,14 +115,21 @@ export interface RegistrySettings {
 }
 
 /** Dancer lookups with a bounded in-memory cache (found: 1 h, not found: 10 min; failures are not cached). */
+export interface RegistryDeps {
+  settings: RegistrySettings;
+  logger: Logger;
+  clock: Clock;
+}
+
 export class RegistryService {
   private readonly cache = new Map<string, { value: RegistryDancer | null; expiresAt: number }>();
+  private readonly settings: RegistrySettings;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
 
-  constructor(
-    private readonly settings: RegistrySettings,
-    private readonly logger: Logger,
-    private readonly clock: Clock,
-  ) {}
+  constructor(deps: RegistryDeps) {
+    ({ settings: this.settings, logger: this.logger, clock: this.clock } = deps);
+  }
 
   /**
    * One upstream request under one deadline (REGISTRY_TIMEOUT_MS) that covers the connection,
@@ -172,8 +181,8 @@ export class RegistryService {
     }
   }
 
-  /** The dancer with this registry id; 404 when the registry does not know them. */
-  async lookupDancer(id: string): Promise<RegistryDancer> {
+  /** The dancer with this registry id (anyone may ask); 404 when the registry does not know them. */
+  async lookupDancer(_actor: Actor, { id }: LookupQuery): Promise<RegistryDancer> {
     let dancer = this.cacheGet(id);
     if (dancer === undefined) {
       dancer = await this.fetchUpstream(id);
@@ -181,10 +190,6 @@ export class RegistryService {
     }
     if (!dancer) throw dancerNotFound();
     return dancer;
-  }
-
-  clearCache(): void {
-    this.cache.clear();
   }
 
   private cacheGet(id: string): RegistryDancer | null | undefined {

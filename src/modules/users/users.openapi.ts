@@ -1,26 +1,10 @@
-import {
-  dataOf,
-  json,
-  messageAndData,
-  obj,
-  operation,
-  pathParam,
-  ref,
-  type Schema,
-} from '../../docs/openapi-helpers.js';
+import { dataOf, json, messageAndData, obj, operation, ref } from '../../docs/openapi-helpers.js';
 
-/** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
+import { changePasswordInput, updateProfileInput, usernameInput } from './users.schemas.js';
+
+/** OpenAPI paths of this feature (merged by src/docs/openapi.ts); request schemas come from the input declarations. */
 const stats =
   '`stats: { matches: { total, pending, accepted, completed }, ratings: { received, given, average } }` — counted by the database; `pending` counts both directions; `average` has 2 decimals or is null without ratings.';
-
-const usernameParam = pathParam('username', { type: 'string', minLength: 1, maxLength: 50 }, 'exact, case-sensitive');
-const text: Schema = {
-  type: ['string', 'null'],
-  maxLength: 100,
-  description:
-    'null or "" clears; trimmed; a control character (U+0000-U+001F, U+007F-U+009F) → 400 "<field> must not contain control characters"',
-};
-const link: Schema = { type: ['string', 'null'], maxLength: 500, description: 'https URL; null or "" clears' };
 
 export const usersOpenApi: Record<string, unknown> = {
   '/users/me': {
@@ -41,37 +25,7 @@ export const usersOpenApi: Record<string, unknown> = {
         "A wrong `currentPassword` is a failed login attempt (the login's counter, LOCKOUT_MAX_ATTEMPTS, LOCKOUT_MINUTES): the attempt that reaches the maximum answers 423 ACCOUNT_LOCKED, and while the account is locked an e-mail change answers 423 whatever the password; a right one resets the counter. " +
         'With RATE_LIMIT_ENABLED, an e-mail change (an address other than the account\'s) counts in the auth tier and in the e-mail tier (429 RATE_LIMITED "Too many e-mail requests, please try again later"), other profile updates in neither; and per account at most EMAIL_CHANGE_MAX (3) e-mail changes in a rolling EMAIL_CHANGE_WINDOW_SECONDS (86400): the next → 429 EMAIL_CHANGE_LIMITED with `Retry-After` (seconds until the oldest counted change leaves the window), checked after the current password; nothing written, no mail. ' +
         'When the e-mail changes: emailVerified=false, a verification link and code are mailed to the new address (created when the mail is sent; earlier ones stop working), the old address is told of the change by mail, and `data.token` holds a fresh JWT (tokens issued before stay valid until they expire; verification is checked against the database).',
-      body: obj(
-        {
-          firstName: text,
-          lastName: text,
-          city: text,
-          country: text,
-          email: {
-            type: 'string',
-            format: 'email',
-            maxLength: 254,
-            description: 'the local part unquoted, without white space or control characters (else 400 naming `email`)',
-          },
-          currentPassword: { type: 'string', description: 'required when `email` changes' },
-          instagramUrl: link,
-          facebookUrl: link,
-          youtubeUrl: link,
-          tiktokUrl: link,
-        },
-        [
-          'firstName',
-          'lastName',
-          'city',
-          'country',
-          'email',
-          'currentPassword',
-          'instagramUrl',
-          'facebookUrl',
-          'youtubeUrl',
-          'tiktokUrl',
-        ],
-      ),
+      body: updateProfileInput.openapi.body,
       ok: {
         '200': json(dataOf(ref('UpdatedUser')), 'The updated user; `token` only when the e-mail changed'),
       },
@@ -96,7 +50,7 @@ export const usersOpenApi: Record<string, unknown> = {
       access: 'user',
       description:
         'New password: 6 characters to 72 bytes. A wrong `currentPassword` is a failed login attempt (the login\'s counter and limits): the attempt that reaches LOCKOUT_MAX_ATTEMPTS answers 423 ACCOUNT_LOCKED, and while locked this route answers 423 whatever the password; a right one resets the counter. Rate limit: auth tier. Voids a pending password-reset link. Ends every earlier session: tokens issued before answer 401 "Invalid or expired token" and their sockets are disconnected; `data.token` is a fresh JWT so the caller stays signed in. Hashing is bounded (503 SERVICE_UNAVAILABLE with `Retry-After` when too many are waiting).',
-      body: obj({ currentPassword: { type: 'string', minLength: 1 }, newPassword: { type: 'string', minLength: 6 } }),
+      body: changePasswordInput.openapi.body,
       ok: {
         '200': json(messageAndData(['Password changed'], { token: { type: 'string', description: 'fresh JWT' } })),
       },
@@ -114,7 +68,7 @@ export const usersOpenApi: Record<string, unknown> = {
       tags: ['users'],
       summary: 'Public profile',
       access: 'user',
-      parameters: [usernameParam],
+      parameters: usernameInput.openapi.parameters,
       description:
         'Stats as in /users/me but without `matches.pending`. Never e-mail, emailVerified, isAdmin or lock data. A user who blocked the caller answers 404 USER_NOT_FOUND, as an unknown username does.',
       ok: { '200': json(dataOf(ref('PublicProfile'))) },
@@ -126,7 +80,7 @@ export const usersOpenApi: Record<string, unknown> = {
       tags: ['users'],
       summary: 'Ratings received by a user',
       access: 'user',
-      parameters: [usernameParam],
+      parameters: usernameInput.openapi.parameters,
       description:
         'Newest first, at most 50 (average and total cover all ratings). A user who blocked the caller answers 404 USER_NOT_FOUND, as an unknown username does.',
       ok: {

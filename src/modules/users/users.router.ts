@@ -1,29 +1,23 @@
 import { Router, type RequestHandler } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
 import type { RateLimiters } from '../../middleware/rate-limit.js';
-import type { UsersService } from './users.service.js';
+import type { AccountService } from './account.service.js';
+import type { ProfilesService } from './profiles.service.js';
 import { sendConfirmation, sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser } from '../../middleware/auth.js';
-import { input, validate } from '../../middleware/validate.js';
-import {
-  changePasswordBody,
-  updateProfileBody,
-  usernameParam,
-  type ChangePasswordInput,
-  type ProfileUpdate,
-  type UsernameParam,
-} from './users.schemas.js';
+import { validate } from '../../middleware/validate.js';
+import { changePasswordInput, updateProfileInput, usernameInput } from './users.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface UsersRouterDeps {
   guards: AuthGuards;
-  users: UsersService;
+  profiles: Pick<ProfilesService, 'getMe' | 'getPublicProfile' | 'getUserRatings'>;
+  account: Pick<AccountService, 'updateProfile' | 'isEmailChange' | 'changePassword'>;
   limiters: RateLimiters;
 }
 
 /** The signed-in user's account and other users' public profiles (a token is required for all). */
-export function createUsersRouter({ guards, users, limiters }: UsersRouterDeps): Router {
+export function createUsersRouter({ guards, profiles, account, limiters }: UsersRouterDeps): Router {
   const router = Router();
 
   /**
@@ -32,37 +26,36 @@ export function createUsersRouter({ guards, users, limiters }: UsersRouterDeps):
    * (docs/security-hardening.md). Runs after validation, so the address is already normalized.
    */
   const emailChangeTiers: RequestHandler = async (req, res, next) => {
-    const { email } = input<ProfileUpdate>(res);
-    if (typeof email !== 'string' || !(await users.isEmailChange(currentUser(req).id, email))) return next();
+    const { email } = updateProfileInput.from(res);
+    if (typeof email !== 'string' || !(await account.isEmailChange(actorOf(req), { email }))) return next();
     limiters.auth(req, res, (err?: unknown) => (err ? next(err) : limiters.email(req, res, next)));
   };
 
   router.get('/users/me', guards.requireAuth, async (req, res) => {
-    sendData(res, await users.getMe(currentUser(req).id));
+    sendData(res, await profiles.getMe(actorOf(req)));
   });
 
-  router.patch('/users/me', guards.requireAuth, validate(...updateProfileBody), emailChangeTiers, async (req, res) => {
-    sendData(res, await users.updateProfile(actorOf(req), currentUser(req).id, input<ProfileUpdate>(res)));
+  router.patch('/users/me', guards.requireAuth, validate(updateProfileInput), emailChangeTiers, async (req, res) => {
+    sendData(res, await account.updateProfile(actorOf(req), updateProfileInput.from(res)));
   });
 
   router.patch(
     '/users/me/password',
     guards.requireAuth,
     limiters.auth,
-    validate(...changePasswordBody),
+    validate(changePasswordInput),
     async (req, res) => {
-      const { currentPassword, newPassword } = input<ChangePasswordInput>(res);
-      const { token } = await users.changePassword(actorOf(req), currentUser(req).id, currentPassword, newPassword);
+      const { token } = await account.changePassword(actorOf(req), changePasswordInput.from(res));
       sendConfirmation(res, 'Password changed', { token });
     },
   );
 
-  router.get('/users/:username', guards.requireAuth, validate(...usernameParam), async (req, res) => {
-    sendData(res, await users.getPublicProfile(input<UsernameParam>(res).username, currentUser(req).id));
+  router.get('/users/:username', guards.requireAuth, validate(usernameInput), async (req, res) => {
+    sendData(res, await profiles.getPublicProfile(actorOf(req), usernameInput.from(res)));
   });
 
-  router.get('/users/:username/ratings', guards.requireAuth, validate(...usernameParam), async (req, res) => {
-    sendData(res, await users.getUserRatings(input<UsernameParam>(res).username, currentUser(req).id));
+  router.get('/users/:username/ratings', guards.requireAuth, validate(usernameInput), async (req, res) => {
+    sendData(res, await profiles.getUserRatings(actorOf(req), usernameInput.from(res)));
   });
   return router;
 }

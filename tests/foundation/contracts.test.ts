@@ -1,0 +1,147 @@
+import type { Response } from 'express';
+import { defineInput, f, type InputOf } from '../../src/middleware/input';
+import { defineView, v, type ViewOf } from '../../src/lib/view';
+import { eventSummaryView } from '../../src/modules/events/events.views';
+import { buildOpenApiDocument } from '../../src/docs/openapi';
+import { createEvent, createUser, joinEvent } from '../helpers/factories';
+import { testDatabase } from '../helpers/db';
+
+/** A view with every kind of field, over e (Event) and p (its participation). */
+const sampleView = defineView(
+  'Sample',
+  {
+    id: v.int(),
+    startDate: v.dateTime(),
+    note: v.nullStr().describe('free text'),
+    isJoined: v.bool().sql('(p.id IS NOT NULL)'),
+  },
+  { alias: 'e' },
+);
+
+describe('a view declared once (src/lib/view.ts)', () => {
+  it('derives a closed OpenAPI object with every field required', () => {
+    expect(sampleView.schema).toEqual({
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'startDate', 'note', 'isJoined'],
+      properties: {
+        id: { type: 'integer' },
+        startDate: { type: 'string', format: 'date-time' },
+        note: { type: ['string', 'null'], description: 'free text' },
+        isJoined: { type: 'boolean' },
+      },
+    });
+  });
+
+  it('derives a Prisma select of the columns only, leaving computed fields out', () => {
+    expect(sampleView.select).toEqual({ id: true, startDate: true, note: true });
+  });
+
+  it('derives the SQL select list and a json_build_object with timestamps as Date.toJSON renders them', () => {
+    expect(sampleView.columns()).toBe('e."id", e."startDate", e."note", (p.id IS NOT NULL) AS "isJoined"');
+    expect(sampleView.json()).toBe(
+      `json_build_object('id', e."id", 'startDate', to_char(e."startDate" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'note', e."note", 'isJoined', (p.id IS NOT NULL))`,
+    );
+  });
+
+  it('types a row from the declaration', () => {
+    const row: ViewOf<typeof sampleView> = { id: 1, startDate: new Date(), note: null, isJoined: true };
+    expect(Object.keys(row)).toEqual(sampleView.keys);
+  });
+
+  it('is the OpenAPI component of its name (the event summary)', () => {
+    const doc = buildOpenApiDocument() as { components: { schemas: Record<string, unknown> } };
+    expect(doc.components.schemas.EventSummary).toEqual(eventSummaryView.schema);
+  });
+
+  it('reads exactly its fields from PostgreSQL, json() rendering what columns() reads', async () => {
+    const { user } = await createUser();
+    const event = await createEvent();
+    await joinEvent(user, event);
+    const reader = testDatabase.sql;
+    const statement = (select: string) => ({
+      name: `contracts_${select.length}`,
+      text: `SELECT ${select} FROM "Event" e LEFT JOIN "EventParticipant" p ON p."eventId" = e.id AND p."userId" = $1 WHERE e.id = $2`,
+    });
+    const [row] = await reader.rows<Record<string, unknown>>(statement(eventSummaryView.columns()), [
+      user.id,
+      event.id,
+    ]);
+    const [{ j }] = await reader.rows<{ j: Record<string, unknown> }>(statement(`${eventSummaryView.json()} AS j`), [
+      user.id,
+      event.id,
+    ]);
+    expect(Object.keys(row)).toEqual(eventSummaryView.keys);
+    expect(j).toEqual(JSON.parse(JSON.stringify(row)));
+    expect(row).toMatchObject({ id: event.id, isJoined: true, participantsCount: 1 });
+  });
+});
+
+const sampleBody = {
+  name: f.text({ max: 20 }),
+  when: f.date(),
+  note: f.nullableText({ max: 5 }),
+  count: f.int({ max: 9 }).optional(),
+};
+const sampleInput = defineInput('sample', {
+  params: { slug: f.slug() },
+  query: { limit: f.int({ max: 100 }).optional() },
+  body: sampleBody,
+});
+/** A socket payload: a body only. */
+const samplePayload = defineInput('samplePayload', { body: sampleBody });
+
+describe('an input declared once (src/middleware/input.ts)', () => {
+  it('validates and sanitises a payload into its typed value', async () => {
+    const value: InputOf<typeof samplePayload> = await samplePayload.parse({
+      name: '  Ann ',
+      when: '2030-01-02',
+      note: null,
+      count: 3,
+    });
+    expect(value).toEqual({ name: 'Ann', when: new Date('2030-01-02'), note: null, count: 3 });
+  });
+
+  it('answers 400 with one detail per field, in the messages of the shared atoms', async () => {
+    await expect(samplePayload.parse({ when: 'soon', note: 'too long', count: '3' })).rejects.toMatchObject({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      details: [
+        { field: 'name', message: 'name is required' },
+        { field: 'when', message: 'when must be an ISO 8601 date' },
+        { field: 'note', message: 'note must be at most 5 characters' },
+        { field: 'count', message: 'count must be a whole number from 1 to 9' },
+      ],
+    });
+  });
+
+  it('converts whole numbers of the query, which arrive as text', async () => {
+    const req = { params: { slug: 'abc' }, query: { limit: '7' }, body: { name: 'A', when: '2030-01-02' } };
+    await expect(sampleInput.run(req)).resolves.toMatchObject({ slug: 'abc', limit: 7 });
+  });
+
+  it('derives the OpenAPI parameters and the request body with its required fields', () => {
+    expect(sampleInput.openapi.parameters).toEqual([
+      {
+        name: 'slug',
+        in: 'path',
+        required: true,
+        schema: { type: 'string', maxLength: 50 },
+        description: 'random alphanumeric slug',
+      },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+    ]);
+    expect(sampleInput.openapi.body).toMatchObject({ type: 'object', required: ['name', 'when'] });
+    expect(Object.keys((sampleInput.openapi.body as { properties: object }).properties)).toEqual([
+      'name',
+      'when',
+      'note',
+      'count',
+    ]);
+  });
+
+  it('refuses to hand out the input of a request it did not validate', () => {
+    const res = { locals: { input: { name: 'x' } } } as unknown as Response;
+    expect(() => sampleInput.from(res)).toThrow('validate(sample) did not run');
+  });
+});
