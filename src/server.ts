@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     .catch((err: unknown) => logger.error({ err }, 'pointing avatar URLs at this service failed'));
   // Runs left `running` by a process that stopped mid-run (another instance's live run keeps its lock and is left alone).
   await container.matching
-    .closeInterruptedRuns(systemActor('startup'))
+    .closeInterruptedRuns(systemActor('start-up'))
     .catch((err: unknown) => logger.error({ err }, 'closing interrupted matching runs failed'));
 
   const { httpServer, io } = createAppServer(container);

@@ -8,6 +8,7 @@ import { LoopLag } from '../lib/loop-lag.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import { toAppError } from '../middleware/error-handler.js';
+import type { InputDeclaration, InputOf, InputShape } from '../middleware/input.js';
 import { socketInputGuard } from '../middleware/input-guard.js';
 import type { Ack, ClientToServerEvents } from './types.js';
 import { rooms } from './types.js';
@@ -44,6 +45,24 @@ export function socketActor(socket: AppSocket, event: string): Actor {
 export interface SocketEdge {
   logger: Logger;
   metrics: Metrics;
+}
+
+/**
+ * A socket payload validated with its input declaration (the feature's `<feature>.schemas.ts`).
+ * An acknowledgement carries no `details`, so a refusal's message is the first field's
+ * (e.g. "matchId must be a positive integer"), code VALIDATION_ERROR.
+ */
+export async function parsePayload<S extends InputShape>(
+  declaration: InputDeclaration<S>,
+  payload: unknown,
+): Promise<InputOf<InputDeclaration<S>>> {
+  try {
+    return await declaration.parse(payload);
+  } catch (err) {
+    const first = err instanceof AppError ? err.details?.[0] : undefined;
+    if (first) throw new AppError('VALIDATION_ERROR', { message: first.message, details: (err as AppError).details });
+    throw err;
+  }
 }
 
 /**

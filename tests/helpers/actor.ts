@@ -16,8 +16,3 @@ export function actorFor(user: Pick<AuthUser, 'id' | 'username'> & Partial<AuthU
   };
   return { user: authUser, userId: user.id, username: user.username, ip: '127.0.0.1', method: 'TEST', path: null };
 }
-
-/** As actorFor, without an address and with a path (the actor of a service call made by `user` directly). */
-export function userActor(user: Pick<AuthUser, 'id' | 'username'> & Partial<AuthUser>, path = 'test'): Actor {
-  return { ...actorFor(user), ip: null, path };
-}

@@ -2,7 +2,7 @@ import { AppError } from '../../src/lib/errors';
 import { createTestContainer } from '../helpers/container';
 import { prisma } from '../helpers/db';
 import { createTrio, insertMatch } from '../helpers/matches';
-import { userActor } from '../helpers/actor';
+import { actorFor } from '../helpers/actor';
 
 /** PrivateChatService.sendMessage with a frozen clock: the flood limiter never refills. */
 describe('PrivateChatService.sendMessage', () => {
@@ -10,8 +10,8 @@ describe('PrivateChatService.sendMessage', () => {
   const container = createTestContainer({}, { clock: { now: () => now } });
   afterAll(() => container.close());
 
-  const send = (user: Parameters<typeof userActor>[0], matchId: number, content: unknown) =>
-    container.privateChat.sendMessage(userActor(user), { matchId, content });
+  const send = (user: Parameters<typeof actorFor>[0], matchId: number, content: string) =>
+    container.privateChat.sendMessage(actorFor(user), { matchId, content });
 
   const refusal = (promise: Promise<unknown>) =>
     promise.then(

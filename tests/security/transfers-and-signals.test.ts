@@ -4,7 +4,7 @@ import { prisma } from '../helpers/db';
 import { createTrio, insertMatch } from '../helpers/matches';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { emitAck, nextEvent, receivesWithin, useSocketClients } from '../helpers/socket';
-import { userActor } from '../helpers/actor';
+import { actorFor } from '../helpers/actor';
 
 /**
  * Transfers and signal data (docs/security-hardening.md): open offers capped per match, control
@@ -165,8 +165,8 @@ describe('signal bytes per match (frozen clock)', () => {
       signalLimit: { perSecond: 1000, burst: 1000 }, // the per-user count out of the way
     });
     const sdp = 'v=0\r\n' + 'a'.repeat(16 * 1024 - 10);
-    const send = (from: Parameters<typeof userActor>[0], slug = match.slug) =>
-      service.relaySignal(userActor(from), { matchSlug: slug, kind: 'offer', data: { type: 'offer', sdp } });
+    const send = (from: Parameters<typeof actorFor>[0], slug = match.slug) =>
+      service.relaySignal(actorFor(from), { matchSlug: slug, kind: 'offer', data: { type: 'offer', sdp } });
     const bytesPerOffer = Buffer.byteLength(JSON.stringify({ type: 'offer', sdp }), 'utf8');
     const fits = Math.floor(SIGNAL_BYTES_PER_MATCH.burst / bytesPerOffer);
     for (let i = 0; i < fits; i++) await send(i % 2 === 0 ? alice.user : bob.user);

@@ -6,7 +6,7 @@ import { createTrio, insertMatch } from '../helpers/matches';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { emitAck, nextEvent, useSocketClients } from '../helpers/socket';
 import { collectSignals, SAMPLE_CANDIDATE, SAMPLE_SDP } from '../helpers/webrtc';
-import { userActor } from '../helpers/actor';
+import { actorFor } from '../helpers/actor';
 
 describe('webrtc_signal relay over Socket.IO', () => {
   let server: TestServer;
@@ -218,8 +218,7 @@ describe('WebrtcService flood limit (frozen clock)', () => {
       clock: { now: () => now },
       notifier: { toUser: (_userId, _event, ...payload) => void relayed.push(...payload) },
     });
-    const send = () =>
-      service.relaySignal(userActor(alice.user), { matchSlug: match.slug, kind: 'hangup', data: null });
+    const send = () => service.relaySignal(actorFor(alice.user), { matchSlug: match.slug, kind: 'hangup', data: null });
     for (let i = 0; i < SIGNAL_LIMIT.burst; i++) await send();
     await expect(send()).rejects.toMatchObject({ code: 'SIGNAL_RATE_LIMITED', status: 429 });
     now = new Date(now.getTime() + 1000);
@@ -228,7 +227,7 @@ describe('WebrtcService flood limit (frozen clock)', () => {
     expect(relayed).toHaveLength(SIGNAL_LIMIT.burst + SIGNAL_LIMIT.perSecond);
     // bob's own bucket is untouched
     await expect(
-      service.relaySignal(userActor(bob.user), { matchSlug: match.slug, kind: 'hangup', data: null }),
+      service.relaySignal(actorFor(bob.user), { matchSlug: match.slug, kind: 'hangup', data: null }),
     ).resolves.toBeUndefined();
   });
 });

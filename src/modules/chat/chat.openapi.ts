@@ -1,4 +1,5 @@
-import { array, bool, json, messagesPaging, obj, operation, ref, slugParam } from '../../docs/openapi-helpers.js';
+import { array, bool, json, obj, operation, ref } from '../../docs/openapi-helpers.js';
+import { eventMessagesInput } from './chat.schemas.js';
 
 /** OpenAPI paths of this feature (merged by src/docs/openapi.ts). */
 export const chatOpenApi: Record<string, unknown> = {
@@ -15,12 +16,12 @@ export const chatOpenApi: Record<string, unknown> = {
         'room), emits `message_history` (last 20, oldest first) and broadcasts `active_users` [{ userId, username,',
         'avatar }] (one entry per user); the ack carries `{ eventId, slug, roomId }`. `leave_event_room`.',
         '`send_event_message({ content })` → `event_message` to the room only; ack data is the message. Refusals',
-        '(ack `{ success: false, error }` or `error_message`): "Join an event room first", content rules (1-2000',
-        'characters after trim), "You are sending messages too fast" (per user, 5 messages/s, bursts of 10),',
+        '(ack `{ success: false, error }` or `error_message`), in order: content rules (1-2000 characters after trim),',
+        '"Join an event room first", "You are sending messages too fast" (per user, 5 messages/s, bursts of 10),',
         '"Email verification required", "You must be a participant of this event" (re-checked on every send).',
       ].join(' '),
       access: 'user',
-      parameters: [slugParam, ...messagesPaging],
+      parameters: eventMessagesInput.openapi.parameters,
       ok: { '200': json(obj({ success: { const: true }, data: array(ref('Message')), hasMore: bool })) },
       errors: { 400: ['VALIDATION_ERROR'], 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND', 'CHAT_ROOM_NOT_FOUND'] },
     }),

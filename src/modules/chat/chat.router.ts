@@ -4,8 +4,8 @@ import type { CachedRead } from '../../middleware/cached-read.js';
 import type { EventChatService } from './event-chat.service.js';
 import { sendPage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
-import { eventMessagesQuery, type EventMessagesQuery } from './chat.schemas.js';
+import { validate } from '../../middleware/validate.js';
+import { eventMessagesInput } from './chat.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface ChatRouterDeps {
@@ -23,10 +23,10 @@ export function createChatRouter({ guards, cachedRead, eventChat }: ChatRouterDe
   router.get(
     '/events/:slug/messages',
     guards.requireAuth,
-    validate(...eventMessagesQuery),
+    validate(eventMessagesInput),
     cachedRead(HISTORY_TABLES),
     async (req, res) => {
-      const history = await eventChat.listMessages(actorOf(req), input<EventMessagesQuery>(res));
+      const history = await eventChat.listMessages(actorOf(req), eventMessagesInput.from(res));
       sendPage(res, history.messages, history.hasMore);
     },
   );

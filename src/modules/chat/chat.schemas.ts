@@ -1,24 +1,63 @@
-import { query } from 'express-validator';
-import { INT32_MAX, pathParam } from '../../middleware/validators.js';
-import { MAX_PAGE_SIZE, type MessagePage } from './chat.service.js';
+import { AppError } from '../../lib/errors.js';
+import { defineInput, f, type InputOf } from '../../middleware/input.js';
+import { INT32_MAX } from '../../middleware/validators.js';
 
-/** A page of a chat history: `before` (a message id) and `limit` (1-100). */
-export const messagesQuery = [
-  query('before')
+/**
+ * The inputs of the chat, each declared once (src/middleware/input.ts), and the content rule of
+ * a message, shared by the event chat and the private chat of a match (matches.schemas.ts).
+ */
+
+export const MESSAGE_MAX_LENGTH = 2000;
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/**
+ * Validates message content: a string of 1-2000 characters after trimming. The stored text
+ * is exactly what was sent (plain text, never HTML-escaped or trimmed).
+ */
+export function validateContent(content: unknown): string {
+  if (typeof content !== 'string')
+    throw new AppError('VALIDATION_ERROR', { message: 'Message content must be a string' });
+  const trimmed = content.trim();
+  if (trimmed.length === 0) throw new AppError('VALIDATION_ERROR', { message: 'Message content must not be empty' });
+  if (content.length > MESSAGE_MAX_LENGTH) {
+    throw new AppError('VALIDATION_ERROR', {
+      message: `Message content must be at most ${MESSAGE_MAX_LENGTH} characters`,
+    });
+  }
+  return content;
+}
+
+/** A message's `content` in a socket payload: the rule of validateContent, stored exactly as sent. */
+export const messageContent = f.custom<string>(
+  { type: 'string', minLength: 1, maxLength: MESSAGE_MAX_LENGTH },
+  (chain) => chain.custom((v: unknown) => validateContent(v)),
+);
+
+/** A page of a chat history: `before` (a message id) and `limit` (1-100), as query fields. */
+export const messagePageQuery = {
+  before: f
+    .custom<number>({ type: 'integer', minimum: 1, maximum: INT32_MAX }, (chain) =>
+      chain.isInt({ min: 1, max: INT32_MAX }).withMessage('before must be a positive message id').toInt(),
+    )
     .optional()
-    .isInt({ min: 1, max: INT32_MAX })
-    .withMessage('before must be a positive message id')
-    .toInt(),
-  query('limit')
-    .optional()
-    .isInt({ min: 1, max: MAX_PAGE_SIZE })
-    .withMessage(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
-    .toInt(),
-];
+    .describe('message id: only older messages'),
+  limit: f
+    .custom<number>({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }, (chain) =>
+      chain
+        .isInt({ min: 1, max: MAX_PAGE_SIZE })
+        .withMessage(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
+        .toInt(),
+    )
+    .optional(),
+};
 
 /** GET /events/:slug/messages */
-export const eventMessagesQuery = [pathParam('slug'), ...messagesQuery];
+export const eventMessagesInput = defineInput('eventMessages', {
+  params: { slug: f.slug() },
+  query: messagePageQuery,
+});
+export type EventMessagesInput = InputOf<typeof eventMessagesInput>;
 
-export interface EventMessagesQuery extends MessagePage {
-  slug: string;
-}
+/** send_event_message `{ content }` */
+export const eventMessageInput = defineInput('eventMessage', { body: { content: messageContent } });

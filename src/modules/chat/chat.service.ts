@@ -4,14 +4,13 @@ import { AppError } from '../../lib/errors.js';
 import { toDate } from '../../lib/sql.js';
 import { DELETED_USER_SUMMARY } from '../../lib/user-summary.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, validateContent } from './chat.schemas.js';
 
-/**
- * Chat core shared by the event group chat and the private chat of a match:
- * content rules, storage and cursor paging of a room's messages.
+/*
+ * Chat core shared by the event group chat and the private chat of a match: storage and
+ * cursor paging of a room's messages (the content rule is chat.schemas.ts').
  */
-export const MESSAGE_MAX_LENGTH = 2000;
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+
 /** The text of a message whose author deleted the account. */
 export const DELETED_MESSAGE_CONTENT = '[deleted]';
 /** The duplicate filter's window: the same text again in the same room within it is refused. */
@@ -80,23 +79,6 @@ export function toMessagePayload(m: MessageRow): ChatMessagePayload {
     type: m.type,
     createdAt: m.createdAt,
   };
-}
-
-/**
- * Validates message content: a string of 1-2000 characters after trimming. The stored text
- * is exactly what was sent (plain text, never HTML-escaped or trimmed).
- */
-export function validateContent(content: unknown): string {
-  if (typeof content !== 'string')
-    throw new AppError('VALIDATION_ERROR', { message: 'Message content must be a string' });
-  const trimmed = content.trim();
-  if (trimmed.length === 0) throw new AppError('VALIDATION_ERROR', { message: 'Message content must not be empty' });
-  if (content.length > MESSAGE_MAX_LENGTH) {
-    throw new AppError('VALIDATION_ERROR', {
-      message: `Message content must be at most ${MESSAGE_MAX_LENGTH} characters`,
-    });
-  }
-  return content;
 }
 
 /** A message to store: the room, its author (name and avatar already known) and the raw content. */

@@ -1,7 +1,15 @@
-import { handle, socketActor, type AppSocket, type SocketEdge, type SocketRegistrar } from '../../realtime/io.js';
+import {
+  handle,
+  parsePayload,
+  socketActor,
+  type AppSocket,
+  type SocketEdge,
+  type SocketRegistrar,
+} from '../../realtime/io.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import { eventPresence } from './chat.presence.js';
+import { eventMessageInput } from './chat.schemas.js';
 import type { EventChatService } from './event-chat.service.js';
 
 /** What the event chat's socket handlers call (src/realtime/registrars.ts). */
@@ -45,7 +53,7 @@ export const registerChatSocket: SocketRegistrar<ChatSocketDeps> = (io, socket, 
     socket,
     'send_event_message',
     async (payload: unknown) => {
-      const content = (payload as { content?: unknown } | null | undefined)?.content;
+      const { content } = await parsePayload(eventMessageInput, payload);
       const actor = socketActor(socket, 'send_event_message');
       const { eventId, message, hiddenFrom } = await eventChat.postMessage(actor, {
         joined: joinedRoom(socket),

@@ -10,16 +10,15 @@ import type { ChatMessagePayload } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import { sql, type SqlReader } from '../../lib/sql.js';
 import {
-  DEFAULT_PAGE_SIZE,
   messageJson,
   messagesFromJson,
   pageSize,
-  validateContent,
   type ChatService,
   type MessageJson,
   type MessagePage,
 } from './chat.service.js';
 import type { FloodLimiter } from '../../lib/flood-limit.js';
+import { DEFAULT_PAGE_SIZE, validateContent } from './chat.schemas.js';
 import { blockedPeersSql, notBlockedSql } from '../moderation/blocks.views.js';
 
 export const EVENT_ROOM_TYPE = 'event';
@@ -236,8 +235,9 @@ export class EventChatService {
   /**
    * send_event_message: stores a message in the joined event's room; the caller broadcasts it
    * to the event room except to `hiddenFrom` (the users in a blocked pair with the sender).
-   * Checks in order: a room joined (400 NOT_IN_ROOM) → content 1-2000 characters after trim
-   * (400) → flood limit (429; logged once per user and minute) → the user still exists (401)
+   * Checks in order (the socket parsed the payload with eventMessageInput first, so content
+   * errors come before the room): a room joined (400 NOT_IN_ROOM) → content 1-2000 characters
+   * after trim (400) → flood limit (429; logged once per user and minute) → the user still exists (401)
    * → verified e-mail from the database when required (403) → still a participant (403; the
    * user's sockets leave the room) → the room exists (404) → not a duplicate (409
    * DUPLICATE_MESSAGE, the chat core's rule).

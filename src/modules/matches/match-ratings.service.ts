@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import { DELETED_USER_SUMMARY } from '../../lib/user-summary.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import { findMemberMatch, OPEN_STATUSES, TX_OPTIONS, type Tx } from './match-records.js';
+import type { RateMatchInput } from './matches.schemas.js';
 
 const ratingInclude = {
   rater: { select: { id: true, username: true, avatar: true } },
@@ -14,12 +15,8 @@ const ratingInclude = {
 
 export type RatingView = Prisma.RatingGetPayload<{ include: typeof ratingInclude }>;
 
-export interface RateInput {
-  slug: string;
-  score: number;
-  comment?: string | null;
-  wouldCollaborateAgain?: boolean | null;
-}
+/** What POST /matches/:slug/ratings declares (matches.schemas.ts rateMatchInput). */
+export type RateInput = RateMatchInput;
 
 /** What the ratings use (built by src/container.ts). */
 export interface MatchRatingsDeps {

@@ -1,21 +1,17 @@
+import { bool, dataOf, json, listOf, obj, operation, ref } from '../../docs/openapi-helpers.js';
 import {
-  bool,
-  dataOf,
-  json,
-  listOf,
-  messagesPaging,
-  obj,
-  operation,
-  pathParam,
-  queryParam,
-  ref,
-} from '../../docs/openapi-helpers.js';
+  createMatchInput,
+  listMatchesInput,
+  matchMessagesInput,
+  matchSlugInput,
+  rateMatchInput,
+} from './matches.schemas.js';
 
 /**
  * OpenAPI paths of this feature (merged by src/docs/openapi.ts).
  * Choices made here where the interface specification is silent are marked "Decision:".
  */
-const slugParam = pathParam('slug', { type: 'string' }, 'random match slug');
+const slugParams = matchSlugInput.openapi.parameters;
 
 export const matchesOpenApi: Record<string, unknown> = {
   '/matches': {
@@ -32,10 +28,7 @@ export const matchesOpenApi: Record<string, unknown> = {
         'A blocked pair (either user blocked the other; docs/moderation.md) cannot request: 403 USER_BLOCKED whoever asks and whoever blocked.',
       ].join(' '),
       access: 'user',
-      body: obj({
-        targetUserId: { type: 'integer', minimum: 1, maximum: 2147483647 },
-        eventSlug: { type: 'string', minLength: 1, maxLength: 50 },
-      }),
+      body: createMatchInput.openapi.body,
       ok: { '201': json(dataOf(ref('Match')), 'The created match (status pending)') },
       errors: {
         400: ['VALIDATION_ERROR', 'MATCH_SELF', 'TARGET_NOT_PARTICIPANT'],
@@ -49,14 +42,7 @@ export const matchesOpenApi: Record<string, unknown> = {
       tags: ['matches'],
       summary: "The caller's matches, newest first (both directions; not paged)",
       access: 'user',
-      parameters: [
-        queryParam(
-          'eventSlug',
-          { type: 'string', minLength: 1, maxLength: 50 },
-          'Decision: an unknown slug answers 404 "Event not found" (not an empty list)',
-        ),
-        queryParam('status', { enum: ['pending', 'accepted', 'completed'] }),
-      ],
+      parameters: listMatchesInput.openapi.parameters,
       ok: { '200': json(listOf(ref('Match'))) },
       errors: { 400: ['VALIDATION_ERROR'], 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -68,7 +54,7 @@ export const matchesOpenApi: Record<string, unknown> = {
       description:
         '"Match not found" for an unknown slug, or when the caller is not one of the two members (no existence leak).',
       access: 'user',
-      parameters: [slugParam],
+      parameters: slugParams,
       ok: { '200': json(dataOf(ref('MatchWithRated'))) },
       errors: { 404: ['MATCH_NOT_FOUND'] },
     }),
@@ -81,7 +67,7 @@ export const matchesOpenApi: Record<string, unknown> = {
         'Decision: the answer is `{ success: true, message: "Match rejected" | "Match cancelled" }`; a completed match can be deleted too.',
       ].join(' '),
       access: 'user',
-      parameters: [slugParam],
+      parameters: slugParams,
       ok: { '200': json(obj({ success: { const: true }, message: { enum: ['Match rejected', 'Match cancelled'] } })) },
       errors: { 404: ['MATCH_NOT_FOUND'] },
     }),
@@ -93,7 +79,7 @@ export const matchesOpenApi: Record<string, unknown> = {
       description:
         'Sets status accepted and respondedAt and creates the private chat room in one transaction; of simultaneous accepts one wins. The requester receives `match_accepted`.',
       access: 'user',
-      parameters: [slugParam],
+      parameters: slugParams,
       ok: { '200': json(dataOf(ref('Match')), 'The updated match (status accepted, roomId set)') },
       errors: { 400: ['MATCH_NOT_PENDING'], 403: ['NOT_MATCH_TARGET', 'EMAIL_NOT_VERIFIED'], 404: ['MATCH_NOT_FOUND'] },
     }),
@@ -110,7 +96,7 @@ export const matchesOpenApi: Record<string, unknown> = {
         '"Match not found" (also for non-members), "Private chat is available only for accepted matches", "Email verification required".',
       ].join(' '),
       access: 'user',
-      parameters: [slugParam, ...messagesPaging],
+      parameters: matchMessagesInput.openapi.parameters,
       ok: { '200': json(listOf(ref('Message'), { hasMore: bool })) },
       errors: { 400: ['VALIDATION_ERROR'], 404: ['MATCH_NOT_FOUND'] },
     }),
@@ -126,15 +112,8 @@ export const matchesOpenApi: Record<string, unknown> = {
         'stored exactly as sent. Decision: score must be a JSON integer (a string "4" is refused).',
       ].join(' '),
       access: 'user',
-      parameters: [slugParam],
-      body: obj(
-        {
-          score: { type: 'integer', minimum: 1, maximum: 5 },
-          comment: { type: ['string', 'null'], maxLength: 500 },
-          wouldCollaborateAgain: { type: ['boolean', 'null'] },
-        },
-        ['comment', 'wouldCollaborateAgain'],
-      ),
+      parameters: rateMatchInput.openapi.parameters,
+      body: rateMatchInput.openapi.body,
       ok: { '201': json(dataOf(ref('Rating')), 'The rating with rater, rated and event') },
       errors: {
         400: ['VALIDATION_ERROR', 'MATCH_NOT_ACCEPTED'],

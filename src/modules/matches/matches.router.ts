@@ -6,18 +6,13 @@ import type { MatchRatingsService } from './match-ratings.service.js';
 import type { PrivateChatService } from './private-chat.service.js';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
+import { validate } from '../../middleware/validate.js';
 import {
-  createMatchRules,
-  listMatchesRules,
-  matchMessagesRules,
-  matchSlugParams,
-  ratingRules,
-  type CreateMatchBody,
-  type ListMatchesQuery,
-  type MatchMessagesInput,
-  type MatchSlugInput,
-  type RatingInput,
+  createMatchInput,
+  listMatchesInput,
+  matchMessagesInput,
+  matchSlugInput,
+  rateMatchInput,
 } from './matches.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
@@ -37,40 +32,40 @@ export function createMatchesRouter({ guards, cachedRead, matches, ratings, priv
   const router = Router();
   const verified = [guards.requireAuth, guards.requireVerifiedEmail];
 
-  router.post('/matches', ...verified, validate(...createMatchRules), async (req, res) => {
-    sendData(res, await matches.createMatch(actorOf(req), input<CreateMatchBody>(res)), 201);
+  router.post('/matches', ...verified, validate(createMatchInput), async (req, res) => {
+    sendData(res, await matches.createMatch(actorOf(req), createMatchInput.from(res)), 201);
   });
 
   router.get(
     '/matches',
     guards.requireAuth,
-    validate(...listMatchesRules),
+    validate(listMatchesInput),
     cachedRead(MATCH_LIST_TABLES),
     async (req, res) => {
-      sendList(res, await matches.listMatches(actorOf(req), input<ListMatchesQuery>(res)));
+      sendList(res, await matches.listMatches(actorOf(req), listMatchesInput.from(res)));
     },
   );
 
-  router.get('/matches/:slug', guards.requireAuth, validate(...matchSlugParams), async (req, res) => {
-    sendData(res, await matches.getMatch(actorOf(req), input<MatchSlugInput>(res)));
+  router.get('/matches/:slug', guards.requireAuth, validate(matchSlugInput), async (req, res) => {
+    sendData(res, await matches.getMatch(actorOf(req), matchSlugInput.from(res)));
   });
 
-  router.put('/matches/:slug/accept', ...verified, validate(...matchSlugParams), async (req, res) => {
-    sendData(res, await matches.acceptMatch(actorOf(req), input<MatchSlugInput>(res)));
+  router.put('/matches/:slug/accept', ...verified, validate(matchSlugInput), async (req, res) => {
+    sendData(res, await matches.acceptMatch(actorOf(req), matchSlugInput.from(res)));
   });
 
-  router.delete('/matches/:slug', guards.requireAuth, validate(...matchSlugParams), async (req, res) => {
-    const { action } = await matches.deleteMatch(actorOf(req), input<MatchSlugInput>(res));
+  router.delete('/matches/:slug', guards.requireAuth, validate(matchSlugInput), async (req, res) => {
+    const { action } = await matches.deleteMatch(actorOf(req), matchSlugInput.from(res));
     sendMessage(res, action === 'rejected' ? 'Match rejected' : 'Match cancelled');
   });
 
-  router.get('/matches/:slug/messages', guards.requireAuth, validate(...matchMessagesRules), async (req, res) => {
-    const page = await privateChat.listMessages(actorOf(req), input<MatchMessagesInput>(res));
+  router.get('/matches/:slug/messages', guards.requireAuth, validate(matchMessagesInput), async (req, res) => {
+    const page = await privateChat.listMessages(actorOf(req), matchMessagesInput.from(res));
     sendList(res, page.messages, { hasMore: page.hasMore });
   });
 
-  router.post('/matches/:slug/ratings', ...verified, validate(...ratingRules), async (req, res) => {
-    sendData(res, await ratings.rate(actorOf(req), input<RatingInput>(res)), 201);
+  router.post('/matches/:slug/ratings', ...verified, validate(rateMatchInput), async (req, res) => {
+    sendData(res, await ratings.rate(actorOf(req), rateMatchInput.from(res)), 201);
   });
   return router;
 }

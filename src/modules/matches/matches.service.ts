@@ -25,7 +25,7 @@ import {
   type Tx,
 } from './match-records.js';
 import { acceptedMatchInTx, type AcceptedMatchInput } from './accepted-match.js';
-import type { MatchStatus } from './matches.schemas.js';
+import type { CreateMatchInput, ListMatchesInput, MatchSlugInput } from './matches.schemas.js';
 import { MATCH_VIEW_JSON_FIELDS, type MatchView } from './matches.views.js';
 
 export { MATCH_VIEW_JSON_FIELDS, type MatchView };
@@ -63,20 +63,6 @@ const matchList = sql(
 interface MatchListRow {
   eventFound: boolean;
   matches: (Omit<MatchView, 'createdAt' | 'respondedAt'> & { createdAt: string; respondedAt: string | null })[];
-}
-
-export interface CreateMatchInput {
-  targetUserId: number;
-  eventSlug: string;
-}
-
-export interface ListMatchesFilter {
-  eventSlug?: string;
-  status?: MatchStatus;
-}
-
-export interface MatchSlug {
-  slug: string;
 }
 
 export interface MatchesSettings {
@@ -159,7 +145,7 @@ export class MatchesService {
   }
 
   /** The actor's matches, newest first, optionally of one event (unknown slug 404) and status; one statement. */
-  async listMatches(actor: Actor, input: ListMatchesFilter): Promise<MatchView[]> {
+  async listMatches(actor: Actor, input: ListMatchesInput): Promise<MatchView[]> {
     const userId = userOf(actor).id;
     const [row] = await this.deps.sql.rows<MatchListRow>(matchList, [
       userId,
@@ -171,7 +157,7 @@ export class MatchesService {
   }
 
   /** One match of the actor with `hasRated`; 404 unless the actor is one of its two members. */
-  async getMatch(actor: Actor, input: MatchSlug): Promise<MatchView> {
+  async getMatch(actor: Actor, input: MatchSlugInput): Promise<MatchView> {
     const userId = userOf(actor).id;
     const match = await findMemberMatch(this.deps.db, input.slug, userId);
     const rated = await this.deps.db.rating.count({ where: { matchId: match.id, raterId: userId } });
@@ -184,7 +170,7 @@ export class MatchesService {
    * exactly one wins; the private room is created in the same transaction. After the commit
    * the requester gets `match_accepted`. Audited as match/match_accept.
    */
-  async acceptMatch(actor: Actor, input: MatchSlug): Promise<MatchView> {
+  async acceptMatch(actor: Actor, input: MatchSlugInput): Promise<MatchView> {
     const { db, clock, notifier, audit } = this.deps;
     const userId = userOf(actor).id;
     const match = await db.$transaction(async (tx) => {
@@ -213,7 +199,7 @@ export class MatchesService {
    * member gets `match_cancelled` and both members' sockets leave the private room. Audited as
    * match/match_reject or match/match_cancel.
    */
-  async deleteMatch(actor: Actor, input: MatchSlug): Promise<{ action: 'rejected' | 'cancelled' }> {
+  async deleteMatch(actor: Actor, input: MatchSlugInput): Promise<{ action: 'rejected' | 'cancelled' }> {
     const userId = userOf(actor).id;
     const match = await this.deps.db.$transaction(async (tx) => {
       const found = await findMemberMatch(tx, input.slug, userId);

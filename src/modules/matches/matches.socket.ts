@@ -1,7 +1,7 @@
-import { handle, socketActor, type SocketEdge, type SocketRegistrar } from '../../realtime/io.js';
+import { handle, parsePayload, socketActor, type SocketEdge, type SocketRegistrar } from '../../realtime/io.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
-import { contentOf, matchIdOf } from './matches.schemas.js';
+import { joinPrivateRoomInput, privateMessageInput } from './matches.schemas.js';
 import type { PrivateChatService } from './private-chat.service.js';
 
 /** What the private chat's socket handlers call (src/realtime/registrars.ts). */
@@ -25,11 +25,11 @@ export const registerMatchesSocket: SocketRegistrar<MatchesSocketDeps> = (
   handle(
     socket,
     'join_private_room',
-    (payload: unknown) =>
-      privateChat.joinRoom(socketActor(socket, 'join_private_room'), {
-        matchId: matchIdOf(payload),
-        enter: (room) => socket.join(room),
-      }),
+    async (payload: unknown) => {
+      const { matchId } = await parsePayload(joinPrivateRoomInput, payload);
+      const enter = (room: string) => socket.join(room);
+      return privateChat.joinRoom(socketActor(socket, 'join_private_room'), { matchId, enter });
+    },
     edge,
   );
 
@@ -37,7 +37,7 @@ export const registerMatchesSocket: SocketRegistrar<MatchesSocketDeps> = (
     socket,
     'send_private_message',
     async (payload: unknown) => {
-      const input = { matchId: matchIdOf(payload), content: contentOf(payload) };
+      const input = await parsePayload(privateMessageInput, payload);
       const message = await privateChat.sendMessage(socketActor(socket, 'send_private_message'), input);
       notifier.toRoom(rooms.match(message.matchId), 'private_message', message);
       return message;

@@ -8,6 +8,7 @@ import { rooms, type ChatMessagePayload } from '../../realtime/types.js';
 import type { ChatService } from '../chat/chat.service.js';
 import { isBlockedPair, lockUserPair } from '../moderation/blocks.views.js';
 import { findMemberMatch, isMember, OPEN_STATUSES, type Tx } from './match-records.js';
+import type { MatchMessagesInput, PrivateMessageInput } from './matches.schemas.js';
 
 /** join_private_room answers the last 20 messages. */
 const JOIN_HISTORY = 20;
@@ -33,18 +34,6 @@ export interface PrivateRoomInput {
   enter: (room: string) => Promise<void> | void;
 }
 
-export interface PrivateMessageInput {
-  matchId: number;
-  /** the raw content; its rule is the chat core's */
-  content: unknown;
-}
-
-export interface MatchMessagesPage {
-  slug: string;
-  before?: number;
-  limit?: number;
-}
-
 /**
  * The private chat of an accepted (or completed) match, for its two members only: history
  * pages, opening the room on a socket, sending a message. Reads Match; writes messages through
@@ -54,7 +43,7 @@ export class PrivateChatService {
   constructor(private readonly deps: PrivateChatDeps) {}
 
   /** A page of the private chat history: members only (404); a pending match has no room yet: empty page. */
-  async listMessages(actor: Actor, input: MatchMessagesPage) {
+  async listMessages(actor: Actor, input: MatchMessagesInput) {
     const match = await findMemberMatch(this.deps.db, input.slug, userOf(actor).id);
     if (!match.chatRoom) return { messages: [], hasMore: false };
     return this.deps.chat.listRoomMessages(actor, {

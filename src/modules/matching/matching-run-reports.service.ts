@@ -5,6 +5,7 @@ import type { CsvFile } from '../../lib/http.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
 import type { EngineUnfilled } from './matching.engine.js';
+import type { EventInput, RunInput } from './matching.schemas.js';
 import { EXPORT_COLUMNS, EXPORT_STATUSES, exportSelect, toExportRecord, type ExportRecord } from './matching.export.js';
 import {
   runSelect,
@@ -24,10 +25,7 @@ const EXPORT_PAGE_SIZE = 500;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A run of an event: `:slug` and `:runId` of the admin routes. */
-export interface RunRef {
-  slug: string;
-  runId: string;
-}
+type RunRef = RunInput;
 
 /** The heats a run left open, each with its reason, heat and dancer (null once the heat was deleted). */
 export async function unfilledHeatsOf(db: PrismaClient, unfilled: EngineUnfilled[]) {
@@ -51,7 +49,7 @@ export class MatchingRunReportsService {
   constructor(private readonly deps: MatchingRunReportsDeps) {}
 
   /** The event's runs, newest first (event 404). */
-  async listRuns(_actor: Actor, input: { slug: string }): Promise<MatchingRunView[]> {
+  async listRuns(_actor: Actor, input: EventInput): Promise<MatchingRunView[]> {
     const event = await this.deps.eventAccess.getBySlug(input.slug);
     const runs = await this.deps.db.matchingRun.findMany({
       where: { eventId: event.id },

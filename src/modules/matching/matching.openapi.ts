@@ -6,11 +6,10 @@ import {
   nullDateTime,
   obj,
   operation,
-  pathParam,
   ref,
-  slugParam,
   type OperationSpec,
 } from '../../docs/openapi-helpers.js';
+import { decisionInput, eventInput, runInput, runRequestInput } from './matching.schemas.js';
 
 /**
  * OpenAPI paths of recording-partner matching (merged by src/docs/openapi.ts). The rules of
@@ -70,21 +69,14 @@ const runNow = (summary: string, tags: string[]): OperationSpec => ({
     run +
     ' ' +
     unfilledHeats,
-  parameters: [slugParam],
-  body: obj({ dryRun: { type: 'boolean', default: false } }, ['dryRun']),
+  parameters: runRequestInput.openapi.parameters,
+  body: runRequestInput.openapi.body,
   ok: {
     '200': json(dataOf(ref('RunPreview')), 'Dry run: what a run would do now (nothing written)'),
     '201': json(dataOf(ref('Run')), 'The finished run (also a failed one)'),
   },
   errors: { 400: ['VALIDATION_ERROR'], 404: ['EVENT_NOT_FOUND'], 409: ['MATCHING_RUN_IN_PROGRESS'] },
 });
-
-const suggestionId = pathParam(
-  'id',
-  { type: 'string' },
-  'suggestion id (a positive integer; anything else is an unknown suggestion)',
-);
-const runId = pathParam('runId', { type: 'string' }, 'run id (UUID; anything else is an unknown run)');
 
 export const matchingOpenApi: Record<string, unknown> = {
   '/events/{slug}/run-matching': {
@@ -101,7 +93,7 @@ export const matchingOpenApi: Record<string, unknown> = {
         'toRecord = suggestions where the caller is the recorder; every status is listed (rejected ones included, so the history ' +
         'is visible), ordered like heats/me (competition type, division, heat number), then id. ' +
         suggestion,
-      parameters: [slugParam],
+      parameters: eventInput.openapi.parameters,
       ok: {
         '200': json(
           dataOf(
@@ -134,8 +126,8 @@ export const matchingOpenApi: Record<string, unknown> = {
         'suggestion object plus `match: { id, slug, status, roomId } | null`. Logged as `recording_suggestion_accept` / ' +
         '`recording_suggestion_reject` (category match). A decision waits for a matching run of the event in progress. ' +
         suggestion,
-      parameters: [slugParam, suggestionId],
-      body: obj({ status: { enum: ['accepted', 'rejected'] } }),
+      parameters: decisionInput.openapi.parameters,
+      body: decisionInput.openapi.body,
       ok: { '200': json(dataOf(ref('SuggestionDecision')), 'The suggestion and the accepted match (or null)') },
       errors: {
         400: ['VALIDATION_ERROR'],
@@ -151,7 +143,7 @@ export const matchingOpenApi: Record<string, unknown> = {
       summary: 'Matching runs of an event, newest first',
       access: 'admin',
       description: 'Admin only. `data`: runs newest first, `count`. ' + run + ' ' + reasons,
-      parameters: [slugParam],
+      parameters: eventInput.openapi.parameters,
       ok: { '200': json(listOf(ref('Run'))) },
       errors: { 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -171,7 +163,7 @@ export const matchingOpenApi: Record<string, unknown> = {
         'with dancer, recorder, heat and status, in heats/me order. ' +
         'Unknown run id, a non-UUID id or a run of another event → 404 "Matching run not found". ' +
         suggestion,
-      parameters: [slugParam, runId],
+      parameters: runInput.openapi.parameters,
       ok: { '200': json(listOf(ref('Suggestion'))) },
       errors: { 404: ['EVENT_NOT_FOUND', 'MATCHING_RUN_NOT_FOUND'] },
     }),
@@ -187,7 +179,7 @@ export const matchingOpenApi: Record<string, unknown> = {
         ' The reasons are stored with the run, so an older run still explains ' +
         'its gaps after a later run filled them. Unknown run id, a non-UUID id or a run of another event → 404 "Matching run not found". ' +
         run,
-      parameters: [slugParam, runId],
+      parameters: runInput.openapi.parameters,
       ok: { '200': json(dataOf(ref('RunDetail'))) },
       errors: { 404: ['EVENT_NOT_FOUND', 'MATCHING_RUN_NOT_FOUND'] },
     }),
@@ -208,7 +200,7 @@ export const matchingOpenApi: Record<string, unknown> = {
         '`Content-Disposition: attachment; filename=matching-<slug>-<runId>.csv`. Only the latest successful run has a current plan: ' +
         'an older or failed run → **409**. Unknown, non-UUID or other-event run id → 404 "Matching run not found". ' +
         'Logged as `matching_run_export` (category admin).',
-      parameters: [slugParam, runId],
+      parameters: runInput.openapi.parameters,
       ok: { '200': { description: 'The CSV file', content: { 'text/csv': { schema: { type: 'string' } } } } },
       errors: { 404: ['EVENT_NOT_FOUND', 'MATCHING_RUN_NOT_FOUND'], 409: ['MATCHING_RUN_NOT_CURRENT'] },
     }),

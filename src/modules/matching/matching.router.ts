@@ -6,17 +6,8 @@ import type { MatchingRunReportsService } from './matching-run-reports.service.j
 import type { SuggestionsService } from './suggestions.service.js';
 import { sendCsv, sendData, sendList } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
-import {
-  decisionSchema,
-  eventParams,
-  runParams,
-  runRequestSchema,
-  type DecisionInput,
-  type EventParams,
-  type RunParams,
-  type RunRequest,
-} from './matching.schemas.js';
+import { validate } from '../../middleware/validate.js';
+import { decisionInput, eventInput, runInput, runRequestInput } from './matching.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface MatchingRouterDeps {
@@ -50,56 +41,46 @@ export function createMatchingRouter({
   const admin = [guards.requireAuth, guards.requireAdmin];
 
   const runOrPreview = async (req: Request, res: Response) => {
-    const { slug, dryRun } = input<RunRequest>(res);
+    const { slug, dryRun } = runRequestInput.from(res);
     if (dryRun) return sendData(res, await matching.preview(actorOf(req), { slug }));
     sendData(res, await matching.runNow(actorOf(req), { slug }), 201);
   };
-  router.post('/events/:slug/run-matching', ...admin, validate(...runRequestSchema), runOrPreview);
-  router.post('/admin/events/:slug/matching-runs', ...admin, validate(...runRequestSchema), runOrPreview);
+  router.post('/events/:slug/run-matching', ...admin, validate(runRequestInput), runOrPreview);
+  router.post('/admin/events/:slug/matching-runs', ...admin, validate(runRequestInput), runOrPreview);
 
   router.get(
     '/events/:slug/match-suggestions',
     guards.requireAuth,
-    validate(...eventParams),
+    validate(eventInput),
     cachedRead(MY_SUGGESTIONS_TABLES),
     async (req, res) => {
-      sendData(res, await suggestions.listMine(actorOf(req), input<EventParams>(res)));
+      sendData(res, await suggestions.listMine(actorOf(req), eventInput.from(res)));
     },
   );
 
   router.put(
     '/events/:slug/match-suggestions/:id/status',
     guards.requireAuth,
-    validate(...decisionSchema),
+    validate(decisionInput),
     async (req, res) => {
-      sendData(res, await suggestions.decide(actorOf(req), input<DecisionInput>(res)));
+      sendData(res, await suggestions.decide(actorOf(req), decisionInput.from(res)));
     },
   );
 
-  router.get('/admin/events/:slug/matching-runs', ...admin, validate(...eventParams), async (req, res) => {
-    sendList(res, await matchingReports.listRuns(actorOf(req), input<EventParams>(res)));
+  router.get('/admin/events/:slug/matching-runs', ...admin, validate(eventInput), async (req, res) => {
+    sendList(res, await matchingReports.listRuns(actorOf(req), eventInput.from(res)));
   });
 
-  router.get('/admin/events/:slug/matching-runs/:runId', ...admin, validate(...runParams), async (req, res) => {
-    sendData(res, await matchingReports.getRun(actorOf(req), input<RunParams>(res)));
+  router.get('/admin/events/:slug/matching-runs/:runId', ...admin, validate(runInput), async (req, res) => {
+    sendData(res, await matchingReports.getRun(actorOf(req), runInput.from(res)));
   });
 
-  router.get(
-    '/admin/events/:slug/matching-runs/:runId/export.csv',
-    ...admin,
-    validate(...runParams),
-    async (req, res) => {
-      await sendCsv(res, await matchingReports.exportPlan(actorOf(req), input<RunParams>(res)));
-    },
-  );
+  router.get('/admin/events/:slug/matching-runs/:runId/export.csv', ...admin, validate(runInput), async (req, res) => {
+    await sendCsv(res, await matchingReports.exportPlan(actorOf(req), runInput.from(res)));
+  });
 
-  router.get(
-    '/admin/events/:slug/matching-runs/:runId/suggestions',
-    ...admin,
-    validate(...runParams),
-    async (req, res) => {
-      sendList(res, await matchingReports.listRunSuggestions(actorOf(req), input<RunParams>(res)));
-    },
-  );
+  router.get('/admin/events/:slug/matching-runs/:runId/suggestions', ...admin, validate(runInput), async (req, res) => {
+    sendList(res, await matchingReports.listRunSuggestions(actorOf(req), runInput.from(res)));
+  });
   return router;
 }

@@ -10,7 +10,7 @@ import type { EventAccess } from '../events/event-access.js';
 import type { MatchesService } from '../matches/matches.service.js';
 import { isBlockedPair } from '../moderation/blocks.views.js';
 import type { MatchingLock } from './matching.lock.js';
-import type { Decision, DecisionInput } from './matching.schemas.js';
+import type { Decision, DecisionInput, EventInput } from './matching.schemas.js';
 import {
   RECORDER_DELETED,
   suggestionOrder,
@@ -85,7 +85,7 @@ export class SuggestionsService {
    * The caller's view: who records my heats, which heats I record (every status). Check
    * order: event 404, participant 403. One statement (mySuggestions).
    */
-  async listMine(actor: Actor, input: { slug: string }) {
+  async listMine(actor: Actor, input: EventInput) {
     const [row] = await this.deps.sql.rows<MySuggestionsRow>(mySuggestions, [input.slug, userOf(actor).id]);
     if (!row) throw new AppError('EVENT_NOT_FOUND');
     if (!row.isParticipant) throw new AppError('NOT_PARTICIPANT');

@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { findHandoffMatch, findMemberMatch } from './match-access.js';
-import type { CreateTransferInput, UpdateTransferInput } from './webrtc.schemas.js';
+import type { CreateTransferInput, MatchTransfersInput, UpdateTransferInput } from './webrtc.schemas.js';
 
 /** GET /matches/:slug/transfers answers the newest records only. */
 export const TRANSFER_LIST_LIMIT = 100;
@@ -58,7 +58,7 @@ export class TransfersService {
    * together). Both members get
    * `transfer_updated` after the insert.
    */
-  async create(actor: Actor, input: CreateTransferInput & { slug: string }): Promise<TransferPayload> {
+  async create(actor: Actor, input: CreateTransferInput): Promise<TransferPayload> {
     const userId = userOf(actor).id;
     const match = await findHandoffMatch(this.deps.db, input.slug, userId);
     const row = await this.deps.db.$transaction(async (tx) => {
@@ -87,7 +87,7 @@ export class TransfersService {
    * this match (404 "Transfer not found"), completer is the receiver (403), still offered
    * (400). The change is conditional (status = 'offered'), so of two racing updates one wins.
    */
-  async update(actor: Actor, input: UpdateTransferInput & { slug: string; id: number }): Promise<TransferPayload> {
+  async update(actor: Actor, input: UpdateTransferInput): Promise<TransferPayload> {
     const userId = userOf(actor).id;
     const { id } = input;
     const match = await findMemberMatch(this.deps.db, input.slug, userId);
@@ -109,7 +109,7 @@ export class TransfersService {
   }
 
   /** GET /matches/:slug/transfers: members only (404 otherwise), newest first, at most 100. */
-  async list(actor: Actor, input: { slug: string }): Promise<TransferPayload[]> {
+  async list(actor: Actor, input: MatchTransfersInput): Promise<TransferPayload[]> {
     const match = await findMemberMatch(this.deps.db, input.slug, userOf(actor).id);
     const rows = await this.deps.db.videoTransfer.findMany({
       where: { matchId: match.id },

@@ -1,4 +1,5 @@
-import { array, dataOf, int, json, listOf, obj, operation, pathParam, ref, str } from '../../docs/openapi-helpers.js';
+import { array, dataOf, int, json, listOf, obj, operation, ref, str } from '../../docs/openapi-helpers.js';
+import { createTransferInput, matchTransfersInput, updateTransferInput } from './webrtc.schemas.js';
 
 /**
  * OpenAPI paths of the video hand-off (merged by src/docs/openapi.ts). The real-time half
@@ -6,8 +7,6 @@ import { array, dataOf, int, json, listOf, obj, operation, pathParam, ref, str }
  * (src/docs/socket.openapi.ts) and docs/api.md "Video hand-off between recording partners". Choices made where the
  * contract is silent are marked "Decision:".
  */
-const slugParam = pathParam('slug', { type: 'string' }, 'random match slug');
-const idParam = pathParam('id', { type: 'integer', minimum: 1 }, 'transfer id');
 
 const iceServer = {
   ...obj(
@@ -69,23 +68,8 @@ export const webrtcOpenApi: Record<string, unknown> = {
         'A completed match of a blocked pair (docs/moderation.md) takes no new transfer: 403 USER_BLOCKED (existing records stay readable).',
       ].join(' '),
       access: 'user',
-      parameters: [slugParam],
-      body: obj({
-        fileName: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 255,
-          description:
-            'trimmed; a control character (U+0000-U+001F, U+007F-U+009F) or a bidirectional formatting character (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) → 400 VALIDATION_ERROR naming fileName',
-        },
-        size: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 9007199254740991,
-          description: 'bytes (a JSON number, not a string)',
-        },
-        sha256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
-      }),
+      parameters: createTransferInput.openapi.parameters,
+      body: createTransferInput.openapi.body,
       ok: { '201': json(dataOf(ref('Transfer')), 'The record, status offered') },
       errors: {
         400: ['VALIDATION_ERROR', 'MATCH_NOT_ACCEPTED'],
@@ -100,7 +84,7 @@ export const webrtcOpenApi: Record<string, unknown> = {
       description:
         'Members only. Decision: at most the 100 newest records, not paged; a pending match has an empty list.',
       access: 'user',
-      parameters: [slugParam],
+      parameters: matchTransfersInput.openapi.parameters,
       ok: { '200': json(listOf(ref('Transfer'))) },
       errors: { 400: ['VALIDATION_ERROR'], 404: ['MATCH_NOT_FOUND'] },
     }),
@@ -116,8 +100,8 @@ export const webrtcOpenApi: Record<string, unknown> = {
         'for the receiver (`videosReceived` on the match object and on each dashboard event).',
       ].join(' '),
       access: 'user',
-      parameters: [slugParam, idParam],
-      body: obj({ status: { enum: ['completed', 'failed', 'cancelled'] } }),
+      parameters: updateTransferInput.openapi.parameters,
+      body: updateTransferInput.openapi.body,
       ok: { '200': json(dataOf(ref('Transfer')), 'The updated record') },
       errors: {
         400: ['VALIDATION_ERROR', 'TRANSFER_NOT_OFFERED'],

@@ -4,15 +4,8 @@ import type { TransfersService } from './transfers.service.js';
 import type { WebrtcService } from './webrtc.service.js';
 import { sendData, sendList } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
-import {
-  createTransferSchema,
-  matchSlugSchema,
-  transferIdSchema,
-  updateTransferSchema,
-  type CreateTransferInput,
-  type UpdateTransferInput,
-} from './webrtc.schemas.js';
+import { validate } from '../../middleware/validate.js';
+import { createTransferInput, matchTransfersInput, updateTransferInput } from './webrtc.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface WebrtcRouterDeps {
@@ -33,22 +26,16 @@ export function createWebrtcRouter({ guards, webrtc, transfers }: WebrtcRouterDe
     sendData(res, view);
   });
 
-  router.post('/matches/:slug/transfers', requireAuth, validate(...createTransferSchema), async (req, res) => {
-    sendData(res, await transfers.create(actorOf(req), input<CreateTransferInput & { slug: string }>(res)), 201);
+  router.post('/matches/:slug/transfers', requireAuth, validate(createTransferInput), async (req, res) => {
+    sendData(res, await transfers.create(actorOf(req), createTransferInput.from(res)), 201);
   });
 
-  router.patch(
-    '/matches/:slug/transfers/:id',
-    requireAuth,
-    validate(...transferIdSchema, ...updateTransferSchema),
-    async (req, res) => {
-      const { slug, id, status } = input<UpdateTransferInput & { slug: string; id: number }>(res);
-      sendData(res, await transfers.update(actorOf(req), { slug, id, status }));
-    },
-  );
+  router.patch('/matches/:slug/transfers/:id', requireAuth, validate(updateTransferInput), async (req, res) => {
+    sendData(res, await transfers.update(actorOf(req), updateTransferInput.from(res)));
+  });
 
-  router.get('/matches/:slug/transfers', requireAuth, validate(...matchSlugSchema), async (req, res) => {
-    sendList(res, await transfers.list(actorOf(req), input<{ slug: string }>(res)));
+  router.get('/matches/:slug/transfers', requireAuth, validate(matchTransfersInput), async (req, res) => {
+    sendList(res, await transfers.list(actorOf(req), matchTransfersInput.from(res)));
   });
 
   return router;

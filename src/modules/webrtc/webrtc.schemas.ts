@@ -1,6 +1,7 @@
-import { checkSchema, type ParamSchema } from 'express-validator';
 import type { WebrtcSignalInput, WebrtcSignalKind } from '../../realtime/types.js';
 import { AppError } from '../../lib/errors.js';
+import { defineInput, f, type InputOf } from '../../middleware/input.js';
+import { INT32_MAX } from '../../middleware/validators.js';
 
 /** Size limits of a relayed signal (bytes of UTF-8). A real SDP is 2-6 KB, a candidate ~200 B. */
 export const MAX_SDP_BYTES = 16 * 1024;
@@ -110,68 +111,96 @@ export const TRANSFER_UPDATE_STATUSES = ['completed', 'failed', 'cancelled'] as 
 /** Control characters (U+0000-U+001F, U+007F-U+009F) and bidirectional formatting characters. */
 const UNSAFE_FILE_NAME_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
-export interface CreateTransferInput {
-  fileName: string;
-  size: number;
-  sha256: string;
-}
+/** `:slug` of a match (1-50 characters, else 400; an unknown one is the service's 404). */
+const matchSlug = f.custom<string>(
+  { type: 'string', minLength: 1, maxLength: 50, description: 'random match slug' },
+  (chain) =>
+    chain
+      .isString()
+      .withMessage('slug must be 1-50 characters')
+      .bail()
+      .isLength({ min: 1, max: 50 })
+      .withMessage('slug must be 1-50 characters'),
+);
 
-export interface UpdateTransferInput {
-  status: (typeof TRANSFER_UPDATE_STATUSES)[number];
-}
+export const matchTransfersInput = defineInput('matchTransfers', { params: { slug: matchSlug } });
+export type MatchTransfersInput = InputOf<typeof matchTransfersInput>;
 
-const slugParam: ParamSchema = {
-  in: ['params'],
-  isString: true,
-  isLength: { options: { min: 1, max: 50 } },
-  errorMessage: 'slug must be 1-50 characters',
-};
-
-export const createTransferSchema = checkSchema({
-  slug: slugParam,
-  fileName: {
-    in: ['body'],
-    exists: { options: { values: 'null' }, errorMessage: 'fileName is required', bail: true },
-    isString: { errorMessage: 'fileName must be a string', bail: true },
-    trim: true,
-    isLength: { options: { min: 1, max: 255 }, errorMessage: 'fileName must be 1-255 characters', bail: true },
-    // a control character, or a bidirectional override that disguises the extension ("evil\u202Egpj.exe")
-    custom: {
-      options: (v: string) => !UNSAFE_FILE_NAME_CHARACTER.test(v),
-      errorMessage: 'fileName must not contain control or bidirectional formatting characters',
-    },
-  },
-  size: {
-    in: ['body'],
-    exists: { options: { values: 'null' }, errorMessage: 'size is required', bail: true },
-    custom: { options: (v: unknown) => Number.isSafeInteger(v) && (v as number) > 0 },
-    errorMessage: 'size must be a positive integer (bytes)',
-  },
-  sha256: {
-    in: ['body'],
-    exists: { options: { values: 'null' }, errorMessage: 'sha256 is required', bail: true },
-    isString: { errorMessage: 'sha256 must be a string', bail: true },
-    matches: { options: /^[0-9a-fA-F]{64}$/, errorMessage: 'sha256 must be 64 hexadecimal characters' },
-    customSanitizer: { options: (v: string) => v.toLowerCase() },
+/** POST /matches/:slug/transfers */
+export const createTransferInput = defineInput('createTransfer', {
+  params: { slug: matchSlug },
+  body: {
+    fileName: f.custom<string>(
+      {
+        type: 'string',
+        minLength: 1,
+        maxLength: 255,
+        description:
+          'trimmed; a control character (U+0000-U+001F, U+007F-U+009F) or a bidirectional formatting character (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) → 400 VALIDATION_ERROR naming fileName',
+      },
+      (chain) =>
+        chain
+          .exists({ values: 'null' })
+          .withMessage('fileName is required')
+          .bail()
+          .isString()
+          .withMessage('fileName must be a string')
+          .bail()
+          .trim()
+          .isLength({ min: 1, max: 255 })
+          .withMessage('fileName must be 1-255 characters')
+          .bail()
+          // a control character, or a bidirectional override that disguises the extension ("evil\u202Egpj.exe")
+          .custom((v: string) => !UNSAFE_FILE_NAME_CHARACTER.test(v))
+          .withMessage('fileName must not contain control or bidirectional formatting characters'),
+    ),
+    size: f.custom<number>(
+      {
+        type: 'integer',
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'bytes (a JSON number, not a string)',
+      },
+      (chain) =>
+        chain
+          .exists({ values: 'null' })
+          .withMessage('size is required')
+          .bail()
+          .custom((v: unknown) => Number.isSafeInteger(v) && (v as number) > 0)
+          .withMessage('size must be a positive integer (bytes)'),
+    ),
+    sha256: f.custom<string>({ type: 'string', pattern: '^[0-9a-fA-F]{64}$' }, (chain) =>
+      chain
+        .exists({ values: 'null' })
+        .withMessage('sha256 is required')
+        .bail()
+        .isString()
+        .withMessage('sha256 must be a string')
+        .bail()
+        .matches(/^[0-9a-fA-F]{64}$/)
+        .withMessage('sha256 must be 64 hexadecimal characters')
+        .customSanitizer((v: string) => v.toLowerCase()),
+    ),
   },
 });
+export type CreateTransferInput = InputOf<typeof createTransferInput>;
 
-export const transferIdSchema = checkSchema({
-  slug: slugParam,
-  id: {
-    in: ['params'],
-    isInt: { options: { min: 1, max: 2_147_483_647 } },
-    toInt: true,
-    errorMessage: 'id must be a positive integer',
+/** PATCH /matches/:slug/transfers/:id */
+export const updateTransferInput = defineInput('updateTransfer', {
+  params: {
+    slug: matchSlug,
+    id: f.custom<number>({ type: 'integer', minimum: 1, maximum: INT32_MAX, description: 'transfer id' }, (chain) =>
+      chain.isInt({ min: 1, max: INT32_MAX }).withMessage('id must be a positive integer').toInt(),
+    ),
+  },
+  body: {
+    status: f.custom<(typeof TRANSFER_UPDATE_STATUSES)[number]>(
+      { type: 'string', enum: [...TRANSFER_UPDATE_STATUSES] },
+      (chain) =>
+        chain
+          .isIn([...TRANSFER_UPDATE_STATUSES])
+          .withMessage(`status must be one of ${TRANSFER_UPDATE_STATUSES.join(', ')}`),
+    ),
   },
 });
-
-export const updateTransferSchema = checkSchema({
-  status: {
-    in: ['body'],
-    isIn: { options: [[...TRANSFER_UPDATE_STATUSES]] },
-    errorMessage: `status must be one of ${TRANSFER_UPDATE_STATUSES.join(', ')}`,
-  },
-});
-
-export const matchSlugSchema = checkSchema({ slug: slugParam });
+export type UpdateTransferInput = InputOf<typeof updateTransferInput>;
