@@ -188,8 +188,8 @@ export const f = {
 
   /** An e-mail address (validators.ts emailField); `fresh` also refuses unsafe local parts (newEmailField). */
   email({ fresh = false }: { fresh?: boolean } = {}): Field<string> {
-    return field<string>({ type: 'string', format: 'email', maxLength: 254 }, (_chain, name) =>
-      fresh ? newEmailField(name) : emailField(name),
+    return field<string>({ type: 'string', format: 'email', maxLength: 254 }, (chain, name) =>
+      fresh ? newEmailField(name, chain) : emailField(name, chain),
     );
   },
 
@@ -197,7 +197,7 @@ export const f = {
   password(): Field<string> {
     return field<string>(
       { type: 'string', minLength: 6, description: 'at least 6 characters, at most 72 bytes (UTF-8)' },
-      (_chain, name) => passwordField(name),
+      (chain, name) => passwordField(name, chain),
     );
   },
 

@@ -14,8 +14,8 @@ export const isPositiveInt32 = (value: unknown): boolean =>
   typeof value === 'number' ? Number.isInteger(value) && value >= 1 && value <= INT32_MAX : false;
 
 /** E-mail: valid address, normalized by trim + lower-case only (no provider-specific rules; see the OpenAPI document). */
-export const emailField = (field = 'email'): ValidationChain =>
-  body(field)
+export const emailField = (field = 'email', start: ValidationChain = body(field)): ValidationChain =>
+  start
     .exists({ values: 'null' })
     .withMessage('Email is required')
     .bail()
@@ -39,15 +39,15 @@ const UNSAFE_LOCAL_PART = /["\s\u0000-\u001f\u007f-\u009f]/;
  * lines into a mail that quotes it (the notice of an e-mail change). Login, resend and reset
  * request keep emailField, so an existing address still works there.
  */
-export const newEmailField = (field = 'email'): ValidationChain =>
-  emailField(field)
+export const newEmailField = (field = 'email', start: ValidationChain = body(field)): ValidationChain =>
+  emailField(field, start)
     .bail()
     .custom((v: string) => !UNSAFE_LOCAL_PART.test(v.slice(0, v.lastIndexOf('@'))))
     .withMessage('Email must not have a quoted local part, white space or control characters');
 
 /** Password policy: at least 6 characters; at most 72 bytes (bcrypt ignores what follows). */
-export const passwordField = (field: string): ValidationChain =>
-  body(field)
+export const passwordField = (field: string, start: ValidationChain = body(field)): ValidationChain =>
+  start
     .exists({ values: 'null' })
     .withMessage('Password is required')
     .bail()
