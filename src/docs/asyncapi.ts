@@ -1,3 +1,4 @@
+import { featureSchemas } from './feature-schemas.js';
 import { componentSchemas, type Schema } from './openapi-helpers.js';
 import { clientToServer, serverToClient, socketEvents, socketSchemas } from './socket.openapi.js';
 
@@ -102,7 +103,7 @@ export function buildAsyncApiDocument(version: string): Json {
     };
   }
 
-  const all: Record<string, Schema> = { ...componentSchemas, ...socketSchemas };
+  const all: Record<string, Schema> = { ...componentSchemas, ...featureSchemas, ...socketSchemas };
   const schemas = Object.fromEntries([...referencedSchemas(messages, all)].sort().map((name) => [name, all[name]]));
 
   return {

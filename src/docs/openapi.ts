@@ -4,7 +4,6 @@ import { authOpenApi } from '../modules/auth/auth.openapi.js';
 import { chatOpenApi } from '../modules/chat/chat.openapi.js';
 import { dashboardOpenApi } from '../modules/dashboard/dashboard.openapi.js';
 import { eventsOpenApi } from '../modules/events/events.openapi.js';
-import { eventsViews } from '../modules/events/events.views.js';
 import { eventSettingsOpenApi } from '../modules/event-settings/event-settings.openapi.js';
 import { healthOpenApi } from '../modules/health/health.openapi.js';
 import { heatsOpenApi } from '../modules/heats/heats.openapi.js';
@@ -12,9 +11,8 @@ import { matchesOpenApi } from '../modules/matches/matches.openapi.js';
 import { matchingOpenApi } from '../modules/matching/matching.openapi.js';
 import { matchingPeopleOpenApi } from '../modules/matching/matching-people.openapi.js';
 import { registryOpenApi } from '../modules/registry/registry.openapi.js';
-import { usersComponentSchemas, usersOpenApi } from '../modules/users/users.openapi.js';
-import { usersViews } from '../modules/users/users.views.js';
-import { activityLogViews } from '../modules/activity-log/activity-log.views.js';
+import { usersOpenApi } from '../modules/users/users.openapi.js';
+import { featureSchemas } from './feature-schemas.js';
 import { webrtcOpenApi } from '../modules/webrtc/webrtc.openapi.js';
 import { avatarsOpenApi } from '../modules/avatars/avatars.openapi.js';
 import { privacyOpenApi } from '../modules/privacy/privacy.openapi.js';
@@ -23,13 +21,6 @@ import { moderationOpenApi } from '../modules/moderation/moderation.openapi.js';
 import { componentSchemas, errorResponse } from './openapi-helpers.js';
 import { applyOperationMeta } from './operation-meta.js';
 import { socketEvents, socketSchemas } from './socket.openapi.js';
-
-/**
- * The response views declared once by the features (src/lib/view.ts), each registered as a
- * component under its name. A feature adds its `<feature>.views.ts` list here.
- */
-const views = [...eventsViews, ...usersViews, ...activityLogViews];
-const viewSchemas = Object.fromEntries(views.map((view) => [view.name, view.schema]));
 
 /**
  * The API reference. Each feature keeps its paths in `<feature>.openapi.ts` (built with
@@ -108,7 +99,7 @@ export function buildOpenApiDocument() {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics only)' },
       },
-      schemas: { ...componentSchemas, ...viewSchemas, ...usersComponentSchemas, ...socketSchemas },
+      schemas: { ...componentSchemas, ...featureSchemas, ...socketSchemas },
       responses: {
         UnknownPath: errorResponse(['NOT_FOUND']),
       },

@@ -39,11 +39,16 @@ describe('socket handshakes while the event loop lags', () => {
   let member: TestUser;
   let lagging = false;
 
+  // Switching on waits for the end of the first hold (a handshake sent before it could be
+  // answered in the 20 ms before the loop is first held, when nothing lags yet).
   const toggleLag = async () => {
-    const before = (server.stderr().match(/lag-loop: /g) ?? []).length;
+    const marks = (pattern: RegExp) => (server.stderr().match(pattern) ?? []).length;
+    const before = marks(/lag-loop: (on|off)/g);
+    const held = marks(/lag-loop: held/g);
     server.child.kill('SIGUSR2');
-    await until(async () => (server.stderr().match(/lag-loop: /g) ?? []).length > before);
+    await until(async () => marks(/lag-loop: (on|off)/g) > before);
     lagging = !lagging;
+    if (lagging) await until(async () => marks(/lag-loop: held/g) > held);
   };
 
   beforeAll(async () => {

@@ -1,0 +1,17 @@
+import { activityLogViews } from '../modules/activity-log/activity-log.views.js';
+import { eventsViews } from '../modules/events/events.views.js';
+import { usersComponentSchemas } from '../modules/users/users.openapi.js';
+import { usersViews } from '../modules/users/users.views.js';
+import type { Schema } from './openapi-helpers.js';
+
+/**
+ * The schemas the features declare themselves, for the OpenAPI and the AsyncAPI documents alike:
+ * the response views declared once (src/lib/view.ts), each under its name, and the components a
+ * feature builds from them. A feature adds its `<feature>.views.ts` list here.
+ */
+const views = [...eventsViews, ...usersViews, ...activityLogViews];
+
+export const featureSchemas: Record<string, Schema> = {
+  ...Object.fromEntries(views.map((view) => [view.name, view.schema])),
+  ...usersComponentSchemas,
+};
