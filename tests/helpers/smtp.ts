@@ -25,6 +25,8 @@ export interface SmtpCapture {
   /** each mail's acceptance is held back this long (a slow SMTP server: the mail stays in flight) */
   setDelay(ms: number): void;
   refused: number;
+  /** mails whose transfer (DATA) has started, held back by setDelay or not */
+  receiving: number;
   close(): Promise<void>;
 }
 
@@ -32,7 +34,7 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
   const mails: CapturedMail[] = [];
   const consumed = new Set<CapturedMail>();
   const waiters: Array<() => void> = [];
-  const state = { down: false, refused: 0, delayMs: 0 };
+  const state = { down: false, refused: 0, delayMs: 0, receiving: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -44,6 +46,7 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
       callback(Object.assign(new Error('Service not available, try again later'), { responseCode: 421 }));
     },
     onData(stream, _session, callback) {
+      state.receiving++;
       simpleParser(stream)
         .then(async (parsed) => {
           if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
@@ -77,6 +80,9 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
     setDelay: (ms) => void (state.delayMs = ms),
     get refused() {
       return state.refused;
+    },
+    get receiving() {
+      return state.receiving;
     },
     mailTo(to, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {

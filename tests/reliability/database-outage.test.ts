@@ -66,9 +66,13 @@ describe('a database outage under a running server', () => {
     const observerPid = (await observer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
 
     // one mail in flight (the slow SMTP server holds it), one queued behind it
+    const receivingBefore = smtp.receiving;
     const inFlight = await register(server);
     const queued = await register(server);
     await until(async () => (await jobStates([inFlight]))[0] === 'active');
+    // the worker renders the mail from the database before sending it: cut the connections only
+    // once its transfer has reached the SMTP server
+    await until(async () => smtp.receiving > receivingBefore);
 
     // The outage: new connections refused, every connection of the service cut.
     await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);

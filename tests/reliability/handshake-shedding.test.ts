@@ -74,6 +74,8 @@ describe('socket handshakes while the event loop lags', () => {
       message: 'Service temporarily unavailable',
       code: 'SERVICE_UNAVAILABLE',
     });
+    // the log line is written when the held loop lets the logger run
+    await until(async () => /event loop lagging: socket handshakes refused/.test(server.output()));
     expect(server.output()).toMatch(/event loop lagging: socket handshakes refused/);
   }, 240_000);
 
