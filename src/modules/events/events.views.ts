@@ -34,16 +34,21 @@ export const scheduleConfigSchema = {
   },
 };
 
+/** The fields every event view starts with (the brief view is exactly these). */
+const eventBriefFields = {
+  id: v.int(),
+  slug: v.str(),
+  name: v.str(),
+  location: v.str(),
+  startDate: v.dateTime(),
+  endDate: v.dateTime(),
+};
+
 /** The event object: GET /events/:slug (with its room and match count) and the admin answers. */
 export const eventObjectView = defineView(
   'Event',
   {
-    id: v.int(),
-    slug: v.str(),
-    name: v.str(),
-    location: v.str(),
-    startDate: v.dateTime(),
-    endDate: v.dateTime(),
+    ...eventBriefFields,
     worldRegistryId: v.nullStr(),
     participantsCount: v.int(),
     description: v.nullStr(),
@@ -65,12 +70,7 @@ export type EventObject = ViewOf<typeof eventObjectView>;
 export const eventSummaryView = defineView(
   'EventSummary',
   {
-    id: v.int(),
-    slug: v.str(),
-    name: v.str(),
-    location: v.str(),
-    startDate: v.dateTime(),
-    endDate: v.dateTime(),
+    ...eventBriefFields,
     worldRegistryId: v.nullStr(),
     participantsCount: v
       .int()
@@ -86,11 +86,7 @@ export const eventSummaryView = defineView(
 export type EventSummary = ViewOf<typeof eventSummaryView>;
 
 /** The event of a check-in answer and of the data export's participations. */
-export const eventBriefView = defineView(
-  'EventBrief',
-  { id: v.int(), slug: v.str(), name: v.str(), location: v.str(), startDate: v.dateTime(), endDate: v.dateTime() },
-  { alias: 'e' },
-);
+export const eventBriefView = defineView('EventBrief', eventBriefFields, { alias: 'e' });
 
 /** A participant in the details view (a user summary with the time of joining), over u (User) and p (EventParticipant). */
 export const participantView = defineView(
