@@ -289,19 +289,28 @@ export class InputDeclaration<S extends InputShape> {
   }
 
   /** Runs the chains on a request-like object; throws validationFailed with one detail per field. */
-  async run(req: object): Promise<Record<string, unknown>> {
-    for (const chain of this.chains) await chain.run(req);
-    const result = validationResult(req);
-    if (!result.isEmpty()) {
-      throw validationFailed(
-        result.array({ onlyFirstError: true }).map((e) => ({
-          field: e.type === 'field' ? e.path : e.type,
-          message: String(e.msg),
-        })),
-      );
-    }
-    return matchedData(req, { includeOptionals: true });
+  run(req: object): Promise<Record<string, unknown>> {
+    return runChains(this.chains, req);
   }
+}
+
+/**
+ * Runs express-validator chains on a request-like object and answers its validated, sanitised
+ * values, or throws 400 "Validation failed" with `details: [{ field, message }]` (one entry per
+ * field, first message wins). Shared by declarations and by validate(...chains).
+ */
+export async function runChains(chains: readonly ValidationChain[], req: object): Promise<Record<string, unknown>> {
+  for (const chain of chains) await chain.run(req);
+  const result = validationResult(req);
+  if (!result.isEmpty()) {
+    throw validationFailed(
+      result.array({ onlyFirstError: true }).map((e) => ({
+        field: e.type === 'field' ? e.path : e.type,
+        message: String(e.msg),
+      })),
+    );
+  }
+  return matchedData(req, { includeOptionals: true });
 }
 
 function describe(fld: Field<unknown, boolean>) {

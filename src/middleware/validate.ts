@@ -1,7 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { matchedData, validationResult, type ValidationChain } from 'express-validator';
-import { validationFailed } from '../lib/errors.js';
-import { InputDeclaration, type InputShape } from './input.js';
+import type { ValidationChain } from 'express-validator';
+import { InputDeclaration, runChains, type InputShape } from './input.js';
 
 /**
  * Validates a request against its input declaration (src/middleware/input.ts) and answers 400
@@ -12,10 +11,10 @@ import { InputDeclaration, type InputShape } from './input.js';
  * the features move to declarations.
  */
 export function validate<S extends InputShape>(declaration: InputDeclaration<S>): ReturnType<typeof runDeclaration>;
-export function validate(...chains: ValidationChain[]): ReturnType<typeof runChains>;
+export function validate(...chains: ValidationChain[]): ReturnType<typeof runLegacyChains>;
 export function validate(...args: unknown[]) {
   const [first] = args;
-  return first instanceof InputDeclaration ? runDeclaration(first) : runChains(args as ValidationChain[]);
+  return first instanceof InputDeclaration ? runDeclaration(first) : runLegacyChains(args as ValidationChain[]);
 }
 
 function runDeclaration(declaration: InputDeclaration<InputShape>) {
@@ -26,18 +25,10 @@ function runDeclaration(declaration: InputDeclaration<InputShape>) {
   };
 }
 
-function runChains(chains: ValidationChain[]) {
+function runLegacyChains(chains: ValidationChain[]) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    for (const chain of chains) await chain.run(req);
-    const result = validationResult(req);
-    if (!result.isEmpty()) {
-      const details = result.array({ onlyFirstError: true }).map((e) => ({
-        field: e.type === 'field' ? e.path : e.type,
-        message: String(e.msg),
-      }));
-      throw validationFailed(details);
-    }
-    res.locals.input = { ...(res.locals.input as object | undefined), ...matchedData(req, { includeOptionals: true }) };
+    const data = await runChains(chains, req);
+    res.locals.input = { ...(res.locals.input as object | undefined), ...data };
     next();
   };
 }
