@@ -431,11 +431,14 @@ async function runStep(dancers: number): Promise<StepResult> {
     // polling: one request per dancer every 5 s, sockets connected
     const rate = dancers / POLL_EVERY_SECONDS;
     await serviceLoopDelay(baseUrl); // prom-client resets its histogram at every scrape
+    const cacheSeries = ['wcs_read_cache_lookups_total{result="hit"}', 'wcs_read_cache_lookups_total{result="miss"}'];
+    const cacheBefore = await serviceMetrics(baseUrl, cacheSeries);
     const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
     generatorLoop.enable();
     const fixed = await phase('polling', () => runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS));
     generatorLoop.disable();
     const serviceLoop = await serviceLoopDelay(baseUrl);
+    const [hits, misses] = (await serviceMetrics(baseUrl, cacheSeries)).map((v, i) => v - cacheBefore[i]);
     const polling = {
       rate,
       rows: fixed.results.map((r) => {
@@ -452,7 +455,10 @@ async function runStep(dancers: number): Promise<StepResult> {
       service: serviceLoop,
       maxLateness: fixed.maxLateness,
     };
-    console.log(`  polling: ${rate} req/s × ${POLL_SECONDS} s; load ${loads.polling}`);
+    // the session check and the answer are each one lookup (src/middleware/cached-read.ts)
+    console.log(
+      `  polling: ${rate} req/s × ${POLL_SECONDS} s; read cache ${hits} hits, ${misses} misses (${((100 * hits) / (hits + misses)).toFixed(0)} % hits); load ${loads.polling}`,
+    );
     for (const r of polling.rows)
       console.log(
         `    ${r.name.padEnd(42)} ${String(r.count).padStart(6)} p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  errors ${r.errors}`,

@@ -104,6 +104,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
       },
       build: buildInfo(config),
       mailQueue: async () => mailQueueRef.current?.stats(),
+      readCache: () => readCache?.stats(),
     });
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
