@@ -1,17 +1,17 @@
 import type { Server } from 'socket.io';
 
 /**
- * One system call per batch of frames instead of one per frame.
+ * One system call per connection per turn of the event loop instead of one per frame.
  *
- * engine.io sends the packets queued for a WebSocket connection together
- * (`transport.send(packets)`: while one write is in flight, later packets wait in the socket's
- * buffer and leave together), but ws writes each of them as its own frame with its own write, so
- * a member of a big event room that is sent the presence deltas of 50 joins gets 50 `writev`
- * calls. In a reconnect storm of 3 000 dancers that was most of the service's CPU
- * (docs/event-day.md: `writev` 58 % of a CPU profile of the restart). Corking the connection's TCP
- * socket for the duration of one `send` makes the kernel see the batch in one call; the bytes,
- * the frames and their order are unchanged, and the write callbacks fire as before (after the
- * data was handed to the kernel).
+ * ws writes each frame with its own write, so a member of a big event room that is sent the
+ * presence deltas of 50 joins got 50 `writev` calls, and 100 `heats_updated` broadcasts in one
+ * turn cost 100 calls per member. In a reconnect storm of 3 000 dancers that was most of the
+ * service's CPU (docs/event-day.md: `writev` 58 % of a CPU profile of the restart). The first
+ * frame sent to a connection in a turn corks its TCP socket, and the socket is uncorked once the
+ * turn's I/O callbacks ran (`setImmediate`): every frame written to it meanwhile reaches the
+ * kernel in one call. Bytes, frames and their order are unchanged; nothing waits for a timer, and
+ * the write callbacks fire as before (after the data was handed to the kernel), so engine.io
+ * queues what comes later and sends it together on 'drain'.
  *
  * engine.io and ws keep these objects private (`transport.socket` is ws' WebSocket, `_socket` its
  * net.Socket), so every step is checked: a transport that does not look as expected (long-polling,
@@ -50,13 +50,17 @@ function corkTransport(transport: EngineTransport | undefined): void {
   if (!raw || typeof raw.cork !== 'function' || typeof raw.uncork !== 'function' || typeof send !== 'function') return;
   const tcp = raw as NetSocketLike;
   corked.add(transport);
+  let held = false;
+  const release = () => {
+    held = false;
+    tcp.uncork();
+  };
   transport.send = function (this: EngineTransport, packets: unknown[]) {
-    if (packets.length < 2) return send.call(this, packets);
-    tcp.cork();
-    try {
-      send.call(this, packets);
-    } finally {
-      tcp.uncork();
+    if (!held) {
+      held = true;
+      tcp.cork();
+      setImmediate(release);
     }
+    send.call(this, packets);
   };
 }
