@@ -438,7 +438,8 @@ async function runStep(dancers: number): Promise<StepResult> {
     const fixed = await phase('polling', () => runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS));
     generatorLoop.disable();
     const serviceLoop = await serviceLoopDelay(baseUrl);
-    const [hits, misses] = (await serviceMetrics(baseUrl, cacheSeries)).map((v, i) => v - cacheBefore[i]);
+    // a series is absent until its first lookup
+    const [hits, misses] = (await serviceMetrics(baseUrl, cacheSeries)).map((v, i) => v - (cacheBefore[i] || 0));
     const polling = {
       rate,
       rows: fixed.results.map((r) => {
