@@ -117,7 +117,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
   // exact caches of the hot reads (src/lib/read-cache.ts); connects on the first read
   const readCache =
-    overrides.readCache === false ? undefined : new ReadCache({ connectionString: databaseUrl, logger });
+    overrides.readCache === false
+      ? undefined
+      : new ReadCache({ connectionString: databaseUrl, logger, settings: { maxWeight: config.readCache.maxBytes } });
 
   const audit = new ActivityLogService({ db: prisma, notifier, logger, clock });
   const registry = new RegistryService({ settings: config.registry, logger, clock });
