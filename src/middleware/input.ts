@@ -202,6 +202,18 @@ export const f = {
   },
 
   /**
+   * A structured value checked by a parse function rather than by one chain per field, for a
+   * body whose contract is "the first problem answers with its own message": `parse` returns the
+   * normalized value or throws its own AppError (e.g. `validationFailed(details, message)`), which
+   * is the answer as it is, not "Validation failed". It runs when its chain runs (declaration
+   * order), so declare it after the fields whose refusals must come first. `schema` documents it.
+   */
+  parsed<T>(schema: Schema, parse: (value: unknown) => T): Field<T> {
+    // A custom sanitizer's exception is not caught by express-validator: it leaves runChains as thrown.
+    return field<T>(schema, (chain) => chain.customSanitizer((value: unknown) => parse(value)));
+  },
+
+  /**
    * Escape hatch for a rule no kind expresses: `build` completes the chain (it is given
    * `body(name)`/`query(name)`/`param(name)`, made optional when the field is); `schema`
    * documents it. Prefer adding a kind above when two features need the same rule.
