@@ -212,7 +212,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const dashboard = new DashboardService({ sql: database.sql });
   const referenceData = new ReferenceData(prisma);
   const heats = new HeatsService({ db: prisma, notifier, audit, eventAccess, reference: referenceData });
-  const eventSettings = new EventSettingsService({ db: prisma, audit, eventAccess });
+  const eventSettings = new EventSettingsService({ db: prisma, audit, eventAccess, reference: referenceData });
   // what the private chat uses of the chat core (MatchChat)
   const matchChat = {
     validateContent,
