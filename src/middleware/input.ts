@@ -344,3 +344,37 @@ function requiredKeys(fields: Fields) {
 export function defineInput<const S extends InputShape>(name: string, shape: S): InputDeclaration<S> {
   return new InputDeclaration(name, shape);
 }
+
+/**
+ * A socket payload that is one value rather than an object of fields: a bare value
+ * (join_event_room's slug) or a payload checked as a whole by `f.parsed` (webrtc_signal). Its
+ * type, its check and its documented schema come from the one field.
+ *
+ *   export const joinEventRoomInput = definePayload('joinEventRoom', f.parsed(schema, parseSlug));
+ *   const slug = await parsePayload(joinEventRoomInput, payload);
+ */
+export class PayloadDeclaration<T> {
+  private readonly declaration: InputDeclaration<{ body: { payload: Field<T> } }>;
+
+  constructor(
+    readonly name: string,
+    private readonly field: Field<T>,
+  ) {
+    this.declaration = new InputDeclaration(name, { body: { payload: field } });
+  }
+
+  /** The payload's JSON schema (src/docs/socket.openapi.ts). */
+  get schema(): Schema {
+    return this.field.schema;
+  }
+
+  /** The checked value, or the field's own error (400 "Validation failed" for a chain's refusal). */
+  async parse(payload: unknown): Promise<T> {
+    return (await this.declaration.run({ body: { payload } })).payload as T;
+  }
+}
+
+/** Declares a one-value socket payload (see PayloadDeclaration). */
+export function definePayload<T>(name: string, field: Field<T>): PayloadDeclaration<T> {
+  return new PayloadDeclaration(name, field);
+}
