@@ -309,9 +309,9 @@ export class InputDeclaration<S extends InputShape> {
 /**
  * Runs express-validator chains on a request-like object and answers its validated, sanitised
  * values, or throws 400 "Validation failed" with `details: [{ field, message }]` (one entry per
- * field, first message wins). Shared by declarations and by validate(...chains).
+ * field, first message wins).
  */
-export async function runChains(chains: readonly ValidationChain[], req: object): Promise<Record<string, unknown>> {
+async function runChains(chains: readonly ValidationChain[], req: object): Promise<Record<string, unknown>> {
   for (const chain of chains) await chain.run(req);
   const result = validationResult(req);
   if (!result.isEmpty()) {
