@@ -28,6 +28,7 @@ import { ProfilesService } from './modules/users/profiles.service.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
 import { TokenBucketLimiter, type FloodLimiter } from './lib/flood-limit.js';
+import { MatchAccess } from './modules/matches/match-access.js';
 import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
 import { ChatService } from './modules/chat/chat.service.js';
@@ -210,12 +211,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     settings: { ...config.checkin, frontendUrl: config.frontendUrl },
   });
   const events = new EventsService({ db: prisma, sql: database.sql, audit, eventAccess, checkin });
-  const webrtc = new WebrtcService({ db: prisma, config: config.webrtc, clock, notifier });
-  const transfers = new TransfersService({ db: prisma, clock, notifier });
+  const matchAccess = new MatchAccess(prisma);
+  const webrtc = new WebrtcService({ matches: matchAccess, config: config.webrtc, clock, notifier });
+  const transfers = new TransfersService({ db: prisma, matches: matchAccess, clock, notifier });
   const dashboard = new DashboardService({ sql: database.sql });
   const referenceData = new ReferenceData(prisma);
   const heats = new HeatsService({ db: prisma, notifier, audit, eventAccess, reference: referenceData });
-  const eventSettings = new EventSettingsService({ db: prisma, audit, eventAccess });
+  const eventSettings = new EventSettingsService({ db: prisma, audit, eventAccess, reference: referenceData });
   // what the private chat uses of the chat core (MatchChat)
   const matchChat = {
     validateContent,

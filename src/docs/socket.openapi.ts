@@ -1,4 +1,6 @@
 import { array, int, obj, ref, str, type Schema } from './openapi-helpers.js';
+import { joinEventRoomInput } from '../modules/chat/chat.schemas.js';
+import { webrtcSignalInput } from '../modules/webrtc/webrtc.schemas.js';
 
 /**
  * The real-time channel (Socket.IO, path `/socket.io`), AsyncAPI-style: every event with its
@@ -56,7 +58,7 @@ export const clientToServer: Record<string, ClientEvent> = {
   join_event_room: {
     description:
       'Joins `event_<id>` (participants only; leaves a previously joined event room). The joining socket gets `message_history` and `active_users`; the room gets `user_joined` if this is the user\'s first socket in it. At most 10 joins in a burst per socket, refilled at 1 a second (more → 429 ROOM_JOIN_THROTTLED).',
-    payload: { type: 'string', maxLength: 50, description: 'event slug' },
+    payload: joinEventRoomInput.schema,
     ack: ack(obj({ eventId: int, slug: str, roomId: int })),
   },
   leave_event_room: { description: 'Leaves the joined event room.', ack: ack() },
@@ -81,7 +83,7 @@ export const clientToServer: Record<string, ClientEvent> = {
   webrtc_signal: {
     description:
       'Video hand-off signaling, relayed to the other member of an accepted or completed match as `webrtc_signal` (offer/answer data `{ type, sdp }` with sdp ≤ 16 KB; ice-candidate data an RTCIceCandidateInit ≤ 2 KB; hangup data optional, an object nested at most 8 levels (deeper → INVALID_SIGNAL, checked before serialising) and ≤ 2 KB). Per user at most bursts of 100, 50 a second. A completed match of a blocked pair → ack `USER_BLOCKED`, nothing relayed.',
-    payload: obj({ matchSlug: { type: 'string', minLength: 1, maxLength: 50 }, kind: { enum: ['offer', 'answer', 'ice-candidate', 'hangup'] }, data: {} }, ['data']),
+    payload: webrtcSignalInput.schema,
     ack: ack(),
   },
   join_admin_activity_logs: { description: 'Admins only: starts the `activity_log_entry` stream. Throttled like join_event_room (429 ROOM_JOIN_THROTTLED).', ack: ack() },

@@ -202,6 +202,18 @@ export const f = {
   },
 
   /**
+   * A structured value checked by a parse function rather than by one chain per field, for a
+   * body whose contract is "the first problem answers with its own message": `parse` returns the
+   * normalized value or throws its own AppError (e.g. `validationFailed(details, message)`), which
+   * is the answer as it is, not "Validation failed". It runs when its chain runs (declaration
+   * order), so declare it after the fields whose refusals must come first. `schema` documents it.
+   */
+  parsed<T>(schema: Schema, parse: (value: unknown) => T): Field<T> {
+    // A custom sanitizer's exception is not caught by express-validator: it leaves runChains as thrown.
+    return field<T>(schema, (chain) => chain.customSanitizer((value: unknown) => parse(value)));
+  },
+
+  /**
    * Escape hatch for a rule no kind expresses: `build` completes the chain (it is given
    * `body(name)`/`query(name)`/`param(name)`, made optional when the field is); `schema`
    * documents it. Prefer adding a kind above when two features need the same rule.
@@ -297,9 +309,9 @@ export class InputDeclaration<S extends InputShape> {
 /**
  * Runs express-validator chains on a request-like object and answers its validated, sanitised
  * values, or throws 400 "Validation failed" with `details: [{ field, message }]` (one entry per
- * field, first message wins). Shared by declarations and by validate(...chains).
+ * field, first message wins).
  */
-export async function runChains(chains: readonly ValidationChain[], req: object): Promise<Record<string, unknown>> {
+async function runChains(chains: readonly ValidationChain[], req: object): Promise<Record<string, unknown>> {
   for (const chain of chains) await chain.run(req);
   const result = validationResult(req);
   if (!result.isEmpty()) {
@@ -331,4 +343,38 @@ function requiredKeys(fields: Fields) {
 /** Declares a request input (see the module header). `name` appears in errors and the docs. */
 export function defineInput<const S extends InputShape>(name: string, shape: S): InputDeclaration<S> {
   return new InputDeclaration(name, shape);
+}
+
+/**
+ * A socket payload that is one value rather than an object of fields: a bare value
+ * (join_event_room's slug) or a payload checked as a whole by `f.parsed` (webrtc_signal). Its
+ * type, its check and its documented schema come from the one field.
+ *
+ *   export const joinEventRoomInput = definePayload('joinEventRoom', f.parsed(schema, parseSlug));
+ *   const slug = await parsePayload(joinEventRoomInput, payload);
+ */
+export class PayloadDeclaration<T> {
+  private readonly declaration: InputDeclaration<{ body: { payload: Field<T> } }>;
+
+  constructor(
+    readonly name: string,
+    private readonly field: Field<T>,
+  ) {
+    this.declaration = new InputDeclaration(name, { body: { payload: field } });
+  }
+
+  /** The payload's JSON schema (src/docs/socket.openapi.ts). */
+  get schema(): Schema {
+    return this.field.schema;
+  }
+
+  /** The checked value, or the field's own error (400 "Validation failed" for a chain's refusal). */
+  async parse(payload: unknown): Promise<T> {
+    return (await this.declaration.run({ body: { payload } })).payload as T;
+  }
+}
+
+/** Declares a one-value socket payload (see PayloadDeclaration). */
+export function definePayload<T>(name: string, field: Field<T>): PayloadDeclaration<T> {
+  return new PayloadDeclaration(name, field);
 }

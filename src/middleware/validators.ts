@@ -1,4 +1,4 @@
-import { body, param, type ValidationChain } from 'express-validator';
+import { body, type ValidationChain } from 'express-validator';
 import { validationFailed } from '../lib/errors.js';
 
 /**
@@ -84,9 +84,6 @@ export const plainText = (field: string, label: string, max = 100): ValidationCh
     .not()
     .matches(CONTROL_CHARACTER)
     .withMessage(`${field} must not contain control characters`);
-
-/** A route parameter kept as given (an unknown slug or token is a 404 of the service), so it is in input<T>(res). */
-export const pathParam = (name: string): ValidationChain => param(name).isString();
 
 // ---- hostile input (issue 13): dates the database can hold, ids of socket payloads
 

@@ -8,7 +8,7 @@ import { LoopLag } from '../lib/loop-lag.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import { toAppError } from '../middleware/error-handler.js';
-import type { InputDeclaration, InputOf, InputShape } from '../middleware/input.js';
+import type { InputDeclaration, InputOf, InputShape, PayloadDeclaration } from '../middleware/input.js';
 import { socketInputGuard } from '../middleware/input-guard.js';
 import type { Ack, ClientToServerEvents } from './types.js';
 import { rooms } from './types.js';
@@ -49,14 +49,19 @@ export interface SocketEdge {
 }
 
 /**
- * A socket payload validated with its input declaration (the feature's `<feature>.schemas.ts`).
- * An acknowledgement carries no `details`, so a refusal's message is the first field's
+ * A socket payload validated with its input declaration (the feature's `<feature>.schemas.ts`;
+ * a one-value payload with its definePayload declaration). An acknowledgement carries no `details`, so a refusal's message is the first field's
  * (e.g. "matchId must be a positive integer"), code VALIDATION_ERROR.
  */
 export async function parsePayload<S extends InputShape>(
   declaration: InputDeclaration<S>,
   payload: unknown,
-): Promise<InputOf<InputDeclaration<S>>> {
+): Promise<InputOf<InputDeclaration<S>>>;
+export async function parsePayload<T>(declaration: PayloadDeclaration<T>, payload: unknown): Promise<T>;
+export async function parsePayload(
+  declaration: InputDeclaration<InputShape> | PayloadDeclaration<unknown>,
+  payload: unknown,
+): Promise<unknown> {
   try {
     return await declaration.parse(payload);
   } catch (err) {

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
-import { defineInput, f, type InputOf } from '../../src/middleware/input';
+import { defineInput, definePayload, f, type InputOf } from '../../src/middleware/input';
+import { AppError } from '../../src/lib/errors';
 import { defineView, v, type ViewOf } from '../../src/lib/view';
 import { eventSummaryView } from '../../src/modules/events/events.views';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
@@ -143,5 +144,27 @@ describe('an input declared once (src/middleware/input.ts)', () => {
   it('refuses to hand out the input of a request it did not validate', () => {
     const res = { locals: { input: { name: 'x' } } } as unknown as Response;
     expect(() => sampleInput.from(res)).toThrow('validate(sample) did not run');
+  });
+});
+
+/** A body checked as a whole by its parse function (f.parsed), and a bare socket payload (definePayload). */
+const evenOnly = f.parsed<number>({ type: 'integer' }, (v) => {
+  if (typeof v !== 'number' || v % 2 !== 0) throw new AppError('VALIDATION_ERROR', { message: 'must be even' });
+  return v;
+});
+
+describe('a value parsed as a whole, and a one-value socket payload', () => {
+  it('answers the parse function\'s own error, not 400 "Validation failed"', async () => {
+    const input = defineInput('even', { body: { n: evenOnly } });
+    await expect(input.parse({ n: 3 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: 'must be even' });
+    await expect(input.parse({ n: 4 })).resolves.toEqual({ n: 4 });
+  });
+
+  it('checks a bare payload with its one field and documents it with the field schema', async () => {
+    const payload = definePayload('evenPayload', evenOnly);
+    const value: number = await payload.parse(8);
+    expect(value).toBe(8);
+    await expect(payload.parse('8')).rejects.toMatchObject({ message: 'must be even' });
+    expect(payload.schema).toEqual({ type: 'integer' });
   });
 });

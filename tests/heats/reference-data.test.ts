@@ -1,5 +1,5 @@
 import { ReferenceData } from '../../src/lib/reference-data';
-import { parseHeats } from '../../src/modules/heats/heats.schemas';
+import { knownHeatIds, parseHeats, replaceHeatsInput, type HeatInput } from '../../src/modules/heats/heats.schemas';
 import { prisma } from '../helpers/db';
 import { refs } from '../helpers/heats';
 
@@ -22,11 +22,14 @@ describe('ReferenceData', () => {
   });
 });
 
-describe('parseHeats (the heats body check, without a database)', () => {
+describe('parseHeats and knownHeatIds (the heats body check, without a database)', () => {
   const known = { divisionIds: new Set([1, 2]), competitionTypeIds: new Set([7]) };
-  const failure = (raw: unknown) => {
+  const failure = async (raw: unknown) => {
     try {
-      parseHeats(raw, known);
+      knownHeatIds(
+        (await replaceHeatsInput.run({ params: { slug: 'x' }, body: { heats: raw } })).heats as HeatInput[],
+        known,
+      );
     } catch (err) {
       const e = err as { message: string; details: { field: string }[] };
       return { error: e.message, field: e.details[0].field };
@@ -35,27 +38,27 @@ describe('parseHeats (the heats body check, without a database)', () => {
   };
 
   it('normalizes ids and heat numbers given as strings of digits and an absent role', () => {
-    expect(parseHeats([{ divisionId: '2', competitionTypeId: 7, heatNumber: '3' }], known)).toEqual([
+    expect(parseHeats([{ divisionId: '2', competitionTypeId: 7, heatNumber: '3' }])).toEqual([
       { divisionId: 2, competitionTypeId: 7, heatNumber: 3, role: null },
     ]);
   });
 
-  it('checks ids against the given reference data', () => {
-    expect(failure([{ divisionId: 3, competitionTypeId: 7, heatNumber: 1 }])).toEqual({
+  it('checks ids against the given reference data', async () => {
+    expect(await failure([{ divisionId: 3, competitionTypeId: 7, heatNumber: 1 }])).toEqual({
       error: 'Unknown division: 3',
       field: 'heats[0].divisionId',
     });
-    expect(failure([{ divisionId: 1, competitionTypeId: 8, heatNumber: 1 }])).toEqual({
+    expect(await failure([{ divisionId: 1, competitionTypeId: 8, heatNumber: 1 }])).toEqual({
       error: 'Unknown competition type: 8',
       field: 'heats[0].competitionTypeId',
     });
   });
 
-  it('answers the first problem in body order', () => {
+  it('answers the first problem in body order, through the input declaration', async () => {
     const body = [
       { divisionId: 1, competitionTypeId: 7, heatNumber: 1, role: 'Dancer' },
       { divisionId: 1, competitionTypeId: 7 },
     ];
-    expect(failure(body)).toEqual({ error: 'Role must be either Leader or Follower', field: 'heats[0].role' });
+    expect(await failure(body)).toEqual({ error: 'Role must be either Leader or Follower', field: 'heats[0].role' });
   });
 });

@@ -1,5 +1,6 @@
 import { MAX_OPEN_TRANSFERS } from '../../src/modules/webrtc/transfers.service';
 import { SIGNAL_BYTES_PER_MATCH, WebrtcService } from '../../src/modules/webrtc/webrtc.service';
+import { MatchAccess } from '../../src/modules/matches/match-access';
 import { prisma } from '../helpers/db';
 import { createTrio, insertMatch } from '../helpers/matches';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -158,7 +159,7 @@ describe('signal bytes per match (frozen clock)', () => {
     let now = new Date('2026-11-26T10:00:00Z');
     const relayed: unknown[] = [];
     const service = new WebrtcService({
-      db: prisma,
+      matches: new MatchAccess(prisma),
       config: { stunUrls: [], turnUrls: [], turnTtlSeconds: 3600 },
       clock: { now: () => now },
       notifier: { toUser: (_userId, _event, ...payload) => void relayed.push(...payload) },

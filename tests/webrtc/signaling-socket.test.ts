@@ -1,6 +1,7 @@
 import { prisma } from '../helpers/db';
 import { MAX_CANDIDATE_BYTES, MAX_SDP_BYTES } from '../../src/modules/webrtc/webrtc.schemas';
 import { SIGNAL_LIMIT, WebrtcService } from '../../src/modules/webrtc/webrtc.service';
+import { MatchAccess } from '../../src/modules/matches/match-access';
 import type { WebrtcSignalRelay } from '../../src/realtime/types';
 import { createTrio, insertMatch } from '../helpers/matches';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -213,7 +214,7 @@ describe('WebrtcService flood limit (frozen clock)', () => {
     let now = new Date('2026-11-24T10:00:00Z');
     const relayed: unknown[] = [];
     const service = new WebrtcService({
-      db: prisma,
+      matches: new MatchAccess(prisma),
       config: { stunUrls: [], turnUrls: [], turnTtlSeconds: 3600 },
       clock: { now: () => now },
       notifier: { toUser: (_userId, _event, ...payload) => void relayed.push(...payload) },

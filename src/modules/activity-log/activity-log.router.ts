@@ -3,8 +3,8 @@ import type { ActivityLogService } from './activity-log.service.js';
 import type { AuthGuards } from '../../middleware/auth.js';
 import { sendData, sendList } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
-import { activityLogQuery, type ActivityLogQuery } from './activity-log.schemas.js';
+import { validate } from '../../middleware/validate.js';
+import { activityLogInput } from './activity-log.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface ActivityLogRouterDeps {
@@ -17,8 +17,8 @@ export function createActivityLogRouter({ guards, audit }: ActivityLogRouterDeps
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 
-  router.get('/admin/activity-logs', ...admin, validate(...activityLogQuery), async (req, res) => {
-    const q = input<ActivityLogQuery>(res);
+  router.get('/admin/activity-logs', ...admin, validate(activityLogInput), async (req, res) => {
+    const q = activityLogInput.from(res);
     const { rows, pagination } = await audit.list(actorOf(req), { ...q, page: q.page ?? 1 });
     sendList(res, rows, { pagination });
   });

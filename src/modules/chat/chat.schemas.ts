@@ -1,5 +1,5 @@
 import { AppError } from '../../lib/errors.js';
-import { defineInput, f, type InputOf } from '../../middleware/input.js';
+import { defineInput, definePayload, f, type InputOf } from '../../middleware/input.js';
 import { INT32_MAX } from '../../middleware/validators.js';
 
 /**
@@ -61,3 +61,15 @@ export type EventMessagesInput = InputOf<typeof eventMessagesInput>;
 
 /** send_event_message `{ content }` */
 export const eventMessageInput = defineInput('eventMessage', { body: { content: messageContent } });
+
+/**
+ * join_event_room's payload: the event slug, bare. Anything but a string of 1-50 characters is
+ * an unknown event (404 EVENT_NOT_FOUND), like an unknown slug.
+ */
+export const joinEventRoomInput = definePayload(
+  'joinEventRoom',
+  f.parsed<string>({ type: 'string', maxLength: 50, description: 'event slug' }, (slug) => {
+    if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) throw new AppError('EVENT_NOT_FOUND');
+    return slug;
+  }),
+);

@@ -9,7 +9,7 @@ import {
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import { eventPresence } from './chat.presence.js';
-import { eventMessageInput } from './chat.schemas.js';
+import { eventMessageInput, joinEventRoomInput } from './chat.schemas.js';
 import type { EventChatService } from './event-chat.service.js';
 
 /** What the event chat's socket handlers call (src/realtime/registrars.ts). */
@@ -37,7 +37,8 @@ export const registerChatSocket: SocketRegistrar<ChatSocketDeps> = (io, socket, 
   handle(
     socket,
     'join_event_room',
-    async (slug: unknown) => {
+    async (payload: unknown) => {
+      const slug = await parsePayload(joinEventRoomInput, payload);
       const actor = socketActor(socket, 'join_event_room');
       const { event, room, history } = await eventChat.openRoom(actor, { slug });
       socket.emit('message_history', history);

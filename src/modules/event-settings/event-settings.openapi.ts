@@ -1,4 +1,10 @@
-import { dataOf, json, nullStr, obj, operation, ref, slugParam, type Schema } from '../../docs/openapi-helpers.js';
+import { dataOf, json, nullStr, obj, operation, ref, type Schema } from '../../docs/openapi-helpers.js';
+import {
+  competitorNumberInput,
+  recorderOptOutInput,
+  registrationDeadlineInput,
+  scheduleConfigInput,
+} from './event-settings.schemas.js';
 
 const scheduleConfig: Schema = {
   oneOf: [ref('ScheduleConfig'), { type: 'null' }],
@@ -20,15 +26,8 @@ export const eventSettingsOpenApi: Record<string, unknown> = {
         'Check order: validation 400 → event 404 → participation 403. Numbers are not unique per event. ' +
         'Answers `data: { competitorNumber }`. Logged as `event/competitor_number_update`.',
       access: 'user',
-      parameters: [slugParam],
-      body: obj({
-        competitorNumber: {
-          type: ['string', 'integer', 'null'],
-          pattern: '^[A-Za-z0-9]{1,10}$',
-          minimum: 0,
-          description: '1-10 ASCII letters or digits; a non-negative integer is stored as its digits; null clears',
-        },
-      }),
+      parameters: competitorNumberInput.openapi.parameters,
+      body: competitorNumberInput.openapi.body,
       ok: { '200': json(dataOf(obj({ competitorNumber: nullStr }))) },
       errors: { 400: ['VALIDATION_ERROR'], 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -41,8 +40,8 @@ export const eventSettingsOpenApi: Record<string, unknown> = {
         'Participants only. `optOut` must be a JSON boolean. Answers `data: { recorderOptOut }`. ' +
         'Check order: validation 400 → event 404 → participation 403. Logged as `event/recorder_opt_out_update`.',
       access: 'user',
-      parameters: [slugParam],
-      body: obj({ optOut: { type: 'boolean' } }),
+      parameters: recorderOptOutInput.openapi.parameters,
+      body: recorderOptOutInput.openapi.body,
       ok: { '200': json(dataOf(obj({ recorderOptOut: { type: 'boolean' } }))) },
       errors: { 400: ['VALIDATION_ERROR'], 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -56,10 +55,8 @@ export const eventSettingsOpenApi: Record<string, unknown> = {
         'date-time naming a real day (an offset is honoured; without one the value is taken as UTC) between 1900-01-01 and 9999-12-31 UTC, or null. Check order: 401 → 403 → validation 400 → event 404. ' +
         'Answers `data: { registrationDeadline }` (ISO string or null). Logged as `admin/registration_deadline_update`.',
       access: 'admin',
-      parameters: [slugParam],
-      body: obj({
-        registrationDeadline: { type: ['string', 'null'], description: 'ISO 8601 date or date-time, or null' },
-      }),
+      parameters: registrationDeadlineInput.openapi.parameters,
+      body: registrationDeadlineInput.openapi.body,
       ok: { '200': json(dataOf(obj({ registrationDeadline: { type: ['string', 'null'], format: 'date-time' } }))) },
       errors: { 400: ['VALIDATION_ERROR'], 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -78,8 +75,8 @@ export const eventSettingsOpenApi: Record<string, unknown> = {
         '`divisionIds`, slots sorted by order. Answers `data: { scheduleConfig }`. Logged as `admin/schedule_config_update`.',
       ].join('\n'),
       access: 'admin',
-      parameters: [slugParam],
-      body: obj({ scheduleConfig }),
+      parameters: scheduleConfigInput.openapi.parameters,
+      body: scheduleConfigInput.openapi.body,
       ok: { '200': json(dataOf(obj({ scheduleConfig }))) },
       errors: { 400: ['VALIDATION_ERROR'], 404: ['EVENT_NOT_FOUND'] },
     }),

@@ -1,13 +1,17 @@
-import type { RequestHandler } from 'express';
-import { body, param } from 'express-validator';
 import { validationFailed, type ErrorDetail } from '../../lib/errors.js';
-import type { ReferenceData } from '../../lib/reference-data.js';
+import { defineInput, f, type InputOf } from '../../middleware/input.js';
 import { INT32_MAX, isDateInRange } from '../../middleware/validators.js';
 
-/** Messages of the settings checks (documented in event-settings.openapi.ts). */
+/**
+ * The inputs of the per-event settings routes, each declared once (src/middleware/input.ts):
+ * validation, the TypeScript type and the OpenAPI parameters and body. The settings keep their
+ * own messages (documented in event-settings.openapi.ts), so their fields are custom chains.
+ */
+
 /** A slot order fits a 32-bit integer (the OpenAPI document's bound). */
 const isInt32 = (v: unknown): boolean => Number.isInteger(v) && Math.abs(v as number) <= INT32_MAX;
 
+/** Messages of the settings checks (documented in event-settings.openapi.ts). */
 export const SettingsMessages = {
   competitorNumber: 'competitorNumber must be 1-10 letters or digits, or null',
   optOut: 'optOut must be a boolean',
@@ -28,50 +32,6 @@ export interface ScheduleConfig {
   slots: ScheduleSlot[];
 }
 
-/** Validated input of the settings routes. */
-export interface CompetitorNumberInput {
-  slug: string;
-  /** a number is kept as its digits */
-  competitorNumber: string | null;
-}
-export interface RecorderOptOutInput {
-  slug: string;
-  optOut: boolean;
-}
-export interface RegistrationDeadlineInput {
-  slug: string;
-  registrationDeadline: Date | null;
-}
-export interface ScheduleConfigInput {
-  slug: string;
-  scheduleConfig: ScheduleConfig | null;
-}
-
-const eventSlugParam = param('slug').isString();
-
-/** `competitorNumber`: string of 1-10 ASCII letters/digits, a non-negative integer (kept as its digits), or null to clear. */
-export const competitorNumberRules = [
-  eventSlugParam,
-  body('competitorNumber')
-    .custom((value: unknown) => {
-      if (value === null) return true;
-      if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && String(value).length <= 10)
-        return true;
-      if (typeof value === 'string' && /^[A-Za-z0-9]{1,10}$/.test(value)) return true;
-      throw new Error(SettingsMessages.competitorNumber);
-    })
-    .bail()
-    .customSanitizer((value: string | number | null) => (value === null ? null : String(value))),
-];
-
-export const recorderOptOutRules = [
-  eventSlugParam,
-  body('optOut').custom((value: unknown) => {
-    if (typeof value !== 'boolean') throw new Error(SettingsMessages.optOut);
-    return true;
-  }),
-];
-
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/;
 
@@ -91,20 +51,6 @@ function parseIsoAsUtc(value: string): Date {
   return new Date(value.includes('T') && !hasOffset ? `${value}Z` : value);
 }
 
-export const registrationDeadlineRules = [
-  eventSlugParam,
-  body('registrationDeadline')
-    .custom((value: unknown) => {
-      // 1900-9999 UTC (isDateInRange): year 0 or a year-10000 instant is a 400, never a 500
-      if (value === null || (isIsoDateTime(value) && isDateInRange(parseIsoAsUtc(value)))) return true;
-      throw new Error(SettingsMessages.registrationDeadline);
-    })
-    .bail()
-    .customSanitizer((value: string | null) => (value === null ? null : parseIsoAsUtc(value))),
-];
-
-export const scheduleConfigParams = [eventSlugParam];
-
 const MAX_SLOTS = 50;
 
 function fail(message: string, field: string): never {
@@ -115,11 +61,12 @@ const isDivisionId = (id: unknown) => Number.isInteger(id) && (id as number) >= 
 
 /**
  * `scheduleConfig`: `{ slots }` or null. Slots: integer `order` (unique), non-empty
- * `divisionIds` of known divisions, a division in at most one slot. The first shape problem
- * throws 400 VALIDATION_ERROR with its own message; unknown divisions are listed together.
- * The result keeps only `order` and `divisionIds`, slots sorted by order.
+ * `divisionIds`, a division in at most one slot. The first shape problem throws 400
+ * VALIDATION_ERROR with its own message (whether the divisions exist: knownScheduleDivisions).
+ * The result keeps only `order` and `divisionIds`, slots in body order (the service stores them
+ * sorted by order).
  */
-export function parseScheduleConfig(value: unknown, knownDivisions: ReadonlySet<number>): ScheduleConfig | null {
+export function parseScheduleConfig(value: unknown): ScheduleConfig | null {
   if (value === null) return null;
   if (typeof value !== 'object' || value === undefined || Array.isArray(value)) {
     fail(SettingsMessages.scheduleConfigShape, 'scheduleConfig');
@@ -154,26 +101,100 @@ export function parseScheduleConfig(value: unknown, knownDivisions: ReadonlySet<
     return { order, divisionIds: [...divisionIds] };
   });
 
+  return { slots: normalized };
+}
+
+/**
+ * Unknown divisions of a parsed schedule configuration: all listed together, 400 VALIDATION_ERROR
+ * "Unknown division: <id>" (the first one as `error`). The end of the body check, made by the
+ * service before the event lookup.
+ */
+export function knownScheduleDivisions(config: ScheduleConfig | null, knownDivisions: ReadonlySet<number>): void {
   const details: ErrorDetail[] = [];
-  for (const id of seenDivisions) {
+  for (const id of new Set(config?.slots.flatMap((slot) => slot.divisionIds))) {
     if (!knownDivisions.has(id))
       details.push({ field: 'scheduleConfig.slots', message: `${SettingsMessages.unknownDivision}: ${id}` });
   }
   if (details.length) throw validationFailed(details, details[0].message);
-  return { slots: normalized.sort((a, b) => a.order - b.order) };
 }
 
+const slug = f.slug();
+
+/** `competitorNumber`: string of 1-10 ASCII letters/digits, a non-negative integer (kept as its digits), or null to clear. */
+export const competitorNumberInput = defineInput('competitorNumber', {
+  params: { slug },
+  body: {
+    competitorNumber: f.custom<string | null>(
+      {
+        type: ['string', 'integer', 'null'],
+        pattern: '^[A-Za-z0-9]{1,10}$',
+        minimum: 0,
+        description: '1-10 ASCII letters or digits; a non-negative integer is stored as its digits; null clears',
+      },
+      (chain) =>
+        chain
+          .custom((value: unknown) => {
+            if (value === null) return true;
+            if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && String(value).length <= 10)
+              return true;
+            if (typeof value === 'string' && /^[A-Za-z0-9]{1,10}$/.test(value)) return true;
+            throw new Error(SettingsMessages.competitorNumber);
+          })
+          .bail()
+          .customSanitizer((value: string | number | null) => (value === null ? null : String(value))),
+    ),
+  },
+});
+export type CompetitorNumberInput = InputOf<typeof competitorNumberInput>;
+
+/** `optOut`: a JSON boolean. */
+export const recorderOptOutInput = defineInput('recorderOptOut', {
+  params: { slug },
+  body: {
+    optOut: f.custom<boolean>({ type: 'boolean' }, (chain) =>
+      chain.custom((value: unknown) => {
+        if (typeof value !== 'boolean') throw new Error(SettingsMessages.optOut);
+        return true;
+      }),
+    ),
+  },
+});
+export type RecorderOptOutInput = InputOf<typeof recorderOptOutInput>;
+
+/** `registrationDeadline`: an ISO 8601 date or date-time naming a real day, 1900-9999 UTC, or null. */
+export const registrationDeadlineInput = defineInput('registrationDeadline', {
+  params: { slug },
+  body: {
+    registrationDeadline: f.custom<Date | null>(
+      { type: ['string', 'null'], description: 'ISO 8601 date or date-time, or null' },
+      (chain) =>
+        chain
+          .custom((value: unknown) => {
+            // 1900-9999 UTC (isDateInRange): year 0 or a year-10000 instant is a 400, never a 500
+            if (value === null || (isIsoDateTime(value) && isDateInRange(parseIsoAsUtc(value)))) return true;
+            throw new Error(SettingsMessages.registrationDeadline);
+          })
+          .bail()
+          .customSanitizer((value: string | null) => (value === null ? null : parseIsoAsUtc(value))),
+    ),
+  },
+});
+export type RegistrationDeadlineInput = InputOf<typeof registrationDeadlineInput>;
+
 /**
- * Body check of PUT /events/:slug/schedule-config, run before the event lookup. Not an
- * express-validator chain: each problem answers with its own message (see
- * parseScheduleConfig), where validate() answers "Validation failed". Division ids are checked
- * against the injected reference data. The normalized value joins the validated input.
+ * `scheduleConfig`: its shape is checked by parseScheduleConfig (the first problem answers with
+ * its own message); unknown divisions by the service (knownScheduleDivisions).
  */
-export function scheduleConfigBody(reference: ReferenceData): RequestHandler {
-  return async (req, res, next) => {
-    const raw = (req.body as Record<string, unknown> | undefined)?.scheduleConfig;
-    const scheduleConfig = parseScheduleConfig(raw, await reference.divisionIds());
-    res.locals.input = { ...(res.locals.input as object | undefined), scheduleConfig };
-    next();
-  };
-}
+export const scheduleConfigInput = defineInput('scheduleConfig', {
+  params: { slug },
+  body: {
+    scheduleConfig: f.parsed<ScheduleConfig | null>(
+      {
+        oneOf: [{ $ref: '#/components/schemas/ScheduleConfig' }, { type: 'null' }],
+        description: 'null or `{ slots: [] }`: every division is its own slot',
+      },
+      parseScheduleConfig,
+    ),
+  },
+});
+export type ScheduleConfigInput = InputOf<typeof scheduleConfigInput>;

@@ -3,11 +3,13 @@ import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
-import type {
-  CompetitorNumberInput,
-  RecorderOptOutInput,
-  RegistrationDeadlineInput,
-  ScheduleConfigInput,
+import type { ReferenceData } from '../../lib/reference-data.js';
+import {
+  knownScheduleDivisions,
+  type CompetitorNumberInput,
+  type RecorderOptOutInput,
+  type RegistrationDeadlineInput,
+  type ScheduleConfigInput,
 } from './event-settings.schemas.js';
 
 /**
@@ -19,6 +21,7 @@ export interface EventSettingsDeps {
   db: PrismaClient;
   audit: Pick<ActivityLogService, 'record'>;
   eventAccess: Pick<EventAccess, 'getBySlug'>;
+  reference: Pick<ReferenceData, 'divisionIds'>;
 }
 
 export class EventSettingsService {
@@ -26,7 +29,7 @@ export class EventSettingsService {
   private readonly audit: Pick<ActivityLogService, 'record'>;
   private readonly eventAccess: Pick<EventAccess, 'getBySlug'>;
 
-  constructor(deps: EventSettingsDeps) {
+  constructor(private readonly deps: EventSettingsDeps) {
     ({ db: this.db, audit: this.audit, eventAccess: this.eventAccess } = deps);
   }
 
@@ -88,10 +91,13 @@ export class EventSettingsService {
 
   /**
    * Sets (or clears) which divisions share a time slot (admins; the router checks the role).
-   * Checks: event 404. null is stored as SQL NULL (Prisma.DbNull), never the JSON value null.
-   * Audited as admin/schedule_config_update.
+   * Checks: unknown divisions 400 (the end of the body check, knownScheduleDivisions) → event 404.
+   * Slots are stored sorted by order; null is stored as SQL NULL (Prisma.DbNull), never the JSON
+   * value null. Audited as admin/schedule_config_update.
    */
-  async setScheduleConfig(actor: Actor, { slug, scheduleConfig }: ScheduleConfigInput) {
+  async setScheduleConfig(actor: Actor, { slug, scheduleConfig: given }: ScheduleConfigInput) {
+    knownScheduleDivisions(given, await this.deps.reference.divisionIds());
+    const scheduleConfig = given && { slots: [...given.slots].sort((a, b) => a.order - b.order) };
     const event = await this.eventAccess.getBySlug(slug);
     await this.db.event.update({
       where: { id: event.id },

@@ -8,39 +8,16 @@ import {
   nullStr,
   obj,
   operation,
-  pathParam,
   ref,
-  slugParam,
   str,
-  type Schema,
 } from '../../docs/openapi-helpers.js';
+import { deleteHeatInput, eventHeatsInput, replaceHeatsInput } from './heats.schemas.js';
 
 /**
- * OpenAPI paths of this feature (merged by src/docs/openapi.ts).
+ * OpenAPI paths of this feature (merged by src/docs/openapi.ts); parameters and bodies come from
+ * the input declarations (heats.schemas.ts).
  * Choices made where the interface specification is silent are written into the descriptions.
  */
-const idOrDigits: Schema = { type: ['integer', 'string'], description: 'a positive integer, or a string of digits' };
-
-const heatsBody = obj({
-  heats: array(
-    obj(
-      {
-        divisionId: idOrDigits,
-        competitionTypeId: idOrDigits,
-        heatNumber: {
-          type: ['integer', 'string'],
-          minimum: 1,
-          maximum: 9,
-          description: '1-9 (a string of digits is accepted)',
-        },
-        role: { enum: ['Leader', 'Follower', null, ''], description: 'absent, null or "" mean no role' },
-      },
-      ['role'],
-    ),
-    { minItems: 1, maxItems: 100 },
-  ),
-});
-
 const userHeats = obj({
   userId: int,
   username: str,
@@ -99,8 +76,8 @@ export const heatsOpenApi: Record<string, unknown> = {
         '`event_<event id>`; a broadcast failure never fails the request. Logged as activity `event/heats_save`.',
       ].join('\n'),
       access: 'user',
-      parameters: [slugParam],
-      body: heatsBody,
+      parameters: replaceHeatsInput.openapi.parameters,
+      body: replaceHeatsInput.openapi.body,
       ok: { '200': json(listOf(ref('Heat'))) },
       errors: { 400: ['VALIDATION_ERROR', 'DUPLICATE_HEAT'], 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -113,7 +90,7 @@ export const heatsOpenApi: Record<string, unknown> = {
         "Ordered by competitionTypeId, divisionId, heatNumber (then role, id). Every heat carries the caller's " +
         'competitorNumber. Decided here: a non-participant gets 200 with an empty list (SPEC lists only "Bearer").',
       access: 'user',
-      parameters: [slugParam],
+      parameters: eventHeatsInput.openapi.parameters,
       ok: { '200': json(listOf(ref('HeatWithNumber'))) },
       errors: { 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -127,7 +104,7 @@ export const heatsOpenApi: Record<string, unknown> = {
         'within a group like heats/me. competitorNumber is on each group and on each heat. Decided here: any ' +
         'authenticated user may read it, participant or not (SPEC lists only "Bearer").',
       access: 'user',
-      parameters: [slugParam],
+      parameters: eventHeatsInput.openapi.parameters,
       ok: { '200': json(listOf(userHeats)) },
       errors: { 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -142,10 +119,7 @@ export const heatsOpenApi: Record<string, unknown> = {
         '`{ success: true, message: "Heat deleted successfully" }`. Decided here: also broadcasts `heats_updated` ' +
         "with the user's remaining heats so live lists stay in sync. Logged as `event/heat_delete`.",
       access: 'user',
-      parameters: [
-        slugParam,
-        pathParam('id', { type: 'string' }, 'heat id (a positive integer; anything else is an unknown heat)'),
-      ],
+      parameters: deleteHeatInput.openapi.parameters,
       ok: { '200': json(messageOnly('Heat deleted successfully')) },
       errors: { 403: ['NOT_HEAT_OWNER'], 404: ['EVENT_NOT_FOUND', 'HEAT_NOT_FOUND'] },
     }),

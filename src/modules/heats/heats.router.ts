@@ -1,28 +1,19 @@
 import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
 import type { HeatsService } from './heats.service.js';
-import type { ReferenceData } from '../../lib/reference-data.js';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { input, validate } from '../../middleware/validate.js';
-import {
-  deleteHeatParams,
-  eventSlugParam,
-  heatsBody,
-  type DeleteHeatInput,
-  type EventSlugInput,
-  type ReplaceHeatsInput,
-} from './heats.schemas.js';
+import { validate } from '../../middleware/validate.js';
+import { deleteHeatInput, eventHeatsInput, replaceHeatsInput } from './heats.schemas.js';
 
 /** What the router calls (built by src/container.ts). */
 export interface HeatsRouterDeps {
   guards: AuthGuards;
   heats: HeatsService;
-  referenceData: ReferenceData;
 }
 
 /** Reference data (public) and the participants' heats at an event. */
-export function createHeatsRouter({ guards, heats, referenceData }: HeatsRouterDeps): Router {
+export function createHeatsRouter({ guards, heats }: HeatsRouterDeps): Router {
   const router = Router();
 
   router.get('/divisions', async (req, res) => {
@@ -34,26 +25,20 @@ export function createHeatsRouter({ guards, heats, referenceData }: HeatsRouterD
   });
 
   // Check order: body 400 → event 404 → participation 403 → duplicates 400.
-  router.post(
-    '/events/:slug/heats',
-    guards.requireAuth,
-    validate(...eventSlugParam),
-    heatsBody(referenceData),
-    async (req, res) => {
-      sendList(res, await heats.replaceHeats(actorOf(req), input<ReplaceHeatsInput>(res)));
-    },
-  );
-
-  router.get('/events/:slug/heats/me', guards.requireAuth, validate(...eventSlugParam), async (req, res) => {
-    sendList(res, await heats.myHeats(actorOf(req), input<EventSlugInput>(res)));
+  router.post('/events/:slug/heats', guards.requireAuth, validate(replaceHeatsInput), async (req, res) => {
+    sendList(res, await heats.replaceHeats(actorOf(req), replaceHeatsInput.from(res)));
   });
 
-  router.get('/events/:slug/heats/all', guards.requireAuth, validate(...eventSlugParam), async (req, res) => {
-    sendList(res, await heats.allHeats(actorOf(req), input<EventSlugInput>(res)));
+  router.get('/events/:slug/heats/me', guards.requireAuth, validate(eventHeatsInput), async (req, res) => {
+    sendList(res, await heats.myHeats(actorOf(req), eventHeatsInput.from(res)));
   });
 
-  router.delete('/events/:slug/heats/:id', guards.requireAuth, validate(...deleteHeatParams), async (req, res) => {
-    await heats.deleteHeat(actorOf(req), input<DeleteHeatInput>(res));
+  router.get('/events/:slug/heats/all', guards.requireAuth, validate(eventHeatsInput), async (req, res) => {
+    sendList(res, await heats.allHeats(actorOf(req), eventHeatsInput.from(res)));
+  });
+
+  router.delete('/events/:slug/heats/:id', guards.requireAuth, validate(deleteHeatInput), async (req, res) => {
+    await heats.deleteHeat(actorOf(req), deleteHeatInput.from(res));
     sendMessage(res, 'Heat deleted successfully');
   });
   return router;

@@ -1,7 +1,5 @@
-import type { RequestHandler } from 'express';
-import { param } from 'express-validator';
 import { validationFailed } from '../../lib/errors.js';
-import type { ReferenceData } from '../../lib/reference-data.js';
+import { defineInput, f, type InputOf } from '../../middleware/input.js';
 import { INT32_MAX } from '../../middleware/validators.js';
 
 /** Messages of the heat body checks (documented in heats.openapi.ts). */
@@ -25,18 +23,6 @@ export interface HeatInput {
   competitionTypeId: number;
   heatNumber: number;
   role: HeatRole | null;
-}
-
-/** Validated input of the event-scoped heat routes. */
-export interface EventSlugInput {
-  slug: string;
-}
-export interface ReplaceHeatsInput extends EventSlugInput {
-  heats: HeatInput[];
-}
-export interface DeleteHeatInput extends EventSlugInput {
-  /** undefined for anything but a positive integer: answered as an unknown heat (404) */
-  id: number | undefined;
 }
 
 /** A positive 32-bit integer from a JSON number or a string of digits, else undefined. */
@@ -77,15 +63,24 @@ function parseHeat(raw: unknown, i: number): HeatInput {
 /**
  * The `heats` of POST /events/:slug/heats, normalized. Heats are checked in order; the first
  * problem throws 400 VALIDATION_ERROR with its own message as `error` and one `details` entry
- * naming the field. Unknown division or competition type ids are part of the body check.
+ * naming the field. Whether the ids exist is the service's check (knownHeatIds), still before
+ * the event lookup.
  */
-export function parseHeats(
-  raw: unknown,
-  known: { divisionIds: ReadonlySet<number>; competitionTypeIds: ReadonlySet<number> },
-): HeatInput[] {
+export function parseHeats(raw: unknown): HeatInput[] {
   if (!Array.isArray(raw) || raw.length === 0) fail(HeatMessages.notArray, 'heats');
   if (raw.length > MAX_HEATS_PER_SUBMISSION) fail(HeatMessages.tooMany, 'heats');
-  const heats = raw.map((heat: unknown, i: number) => parseHeat(heat, i));
+  return raw.map((heat: unknown, i: number) => parseHeat(heat, i));
+}
+
+/**
+ * Unknown division or competition type ids of parsed heats: the first one throws 400
+ * VALIDATION_ERROR "Unknown division: <id>" / "Unknown competition type: <id>" (part of the body
+ * check, so before the event lookup).
+ */
+export function knownHeatIds(
+  heats: readonly HeatInput[],
+  known: { divisionIds: ReadonlySet<number>; competitionTypeIds: ReadonlySet<number> },
+): void {
   heats.forEach((heat, i) => {
     if (!known.divisionIds.has(heat.divisionId)) {
       fail(`${HeatMessages.unknownDivision}: ${heat.divisionId}`, `heats[${i}].divisionId`);
@@ -94,29 +89,59 @@ export function parseHeats(
       fail(`${HeatMessages.unknownCompetitionType}: ${heat.competitionTypeId}`, `heats[${i}].competitionTypeId`);
     }
   });
-  return heats;
 }
 
-/** `:slug` of the event-scoped routes (kept in the validated input). */
-export const eventSlugParam = [param('slug').isString()];
+const idOrDigits = { type: ['integer', 'string'], description: 'a positive integer, or a string of digits' };
 
-/** `:id` of DELETE /events/:slug/heats/:id; anything but a positive integer becomes undefined (an unknown heat). */
-export const deleteHeatParams = [...eventSlugParam, param('id').customSanitizer((raw: unknown) => toPositiveInt(raw))];
+/** The body's JSON schema (the checks and their messages: parseHeats, documented in heats.openapi.ts). */
+const heatsSchema = {
+  type: 'array',
+  minItems: 1,
+  maxItems: MAX_HEATS_PER_SUBMISSION,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['divisionId', 'competitionTypeId', 'heatNumber'],
+    properties: {
+      divisionId: idOrDigits,
+      competitionTypeId: idOrDigits,
+      heatNumber: {
+        type: ['integer', 'string'],
+        minimum: 1,
+        maximum: 9,
+        description: '1-9 (a string of digits is accepted)',
+      },
+      role: { enum: [...ROLES, null, ''], description: 'absent, null or "" mean no role' },
+    },
+  },
+};
+
+const slug = f.slug();
+
+/** `:slug` of the event-scoped heat routes. */
+export const eventHeatsInput = defineInput('eventHeats', { params: { slug } });
+export type EventSlugInput = InputOf<typeof eventHeatsInput>;
 
 /**
- * Body check of POST /events/:slug/heats, run before the event lookup. Not an express-validator
- * chain: the first problem in body order answers with its own message (see parseHeats), where
- * validate() answers "Validation failed". Ids are checked against the injected reference data.
- * The normalized heats join the validated input (`input<ReplaceHeatsInput>(res).heats`).
+ * POST /events/:slug/heats. The body is not checked field by field: the first problem in body
+ * order answers with its own message (parseHeats), where other declarations answer "Validation
+ * failed".
  */
-export function heatsBody(reference: ReferenceData): RequestHandler {
-  return async (req, res, next) => {
-    const known = {
-      divisionIds: await reference.divisionIds(),
-      competitionTypeIds: await reference.competitionTypeIds(),
-    };
-    const heats = parseHeats((req.body as Record<string, unknown> | undefined)?.heats, known);
-    res.locals.input = { ...(res.locals.input as object | undefined), heats };
-    next();
-  };
-}
+export const replaceHeatsInput = defineInput('replaceHeats', {
+  params: { slug },
+  body: { heats: f.parsed<HeatInput[]>(heatsSchema, parseHeats) },
+});
+export type ReplaceHeatsInput = InputOf<typeof replaceHeatsInput>;
+
+/** DELETE /events/:slug/heats/:id: anything but a positive integer becomes undefined (an unknown heat, 404). */
+export const deleteHeatInput = defineInput('deleteHeat', {
+  params: {
+    slug,
+    id: f
+      .custom<number | undefined>({ type: 'string' }, (chain) =>
+        chain.customSanitizer((raw: unknown) => toPositiveInt(raw)),
+      )
+      .describe('heat id (a positive integer; anything else is an unknown heat)'),
+  },
+});
+export type DeleteHeatInput = InputOf<typeof deleteHeatInput>;

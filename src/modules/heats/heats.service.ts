@@ -7,7 +7,7 @@ import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type HeatPayload } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
-import type { DeleteHeatInput, EventSlugInput, ReplaceHeatsInput } from './heats.schemas.js';
+import { knownHeatIds, type DeleteHeatInput, type EventSlugInput, type ReplaceHeatsInput } from './heats.schemas.js';
 
 type Db = Prisma.TransactionClient | PrismaClient;
 
@@ -60,7 +60,7 @@ export interface HeatsDeps {
   notifier: Notifier;
   audit: Pick<ActivityLogService, 'record'>;
   eventAccess: Pick<EventAccess, 'getBySlug'>;
-  reference: Pick<ReferenceData, 'divisions' | 'competitionTypes'>;
+  reference: Pick<ReferenceData, 'divisions' | 'competitionTypes' | 'divisionIds' | 'competitionTypeIds'>;
 }
 
 /**
@@ -88,8 +88,9 @@ export class HeatsService {
   }
 
   /**
-   * Replaces all heats of the caller at the event by `heats` (validated beforehand), atomically.
-   * Checks: event 404 → participation 403 → duplicates 400. The participant row is locked first
+   * Replaces all heats of the caller at the event by `heats` (their shape validated beforehand),
+   * atomically. Checks: unknown division or competition type ids 400 (the end of the body
+   * check, knownHeatIds) → event 404 → participation 403 → duplicates 400. The participant row is locked first
    * (SELECT ... FOR UPDATE): concurrent submissions of the same user at the same event run one
    * after the other, so the final set is exactly one submission, never a mix; the lock doubles
    * as the participation check. Duplicates (same role, or both without role, in one division
@@ -99,6 +100,11 @@ export class HeatsService {
    */
   async replaceHeats(actor: Actor, { slug, heats }: ReplaceHeatsInput): Promise<HeatPayload[]> {
     const user = userOf(actor);
+    const { reference } = this.deps;
+    knownHeatIds(heats, {
+      divisionIds: await reference.divisionIds(),
+      competitionTypeIds: await reference.competitionTypeIds(),
+    });
     const event = await this.eventAccess.getBySlug(slug);
     let saved: HeatPayload[];
     try {

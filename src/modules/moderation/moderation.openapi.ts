@@ -10,19 +10,21 @@ import {
   nullStr,
   obj,
   operation,
-  pathParam,
-  queryParam,
   ref,
   str,
   type Schema,
 } from '../../docs/openapi-helpers.js';
 import {
-  REPORT_CLOSING_STATUSES,
+  closeReportInput,
+  createReportInput,
+  listReportsInput,
+  messageIdInput,
   REPORT_REASONS,
   REPORT_STATUSES,
   REPORT_TARGET_TYPES,
   REPORT_TEXT_MAX,
-  SUSPENSION_REASON_MAX,
+  suspendInput,
+  usernameInput,
 } from './moderation.schemas.js';
 import { REPORTS_PAGE_SIZE } from './reports.service.js';
 
@@ -47,18 +49,6 @@ const briefOrDeleted: Schema = {
   ],
 };
 
-const usernameParam = pathParam(
-  'username',
-  { type: 'string', minLength: 1, maxLength: 50 },
-  'looked up regardless of case',
-);
-const idParam = (what: string) =>
-  pathParam(
-    'id',
-    { type: 'string', maxLength: 20, example: '1' },
-    `${what} id; a malformed one answers 404 like an unknown one`,
-  );
-
 const blockItem = obj({
   id: int,
   username: str,
@@ -68,18 +58,11 @@ const blockItem = obj({
   blockedAt: { ...dateTime, description: 'when the first block of this user was made' },
 });
 
-const reportTargetId: Schema = {
-  oneOf: [
-    { type: 'string', minLength: 1, maxLength: 50 },
-    { type: 'integer', minimum: 1, maximum: 2147483647 },
-  ],
-  description: 'a username (user), a message id (message, an integer), a match slug (match)',
-};
 const reportFields = {
   id: int,
   status: { enum: [...REPORT_STATUSES] },
   targetType: { enum: [...REPORT_TARGET_TYPES] },
-  targetId: reportTargetId,
+  targetId: createReportInput.shape.body.targetId.schema,
   reason: { enum: [...REPORT_REASONS] },
   details: { type: 'string', maxLength: REPORT_TEXT_MAX },
   createdAt: dateTime,
@@ -130,7 +113,7 @@ export const moderationOpenApi: Record<string, unknown> = {
       tags: ['moderation'],
       summary: 'Block a user',
       access: 'user',
-      parameters: [usernameParam],
+      parameters: usernameInput.openapi.parameters,
       description: [
         'No body; no verified e-mail needed. While A blocks B or B blocks A (two independent blocks), neither can request a match',
         'with the other (403 USER_BLOCKED), matching never pairs them, a completed match keeps its history but its private chat and',
@@ -147,7 +130,7 @@ export const moderationOpenApi: Record<string, unknown> = {
       tags: ['moderation'],
       summary: 'Unblock a user',
       access: 'user',
-      parameters: [usernameParam],
+      parameters: usernameInput.openapi.parameters,
       description:
         "Removes the caller's block (also answers 200 when there was none). Restores history, live messages, profile, requests and matching from the next run; removed matches stay removed.",
       ok: { '200': json(messageOnly('User unblocked')) },
@@ -166,15 +149,7 @@ export const moderationOpenApi: Record<string, unknown> = {
         'One open report per reporter and target (409 REPORT_EXISTS); again once the earlier one is closed. Check order: body 400 →',
         'target 404 / 400 → duplicate 409. Admins see it at once in the activity-log stream (`report_create`).',
       ].join(' '),
-      body: obj(
-        {
-          targetType: { enum: [...REPORT_TARGET_TYPES] },
-          targetId: reportTargetId,
-          reason: { enum: [...REPORT_REASONS] },
-          details: { type: 'string', maxLength: REPORT_TEXT_MAX, description: 'trimmed; absent → ""' },
-        },
-        ['details'],
-      ),
+      body: createReportInput.openapi.body,
       ok: { '201': json(dataOf(obj(reportFields)), 'The report, status open') },
       errors: {
         400: ['REPORT_SELF'],
@@ -188,10 +163,7 @@ export const moderationOpenApi: Record<string, unknown> = {
       tags: ['moderation', 'admin'],
       summary: 'The report queue',
       access: 'admin',
-      parameters: [
-        queryParam('status', { enum: [...REPORT_STATUSES] }, 'absent: all'),
-        queryParam('page', { type: 'integer', minimum: 1, maximum: 100000, default: 1 }),
-      ],
+      parameters: listReportsInput.openapi.parameters,
       description: `Newest first (createdAt, then id), ${REPORTS_PAGE_SIZE} a page. An account that no longer exists shows as the deleted-user placeholder.`,
       ok: { '200': json(listOf(reportItem, { pagination: ref('Pagination') })) },
     }),
@@ -201,16 +173,10 @@ export const moderationOpenApi: Record<string, unknown> = {
       tags: ['moderation', 'admin'],
       summary: 'Resolve or dismiss a report',
       access: 'admin',
-      parameters: [idParam('report')],
+      parameters: closeReportInput.openapi.parameters,
       description:
         'Only an open report can be closed (409 REPORT_NOT_OPEN); of two admins closing it at once one wins. The reporter is not told. Audited as `report_update`.',
-      body: obj(
-        {
-          status: { enum: [...REPORT_CLOSING_STATUSES] },
-          note: { type: 'string', maxLength: REPORT_TEXT_MAX, description: 'trimmed' },
-        },
-        ['note'],
-      ),
+      body: closeReportInput.openapi.body,
       ok: { '200': json(dataOf(reportItem), 'The closed report, as in the queue') },
       errors: { 404: ['REPORT_NOT_FOUND'], 409: ['REPORT_NOT_OPEN'] },
     }),
@@ -220,7 +186,7 @@ export const moderationOpenApi: Record<string, unknown> = {
       tags: ['moderation', 'admin'],
       summary: 'Suspend a user',
       access: 'admin',
-      parameters: [usernameParam],
+      parameters: suspendInput.openapi.parameters,
       description: [
         "Every token issued before is refused from now on (401 INVALID_TOKEN), also after the suspension ends; the user's sockets are",
         'disconnected within 2 s. Login answers 403 ACCOUNT_SUSPENDED (with `until`) while it lasts; it ends by itself at `until`,',
@@ -228,13 +194,7 @@ export const moderationOpenApi: Record<string, unknown> = {
         'body 400 (reason missing, blank or too long; until not a timestamp or not in the future) → unknown username 404 → oneself 400',
         'SUSPEND_SELF → another admin 403 ADMIN_NOT_SUSPENDABLE. Audited as `user_suspend`.',
       ].join(' '),
-      body: obj(
-        {
-          reason: { type: 'string', minLength: 1, maxLength: SUSPENSION_REASON_MAX, description: 'trimmed' },
-          until: { ...nullDateTime, description: 'in the future; absent or null: until lifted' },
-        },
-        ['until'],
-      ),
+      body: suspendInput.openapi.body,
       ok: {
         '200': json(
           dataOf(
@@ -255,7 +215,7 @@ export const moderationOpenApi: Record<string, unknown> = {
       tags: ['moderation', 'admin'],
       summary: 'Lift a suspension',
       access: 'admin',
-      parameters: [usernameParam],
+      parameters: usernameInput.openapi.parameters,
       description:
         'Also answers 200 when the user is not suspended. Login works again at once (tokens of before the suspension stay refused). Audited as `user_unsuspend`.',
       ok: { '200': json(dataOf(obj({ user: ref('UserSummary'), suspended: { const: false } }))) },
@@ -267,7 +227,7 @@ export const moderationOpenApi: Record<string, unknown> = {
       tags: ['moderation', 'admin'],
       summary: 'Remove a chat message',
       access: 'admin',
-      parameters: [idParam('message')],
+      parameters: messageIdInput.openapi.parameters,
       description:
         'An event or private message. It no longer appears in any history (GET /events/{slug}/messages, `message_history`, GET /matches/{slug}/messages, `join_private_room`); its room (`event_<id>` or `match_<id>`) gets `message_deleted` `{ messageId }`. Reports keep their snapshot (`target.deleted: true`). Audited as `message_delete`.',
       ok: { '200': json(messageOnly('Message deleted')) },

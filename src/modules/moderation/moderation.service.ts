@@ -36,7 +36,7 @@ export class ModerationService {
    * before is refused from now on, also after the suspension ends; the user's sockets are
    * disconnected after the commit. Audited as admin/user_suspend.
    */
-  async suspend(actor: Actor, { username, ...input }: UsernameParam & SuspendInput) {
+  async suspend(actor: Actor, { username, ...input }: SuspendInput) {
     const adminId = userOf(actor).id;
     const now = this.deps.clock.now();
     const until = input.until ?? null;

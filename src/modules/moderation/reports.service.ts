@@ -7,10 +7,9 @@ import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import {
   existingId,
+  type CloseReportInput,
   type CreateReportInput,
-  type IdParam,
   type ListReportsQuery,
-  type UpdateReportInput,
 } from './moderation.schemas.js';
 import { refOrDeleted, summaryOrDeleted, userRefSelect, userSummarySelect } from './moderation.views.js';
 
@@ -164,7 +163,7 @@ export class ReportsService {
    * of two admins closing the same report one wins. The reporter is not told. Audited as
    * admin/report_update (resolvedBy: the actor's user).
    */
-  async close(actor: Actor, { id: rawId, ...input }: IdParam & UpdateReportInput): Promise<ReportQueueItem> {
+  async close(actor: Actor, { id: rawId, ...input }: CloseReportInput): Promise<ReportQueueItem> {
     const adminId = userOf(actor).id;
     const id = existingId(rawId);
     if (id === undefined) throw new AppError('REPORT_NOT_FOUND');

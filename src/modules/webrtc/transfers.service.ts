@@ -5,7 +5,7 @@ import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
-import { findHandoffMatch, findMemberMatch } from './match-access.js';
+import type { MatchAccess } from '../matches/match-access.js';
 import type { CreateTransferInput, MatchTransfersInput, UpdateTransferInput } from './webrtc.schemas.js';
 
 /** GET /matches/:slug/transfers answers the newest records only. */
@@ -41,6 +41,8 @@ function toTransfer(row: TransferRow): TransferPayload {
 /** What the transfer records use (built by src/container.ts). */
 export interface TransfersServiceDeps {
   db: PrismaClient;
+  /** the match reads of the hand-off (the matches feature owns `Match`) */
+  matches: Pick<MatchAccess, 'member' | 'handoff' | 'lock'>;
   clock: Clock;
   /** `transfer_updated` to both members */
   notifier: Pick<Notifier, 'toUser'>;
@@ -60,9 +62,9 @@ export class TransfersService {
    */
   async create(actor: Actor, input: CreateTransferInput): Promise<TransferPayload> {
     const userId = userOf(actor).id;
-    const match = await findHandoffMatch(this.deps.db, input.slug, userId);
+    const match = await this.deps.matches.handoff(input.slug, userId);
     const row = await this.deps.db.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT 1 FROM "Match" WHERE "id" = ${match.id} FOR UPDATE`;
+      await this.deps.matches.lock(tx, match.id);
       const open = await tx.videoTransfer.count({ where: { matchId: match.id, status: 'offered' } });
       if (open >= MAX_OPEN_TRANSFERS) throw new AppError('TOO_MANY_OPEN_TRANSFERS');
       return tx.videoTransfer.create({
@@ -90,7 +92,7 @@ export class TransfersService {
   async update(actor: Actor, input: UpdateTransferInput): Promise<TransferPayload> {
     const userId = userOf(actor).id;
     const { id } = input;
-    const match = await findMemberMatch(this.deps.db, input.slug, userId);
+    const match = await this.deps.matches.member(input.slug, userId);
     const { db } = this.deps;
     const found = await db.videoTransfer.findFirst({
       where: { id, matchId: match.id },
@@ -110,7 +112,7 @@ export class TransfersService {
 
   /** GET /matches/:slug/transfers: members only (404 otherwise), newest first, at most 100. */
   async list(actor: Actor, input: MatchTransfersInput): Promise<TransferPayload[]> {
-    const match = await findMemberMatch(this.deps.db, input.slug, userOf(actor).id);
+    const match = await this.deps.matches.member(input.slug, userOf(actor).id);
     const rows = await this.deps.db.videoTransfer.findMany({
       where: { matchId: match.id },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

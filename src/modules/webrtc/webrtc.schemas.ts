@@ -1,6 +1,6 @@
 import type { WebrtcSignalInput, WebrtcSignalKind } from '../../realtime/types.js';
 import { AppError } from '../../lib/errors.js';
-import { defineInput, f, type InputOf } from '../../middleware/input.js';
+import { defineInput, definePayload, f, type InputOf } from '../../middleware/input.js';
 import { INT32_MAX } from '../../middleware/validators.js';
 
 /** Size limits of a relayed signal (bytes of UTF-8). A real SDP is 2-6 KB, a candidate ~200 B. */
@@ -83,7 +83,7 @@ function parseHangup(data: unknown) {
  * Shape and size checks of a `webrtc_signal` payload; the SDP itself is never parsed.
  * Check order: object, matchSlug, kind, then the data of that kind.
  */
-export function parseSignal(payload: unknown): WebrtcSignalInput {
+function parseSignal(payload: unknown): WebrtcSignalInput {
   if (!isObject(payload))
     throw new AppError('INVALID_SIGNAL', { message: 'payload must be { matchSlug, kind, data }' });
   const { matchSlug, kind, data } = payload;
@@ -102,6 +102,27 @@ export function parseSignal(payload: unknown): WebrtcSignalInput {
       throw new AppError('UNKNOWN_SIGNAL_KIND');
   }
 }
+
+/**
+ * The `webrtc_signal` payload, checked as a whole by parseSignal: its refusals keep their own
+ * codes (INVALID_SIGNAL, SIGNAL_TOO_LARGE, UNKNOWN_SIGNAL_KIND), not "Validation failed".
+ */
+export const webrtcSignalInput = definePayload(
+  'webrtcSignal',
+  f.parsed<WebrtcSignalInput>(
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['matchSlug', 'kind'],
+      properties: {
+        matchSlug: { type: 'string', minLength: 1, maxLength: 50 },
+        kind: { enum: [...SIGNAL_KINDS] },
+        data: {},
+      },
+    },
+    parseSignal,
+  ),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Transfers (HTTP)

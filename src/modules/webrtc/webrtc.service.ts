@@ -1,4 +1,3 @@
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
@@ -6,7 +5,7 @@ import { TokenBucketLimiter } from '../../lib/flood-limit.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { WebrtcSignalInput } from '../../realtime/types.js';
 import { iceServersFor, type IceConfig, type IceServersView } from './ice-servers.js';
-import { findHandoffMatch, HANDOFF_STATUSES } from './match-access.js';
+import type { MatchAccess } from '../matches/match-access.js';
 
 /**
  * Signal flood limit per user (all of the user's sockets share it): a token bucket of 100
@@ -26,7 +25,8 @@ export const SIGNAL_BYTES_PER_MATCH = { perSecond: 64 * 1024, burst: 256 * 1024 
 
 /** What the signaling relay uses (built by src/container.ts). */
 export interface WebrtcServiceDeps {
-  db: PrismaClient;
+  /** the match reads of the hand-off (the matches feature owns `Match`) */
+  matches: Pick<MatchAccess, 'handoff' | 'hasHandoffMatch'>;
   config: IceConfig;
   clock: Clock;
   /** `webrtc_signal` to the partner's sockets */
@@ -54,15 +54,10 @@ export class WebrtcService {
    * is for a hand-off, not for any account (docs/security-hardening.md). Others get STUN only.
    */
   async iceServers(actor: Actor, _input: Record<string, never> = {}): Promise<IceServersView> {
-    const { config, db } = this.deps;
+    const { config, matches } = this.deps;
     const userId = userOf(actor).id;
     const turnConfigured = config.turnUrls.length > 0 && config.turnSecret !== undefined;
-    const withTurn =
-      turnConfigured &&
-      (await db.match.findFirst({
-        where: { OR: [{ user1Id: userId }, { user2Id: userId }], status: { in: [...HANDOFF_STATUSES] } },
-        select: { id: true },
-      })) !== null;
+    const withTurn = turnConfigured && (await matches.hasHandoffMatch(userId));
     return iceServersFor(config, userId, this.deps.clock.now(), withTurn);
   }
 
@@ -77,7 +72,7 @@ export class WebrtcService {
   async relaySignal(actor: Actor, signal: WebrtcSignalInput): Promise<void> {
     const userId = userOf(actor).id;
     if (!(await this.limiter.take(userId))) throw new AppError('SIGNAL_RATE_LIMITED');
-    const match = await findHandoffMatch(this.deps.db, signal.matchSlug, userId);
+    const match = await this.deps.matches.handoff(signal.matchSlug, userId);
     if (!this.bytes.take(match.id, Buffer.byteLength(JSON.stringify(signal.data ?? null), 'utf8')))
       throw new AppError('SIGNAL_RATE_LIMITED', { message: 'Too much signal data for this match, slow down' });
     this.deps.notifier.toUser(match.other.id, 'webrtc_signal', {

@@ -1,5 +1,5 @@
-import { handle, socketActor, type SocketEdge, type SocketRegistrar } from '../../realtime/io.js';
-import { parseSignal } from './webrtc.schemas.js';
+import { handle, parsePayload, socketActor, type SocketEdge, type SocketRegistrar } from '../../realtime/io.js';
+import { webrtcSignalInput } from './webrtc.schemas.js';
 import type { WebrtcService } from './webrtc.service.js';
 
 /** What the signaling socket handler calls (src/realtime/registrars.ts). */
@@ -9,7 +9,7 @@ export interface WebrtcSocketDeps {
 }
 
 /**
- * `webrtc_signal` `{ matchSlug, kind, data }`: parsed (shape and size), then relayed by the
+ * `webrtc_signal` `{ matchSlug, kind, data }`: parsed (shape and size, webrtcSignalInput), then relayed by the
  * service to the other member of the match. See docs/api.md "Video hand-off between recording partners".
  */
 export const registerWebrtcSocket: SocketRegistrar<WebrtcSocketDeps> = (_io, socket, { webrtc, edge }) => {
@@ -17,7 +17,8 @@ export const registerWebrtcSocket: SocketRegistrar<WebrtcSocketDeps> = (_io, soc
     socket,
     'webrtc_signal',
     async (payload: unknown) => {
-      await webrtc.relaySignal(socketActor(socket, 'webrtc_signal'), parseSignal(payload));
+      const signal = await parsePayload(webrtcSignalInput, payload);
+      await webrtc.relaySignal(socketActor(socket, 'webrtc_signal'), signal);
     },
     edge,
   );
