@@ -32,7 +32,8 @@ import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
 import { ChatService } from './modules/chat/chat.service.js';
 import { validateContent } from './modules/chat/chat.schemas.js';
-import { EventChatService } from './modules/chat/event-chat.service.js';
+import { EventMessagesService } from './modules/chat/event-messages.service.js';
+import { EventRoomService } from './modules/chat/event-room.service.js';
 import { EventsService } from './modules/events/events.service.js';
 import { CheckinService } from './modules/events/checkin.service.js';
 import { DashboardService } from './modules/dashboard/dashboard.service.js';
@@ -187,9 +188,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const roomJoinLimit = new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () =>
     clock.now().getTime(),
   );
-  const eventChat = new EventChatService({
+  // the event group chat: its room (join, history) and sending to it
+  const eventRoom = new EventRoomService({ db: prisma, sql: database.sql });
+  const eventMessages = new EventMessagesService({
     db: prisma,
-    sql: database.sql,
     chat,
     flood: chatFlood,
     audit,
@@ -345,7 +347,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     webrtc,
     transfers,
     chat,
-    eventChat,
+    eventRoom,
+    eventMessages,
     events,
     checkin,
     dashboard,

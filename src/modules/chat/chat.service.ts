@@ -97,7 +97,7 @@ export interface ChatDeps {
 
 /**
  * Storage and paging of chat rooms' messages (event rooms and private match rooms). The chat
- * feature owns Message and the event ChatRoom (event-chat.service.ts); a match's private room
+ * feature owns Message and the event ChatRoom (event-room.service.ts); a match's private room
  * is created by the matches feature with the match.
  */
 export class ChatService {
