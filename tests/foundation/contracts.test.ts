@@ -2,6 +2,10 @@ import type { Response } from 'express';
 import { defineInput, f, type InputOf } from '../../src/middleware/input';
 import { defineView, v, type ViewOf } from '../../src/lib/view';
 import { eventSummaryView } from '../../src/modules/events/events.views';
+import { matchView, matchWithRatedView } from '../../src/modules/matches/matches.views';
+import { findMemberMatch, toMatchView } from '../../src/modules/matches/match-records';
+import { insertMatch } from '../helpers/matches';
+import { prisma } from '../helpers/db';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
 import { createEvent, createUser, joinEvent } from '../helpers/factories';
 import { testDatabase } from '../helpers/db';
@@ -74,6 +78,47 @@ describe('a view declared once (src/lib/view.ts)', () => {
     expect(Object.keys(row)).toEqual(eventSummaryView.keys);
     expect(j).toEqual(JSON.parse(JSON.stringify(row)));
     expect(row).toMatchObject({ id: event.id, isJoined: true, participantsCount: 1 });
+  });
+});
+
+describe('the match view (src/modules/matches/matches.views.ts)', () => {
+  it('is the Match and MatchWithRated components', () => {
+    const doc = buildOpenApiDocument() as { components: { schemas: Record<string, unknown> } };
+    expect(doc.components.schemas.Match).toEqual(matchView.schema);
+    expect(doc.components.schemas.MatchWithRated).toEqual(matchWithRatedView.schema);
+  });
+
+  it('renders in SQL exactly what the Prisma read maps, for either member', async () => {
+    const event = await createEvent();
+    const { user: alice } = await createUser();
+    const { user: bob } = await createUser();
+    const match = await insertMatch(event, alice, bob, 'accepted');
+    await prisma.videoTransfer.create({
+      data: {
+        matchId: match.id,
+        senderId: alice.id,
+        receiverId: bob.id,
+        fileName: 'heat.mp4',
+        size: 1n,
+        sha256: 'a'.repeat(64),
+        status: 'completed',
+      },
+    });
+    for (const [viewer, partner] of [
+      [alice, bob],
+      [bob, alice],
+    ]) {
+      const [{ j }] = await testDatabase.sql.rows<{ j: unknown }>(
+        {
+          name: `contracts_match_${viewer.id}`,
+          text: `SELECT ${matchWithRatedView.json()} AS j FROM "Match" m JOIN "Event" e ON e.id = m."eventId"
+                 JOIN "User" u ON u.id = $2 LEFT JOIN "ChatRoom" r ON r."matchId" = m.id WHERE m.id = $3`,
+        },
+        [viewer.id, partner.id, match.id],
+      );
+      const mapped = toMatchView(await findMemberMatch(prisma, match.slug, viewer.id), viewer.id);
+      expect(j).toEqual(JSON.parse(JSON.stringify({ ...mapped, hasRated: false })));
+    }
   });
 });
 

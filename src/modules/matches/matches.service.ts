@@ -26,9 +26,9 @@ import {
 } from './match-records.js';
 import { acceptedMatchInTx, type AcceptedMatchInput } from './accepted-match.js';
 import type { CreateMatchInput, ListMatchesInput, MatchSlugInput } from './matches.schemas.js';
-import { MATCH_VIEW_JSON_FIELDS, type MatchView } from './matches.views.js';
+import { matchView, type MatchView, type MatchWithRatedView } from './matches.views.js';
 
-export { MATCH_VIEW_JSON_FIELDS, type MatchView };
+export type { MatchView };
 export { matchInclude, toMatchView, type MatchWithRelations } from './match-records.js';
 export type { AcceptedMatchInput } from './accepted-match.js';
 
@@ -45,12 +45,7 @@ const matchList = sql(
   'matches_list',
   `WITH ev AS (SELECT id FROM "Event" WHERE slug = $2::text)
    SELECT ($2::text IS NULL OR EXISTS (SELECT 1 FROM ev)) AS "eventFound",
-     (SELECT coalesce(json_agg(json_build_object(
-        ${MATCH_VIEW_JSON_FIELDS},
-        'isInitiator', m."user1Id" = $1, 'roomId', r.id,
-        'videosReceived', (SELECT count(*) FROM "VideoTransfer" t
-                           WHERE t."matchId" = m.id AND t.status = 'completed' AND t."receiverId" = $1)
-      ) ORDER BY m."createdAt" DESC, m.id DESC), '[]'::json)
+     (SELECT coalesce(json_agg(${matchView.json()} ORDER BY m."createdAt" DESC, m.id DESC), '[]'::json)
       FROM "Match" m
       JOIN "Event" e ON e.id = m."eventId"
       JOIN "User" u ON u.id = CASE WHEN m."user1Id" = $1 THEN m."user2Id" ELSE m."user1Id" END
@@ -157,7 +152,7 @@ export class MatchesService {
   }
 
   /** One match of the actor with `hasRated`; 404 unless the actor is one of its two members. */
-  async getMatch(actor: Actor, input: MatchSlugInput): Promise<MatchView> {
+  async getMatch(actor: Actor, input: MatchSlugInput): Promise<MatchWithRatedView> {
     const userId = userOf(actor).id;
     const match = await findMemberMatch(this.deps.db, input.slug, userId);
     const rated = await this.deps.db.rating.count({ where: { matchId: match.id, raterId: userId } });
