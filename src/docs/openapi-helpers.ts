@@ -211,17 +211,6 @@ const heatProperties = {
   role: { enum: ['Leader', 'Follower', null] },
 };
 
-const messageProperties = {
-  id: { type: 'integer', description: 'increases with creation; the paging cursor' },
-  roomId: int,
-  userId: { ...nullInt, description: 'null (username "deleted-user", avatar null, content "[deleted]") once the author deleted the account' },
-  username: str,
-  avatar: nullStr,
-  content: { type: 'string', description: 'plain text, exactly as sent' },
-  type: str,
-  createdAt: dateTime,
-};
-
 const statsMatches = obj({ total: int, pending: int, accepted: int, completed: int });
 const statsRatings = obj({ received: int, given: int, average: { type: ['number', 'null'], description: '2 decimals; null without ratings' } });
 /** accepted recording suggestions over all events: done = as recorder, received = for the user's heats */
@@ -335,8 +324,6 @@ export const componentSchemas: Record<string, Schema> = {
   }),
   Heat: obj(heatProperties),
   HeatWithNumber: obj({ ...heatProperties, competitorNumber: nullStr }),
-  Message: obj(messageProperties),
-  PrivateMessage: obj({ ...messageProperties, matchId: int }),
   Rating: obj({
     id: int,
     matchId: nullInt,

@@ -5,6 +5,9 @@ import { eventSummaryView } from '../../src/modules/events/events.views';
 import { matchView, matchWithRatedView } from '../../src/modules/matches/matches.views';
 import { findMemberMatch, toMatchView } from '../../src/modules/matches/match-records';
 import { insertMatch } from '../helpers/matches';
+import { messageView, privateMessageView } from '../../src/modules/chat/chat.views';
+import { ChatService } from '../../src/modules/chat/chat.service';
+import { systemActor } from '../../src/lib/actor';
 import { prisma } from '../helpers/db';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
 import { createEvent, createUser, joinEvent } from '../helpers/factories';
@@ -119,6 +122,33 @@ describe('the match view (src/modules/matches/matches.views.ts)', () => {
       const mapped = toMatchView(await findMemberMatch(prisma, match.slug, viewer.id), viewer.id);
       expect(j).toEqual(JSON.parse(JSON.stringify({ ...mapped, hasRated: false })));
     }
+  });
+});
+
+describe('the message view (src/modules/chat/chat.views.ts)', () => {
+  it('is the Message and PrivateMessage components', () => {
+    const doc = buildOpenApiDocument() as { components: { schemas: Record<string, unknown> } };
+    expect(doc.components.schemas.Message).toEqual(messageView.schema);
+    expect(doc.components.schemas.PrivateMessage).toEqual(privateMessageView.schema);
+  });
+
+  it("renders in SQL exactly what the Prisma page maps, a deleted author's message included", async () => {
+    const event = await createEvent({ withChatRoom: true });
+    const { user } = await createUser();
+    const room = await prisma.chatRoom.findFirstOrThrow({ where: { eventId: event.id } });
+    await prisma.message.create({ data: { roomId: room.id, userId: user.id, content: 'hello' } });
+    await prisma.message.create({ data: { roomId: room.id, userId: null, content: '[deleted]' } });
+    const [{ j }] = await testDatabase.sql.rows<{ j: unknown }>(
+      {
+        name: 'contracts_messages',
+        text: `SELECT json_agg(${messageView.json()} ORDER BY m.id) AS j
+               FROM "Message" m LEFT JOIN "User" u ON u.id = m."userId" WHERE m."roomId" = $1`,
+      },
+      [room.id],
+    );
+    const page = await new ChatService({ db: prisma }).listRoomMessages(systemActor('test'), { roomId: room.id });
+    expect(j).toEqual(JSON.parse(JSON.stringify(page.messages)));
+    expect(page.messages.map((m) => m.username)).toEqual([user.username, 'deleted-user']);
   });
 });
 

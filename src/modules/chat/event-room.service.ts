@@ -6,7 +6,8 @@ import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import { sql, type SqlReader } from '../../lib/sql.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
 import { notBlockedSql } from '../moderation/blocks.views.js';
-import { messageJson, messagesFromJson, pageSize, type MessageJson, type MessagePage } from './chat.service.js';
+import { messagesFromJson, pageSize, type MessageJson, type MessagePage } from './chat.service.js';
+import { messageView } from './chat.views.js';
 import { DEFAULT_PAGE_SIZE } from './chat.schemas.js';
 
 /*
@@ -53,7 +54,7 @@ const roomPage = (name: string, before: string) =>
     name,
     `SELECT e.id AS "eventId", (me.id IS NOT NULL) AS "isParticipant", r.id AS "roomId",
             CASE WHEN me.id IS NOT NULL THEN (
-              SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
+              SELECT coalesce(json_agg(${messageView.json()} ORDER BY m.id), '[]'::json)
               FROM (SELECT * FROM "Message" WHERE "roomId" = r.id AND "deletedAt" IS NULL
                       AND ${notBlockedSql('"Message"."userId"', '$2::int')} ${before}
                     ORDER BY id DESC LIMIT $3) m
@@ -78,11 +79,11 @@ const roomOpening = sql(
   'event_chat_opening',
   `SELECT e.id AS "eventId", r.id AS "roomId",
           ARRAY(SELECT p."userId" FROM "EventParticipant" p WHERE p."eventId" = e.id AND p."userId" = ANY($2::int[])) AS participants,
-          (SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
+          (SELECT coalesce(json_agg(${messageView.json()} ORDER BY m.id), '[]'::json)
            FROM (SELECT * FROM "Message" WHERE "roomId" = r.id AND "deletedAt" IS NULL ORDER BY id DESC LIMIT $3) m
            LEFT JOIN "User" u ON u.id = m."userId") AS messages,
           (SELECT json_object_agg(c.uid, (
-             SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
+             SELECT coalesce(json_agg(${messageView.json()} ORDER BY m.id), '[]'::json)
              FROM (SELECT * FROM "Message" WHERE "roomId" = r.id AND "deletedAt" IS NULL
                      AND ${notBlockedSql('"Message"."userId"', 'c.uid')}
                    ORDER BY id DESC LIMIT $3) m
