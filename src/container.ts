@@ -40,6 +40,7 @@ import { DashboardService } from './modules/dashboard/dashboard.service.js';
 import { HeatsService } from './modules/heats/heats.service.js';
 import { EventSettingsService } from './modules/event-settings/event-settings.service.js';
 import { MatchesService } from './modules/matches/matches.service.js';
+import { MatchRequestsService } from './modules/matches/match-requests.service.js';
 import { MatchRatingsService } from './modules/matches/match-ratings.service.js';
 import { PrivateChatService } from './modules/matches/private-chat.service.js';
 import { ReferenceData } from './lib/reference-data.js';
@@ -221,17 +222,16 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
-  const { matchRequests } = config;
-  const matches = new MatchesService({
+  const matches = new MatchesService({ db: prisma, sql: database.sql, notifier, audit, clock });
+  const matchRequests = new MatchRequestsService({
     db: prisma,
-    sql: database.sql,
     notifier,
     audit,
     eventAccess,
     clock,
     settings: {
       requireEmailVerification: config.requireEmailVerification,
-      requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () =>
+      requestLimit: new TokenBucketLimiter(config.matchRequests.perMinute / 60, config.matchRequests.burst, () =>
         clock.now().getTime(),
       ),
     },
@@ -356,6 +356,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     heats,
     eventSettings,
     matches,
+    matchRequests,
     ratings,
     privateChat,
     matching,
