@@ -33,13 +33,15 @@ import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
 import { ChatService } from './modules/chat/chat.service.js';
 import { validateContent } from './modules/chat/chat.schemas.js';
-import { EventChatService } from './modules/chat/event-chat.service.js';
+import { EventMessagesService } from './modules/chat/event-messages.service.js';
+import { EventRoomService } from './modules/chat/event-room.service.js';
 import { EventsService } from './modules/events/events.service.js';
 import { CheckinService } from './modules/events/checkin.service.js';
 import { DashboardService } from './modules/dashboard/dashboard.service.js';
 import { HeatsService } from './modules/heats/heats.service.js';
 import { EventSettingsService } from './modules/event-settings/event-settings.service.js';
 import { MatchesService } from './modules/matches/matches.service.js';
+import { MatchRequestsService } from './modules/matches/match-requests.service.js';
 import { MatchRatingsService } from './modules/matches/match-ratings.service.js';
 import { PrivateChatService } from './modules/matches/private-chat.service.js';
 import { ReferenceData } from './lib/reference-data.js';
@@ -191,9 +193,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const roomJoinLimit = new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () =>
     clock.now().getTime(),
   );
-  const eventChat = new EventChatService({
+  // the event group chat: its room (join, history) and sending to it
+  const eventRoom = new EventRoomService({ db: prisma, sql: database.sql });
+  const eventMessages = new EventMessagesService({
     db: prisma,
-    sql: database.sql,
     chat,
     flood: chatFlood,
     audit,
@@ -224,17 +227,16 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
-  const { matchRequests } = config;
-  const matches = new MatchesService({
+  const matches = new MatchesService({ db: prisma, sql: database.sql, notifier, audit, clock });
+  const matchRequests = new MatchRequestsService({
     db: prisma,
-    sql: database.sql,
     notifier,
     audit,
     eventAccess,
     clock,
     settings: {
       requireEmailVerification: config.requireEmailVerification,
-      requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () =>
+      requestLimit: new TokenBucketLimiter(config.matchRequests.perMinute / 60, config.matchRequests.burst, () =>
         clock.now().getTime(),
       ),
     },
@@ -350,7 +352,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     webrtc,
     transfers,
     chat,
-    eventChat,
+    eventRoom,
+    eventMessages,
     events,
     checkin,
     dashboard,
@@ -358,6 +361,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     heats,
     eventSettings,
     matches,
+    matchRequests,
     ratings,
     privateChat,
     matching,
