@@ -201,6 +201,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   });
   const checkin = new CheckinService({
     db: prisma,
+    chat,
     notifier,
     audit,
     eventAccess,
@@ -247,7 +248,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   // safety and moderation (docs/moderation.md)
   const blocks = new BlocksService({ db: prisma, matches });
   const reports = new ReportsService({ db: prisma, audit, clock });
-  const moderation = new ModerationService({ db: prisma, audit, notifier, clock });
+  const moderation = new ModerationService({ db: prisma, audit, notifier, clock, chat });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
   const matching = new MatchingRunsService({
     db: prisma,

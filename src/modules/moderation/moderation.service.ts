@@ -5,6 +5,7 @@ import { AppError, validationFailed } from '../../lib/errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { ChatService } from '../chat/chat.service.js';
 import { existingId, type IdParam, type SuspendInput, type UsernameParam } from './moderation.schemas.js';
 import { refOrDeleted, summaryOrDeleted, userRefSelect, type SummaryRow } from './moderation.views.js';
 
@@ -13,6 +14,8 @@ export interface ModerationDeps {
   audit: ActivityLogService;
   notifier: Notifier;
   clock: Clock;
+  /** removal of chat messages (the chat feature owns `Message`) */
+  chat: Pick<ChatService, 'removeMessage'>;
 }
 
 interface TargetUser extends SummaryRow {
@@ -21,7 +24,7 @@ interface TargetUser extends SummaryRow {
 
 /**
  * Admin moderation of accounts and messages: suspension (the User suspension columns, owned
- * here) and removal of chat messages (Message.deletedAt). Login refuses a suspended account
+ * here) and removal of chat messages (through ChatService.removeMessage: chat owns `Message`). Login refuses a suspended account
  * (login.service.ts); matching leaves suspended users out (matching module).
  */
 export class ModerationService {
@@ -104,25 +107,16 @@ export class ModerationService {
   async deleteMessage(actor: Actor, { id: rawId }: IdParam): Promise<void> {
     const id = existingId(rawId);
     if (id === undefined) throw new AppError('MESSAGE_NOT_FOUND');
-    const { count } = await this.deps.db.message.updateMany({
-      where: { id, deletedAt: null },
-      data: { deletedAt: this.deps.clock.now() },
-    });
-    if (count === 0) throw new AppError('MESSAGE_NOT_FOUND');
-    const message = await this.deps.db.message.findUnique({
-      where: { id },
-      select: { roomId: true, userId: true, room: { select: { eventId: true, matchId: true } } },
-    });
-    if (message) {
-      const { eventId, matchId } = message.room;
-      const room = eventId !== null ? rooms.event(eventId) : matchId !== null ? rooms.match(matchId) : undefined;
-      if (room) this.deps.notifier.toRoom(room, 'message_deleted', { messageId: id });
-    }
+    const message = await this.deps.chat.removeMessage(actor, { id, at: this.deps.clock.now() });
+    if (!message) throw new AppError('MESSAGE_NOT_FOUND');
+    const { eventId, matchId } = message;
+    const room = eventId !== null ? rooms.event(eventId) : matchId !== null ? rooms.match(matchId) : undefined;
+    if (room) this.deps.notifier.toRoom(room, 'message_deleted', { messageId: id });
     await this.deps.audit.record(actor, {
       category: 'admin',
       action: 'message_delete',
       resource: `message:${id}`,
-      metadata: { roomId: message?.roomId ?? null, authorId: message?.userId ?? null },
+      metadata: { roomId: message.roomId, authorId: message.userId },
     });
   }
 
