@@ -215,7 +215,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const dashboard = new DashboardService({ sql: database.sql });
   const referenceData = new ReferenceData(prisma);
   const heats = new HeatsService({ db: prisma, notifier, audit, eventAccess, reference: referenceData });
-  const eventSettings = new EventSettingsService({ db: prisma, audit, eventAccess, reference: referenceData });
+  const eventSettings = new EventSettingsService({
+    audit,
+    eventAccess,
+    reference: referenceData,
+    events,
+    checkin,
+  });
   // what the private chat uses of the chat core (MatchChat)
   const matchChat = {
     validateContent,

@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import type { Event, PrismaClient } from '../../generated/prisma/client.js';
+import type { Event, Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
 import type { AuthUser } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
@@ -176,5 +176,22 @@ export class CheckinService {
     }, TX_OPTIONS);
     await this.deps.notifier.removeUserFromEventRoom(userId, event.id);
     await this.deps.audit.record(actor, { category: 'event', action: 'leave', resource: `event:${event.slug}` });
+  }
+
+  /**
+   * Event settings (src/modules/event-settings): changes the user's own participation settings
+   * (competitor number, recorder opt-out); 403 NOT_PARTICIPANT when the user does not participate.
+   */
+  async updateParticipation(
+    _actor: Actor,
+    input: {
+      eventId: number;
+      userId: number;
+      settings: Pick<Prisma.EventParticipantUpdateManyMutationInput, 'competitorNumber' | 'recorderOptOut'>;
+    },
+  ): Promise<void> {
+    const { eventId, userId, settings } = input;
+    const { count } = await this.deps.db.eventParticipant.updateMany({ where: { eventId, userId }, data: settings });
+    if (count === 0) throw new AppError('NOT_PARTICIPANT');
   }
 }
