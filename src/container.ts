@@ -25,6 +25,7 @@ import { RegistrationService } from './modules/auth/registration.service.js';
 import { AccountService } from './modules/users/account.service.js';
 import { OperatorAccountsService } from './modules/users/operator-accounts.service.js';
 import { ProfilesService } from './modules/users/profiles.service.js';
+import { UserRecords } from './modules/users/user-records.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
 import { TokenBucketLimiter, type FloodLimiter } from './lib/flood-limit.js';
@@ -126,8 +127,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const captcha = new CaptchaVerifier({ settings: config.captcha, logger });
   // accounts without a session (docs/security.md): one service per use case
+  // the writes of User (src/modules/users/user-records.ts)
+  const userRecords = new UserRecords(prisma);
   const registration = new RegistrationService({
     db: prisma,
+    users: userRecords,
     audit,
     tokens,
     hasher: passwordHasher,
@@ -164,6 +168,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const profiles = new ProfilesService({ db: prisma, sql: database.sql });
   const account = new AccountService({
     db: prisma,
+    users: userRecords,
     audit,
     tokens,
     hasher: passwordHasher,
@@ -174,7 +179,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     emailChangeLimit: config.rateLimit.enabled ? config.emailChange : undefined,
   });
   const operatorAccounts = new OperatorAccountsService({
-    db: prisma,
+    users: userRecords,
     audit,
     hasher: passwordHasher,
     notifier,
