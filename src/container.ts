@@ -111,7 +111,14 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
   // Durable mail: services queue mails in the transaction of their change; src/server.ts starts the worker.
   // Jobs hold references; the account mails are rendered (secrets created) when sent (src/modules/auth/account-mails.ts).
-  const accountMails = new AccountMails({ db: prisma, clock, settings: { frontendUrl: config.frontendUrl } });
+  // the writes of User (src/modules/users/user-records.ts)
+  const userRecords = new UserRecords(prisma);
+  const accountMails = new AccountMails({
+    db: prisma,
+    users: userRecords,
+    clock,
+    settings: { frontendUrl: config.frontendUrl },
+  });
   const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger, (ref) => accountMails.render(ref));
   mailQueueRef.current = mailQueue;
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
@@ -127,8 +134,6 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     overrides.passwordHasher ?? new PasswordHasher({ rounds: config.bcryptRounds, ...DEFAULT_HASHER_LIMITS });
   const captcha = new CaptchaVerifier({ settings: config.captcha, logger });
   // accounts without a session (docs/security.md): one service per use case
-  // the writes of User (src/modules/users/user-records.ts)
-  const userRecords = new UserRecords(prisma);
   const registration = new RegistrationService({
     db: prisma,
     users: userRecords,
@@ -141,6 +146,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   });
   const login = new LoginService({
     db: prisma,
+    users: userRecords,
     audit,
     tokens,
     hasher: passwordHasher,
@@ -148,9 +154,16 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     metrics,
     lockout: config.lockout,
   });
-  const emailVerification = new EmailVerificationService({ db: prisma, audit, mail: mailQueue, clock });
+  const emailVerification = new EmailVerificationService({
+    db: prisma,
+    users: userRecords,
+    audit,
+    mail: mailQueue,
+    clock,
+  });
   const passwordReset = new PasswordResetService({
     db: prisma,
+    users: userRecords,
     audit,
     hasher: passwordHasher,
     notifier,
@@ -160,6 +173,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   // a wrong current password (password or e-mail change) counts toward the login lockout
   const currentPassword = new CurrentPasswordCheck({
     db: prisma,
+    users: userRecords,
     hasher: passwordHasher,
     audit,
     lockout: config.lockout,
