@@ -273,7 +273,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   // safety and moderation (docs/moderation.md)
   const blocks = new BlocksService({ db: prisma, matches });
   const reports = new ReportsService({ db: prisma, audit, clock });
-  const moderation = new ModerationService({ db: prisma, audit, notifier, clock, chat });
+  const moderation = new ModerationService({ db: prisma, audit, notifier, clock, chat, users: userRecords });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
   const matching = new MatchingRunsService({
     db: prisma,
@@ -308,10 +308,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
 
   const instance: InstanceState = { shuttingDown: false };
   const health = new HealthService({ database, instance });
-  const avatars = new AvatarsService({ prisma, logger, publicUrl: config.publicUrl });
+  const avatars = new AvatarsService({ users: userRecords, logger, publicUrl: config.publicUrl });
   // Privacy (docs/privacy.md): account deletion and export through the owning features' services.
   const accountDeletion = new AccountDeletionService({
     prisma,
+    users: userRecords,
     currentPassword,
     audit,
     notifier,

@@ -5,6 +5,23 @@ import { userObjectView } from './users.views.js';
 
 type Db = Prisma.TransactionClient | PrismaClient;
 
+/**
+ * Rows whose avatar is not `$1<seed>.svg` get that URL; the seed is the `seed` query parameter of
+ * a generator URL (`https://api.dicebear.com/…?seed=<seed>`), else the seed of an avatar route
+ * URL under another address, else the username. Idempotent: a second run changes nothing.
+ */
+const REPOINT_AVATARS = `WITH stale AS (
+     SELECT id, coalesce(
+         substring(avatar from '[?&]seed=([A-Za-z0-9_-]{1,64})(?:&|$)'),
+         substring(avatar from '/api/avatars/([A-Za-z0-9_-]{1,64})\\.svg$'),
+         CASE WHEN username ~ '^[A-Za-z0-9_-]{1,64}$' THEN username END,
+         'user' || id::text) AS seed
+     FROM "User"
+     WHERE left(avatar, length($1::text)) <> $1::text
+        OR substring(avatar from length($1::text) + 1) !~ '^[A-Za-z0-9_-]{1,64}\\.svg$')
+   UPDATE "User" u SET avatar = $1::text || stale.seed || '.svg'
+   FROM stale WHERE u.id = stale.id`;
+
 /** The columns a new account is created with (the rest take their defaults). */
 export type NewUser = Pick<
   Prisma.UserCreateInput,
@@ -135,11 +152,11 @@ export class UserRecords {
   }
 
   /**
-   * Points every avatar URL that is not `<prefix><seed>.svg` at `prefix` (src/modules/avatars
-   * tells which seed); answers how many rows changed. Idempotent.
+   * Points every avatar URL that is not `<prefix><seed>.svg` at `prefix` (the avatar route of
+   * src/modules/avatars, at start-up); answers how many rows changed. Idempotent.
    */
-  repointAvatars(sql: string, prefix: string): Promise<number> {
-    return this.db.$executeRawUnsafe(sql, prefix);
+  repointAvatars(prefix: string): Promise<number> {
+    return this.db.$executeRawUnsafe(REPOINT_AVATARS, prefix);
   }
 
   // ---------------------------------------------------------------- e-mail verification and mails
