@@ -25,6 +25,7 @@ import { RegistrationService } from './modules/auth/registration.service.js';
 import { AccountService } from './modules/users/account.service.js';
 import { OperatorAccountsService } from './modules/users/operator-accounts.service.js';
 import { ProfilesService } from './modules/users/profiles.service.js';
+import { UserRecords } from './modules/users/user-records.js';
 import { EventAccess } from './modules/events/event-access.js';
 import { createChatFloodLimiter } from './modules/chat/redis-flood-limit.js';
 import { TokenBucketLimiter, type FloodLimiter } from './lib/flood-limit.js';
@@ -113,7 +114,14 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
   // Durable mail: services queue mails in the transaction of their change; src/server.ts starts the worker.
   // Jobs hold references; the account mails are rendered (secrets created) when sent (src/modules/auth/account-mails.ts).
-  const accountMails = new AccountMails({ db: prisma, clock, settings: { frontendUrl: config.frontendUrl } });
+  // the writes of User (src/modules/users/user-records.ts)
+  const userRecords = new UserRecords(prisma);
+  const accountMails = new AccountMails({
+    db: prisma,
+    users: userRecords,
+    clock,
+    settings: { frontendUrl: config.frontendUrl },
+  });
   const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger, (ref) => accountMails.render(ref));
   mailQueueRef.current = mailQueue;
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
@@ -133,6 +141,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   // accounts without a session (docs/security.md): one service per use case
   const registration = new RegistrationService({
     db: prisma,
+    users: userRecords,
     audit,
     tokens,
     hasher: passwordHasher,
@@ -142,6 +151,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   });
   const login = new LoginService({
     db: prisma,
+    users: userRecords,
     audit,
     tokens,
     hasher: passwordHasher,
@@ -149,9 +159,16 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     metrics,
     lockout: config.lockout,
   });
-  const emailVerification = new EmailVerificationService({ db: prisma, audit, mail: mailQueue, clock });
+  const emailVerification = new EmailVerificationService({
+    db: prisma,
+    users: userRecords,
+    audit,
+    mail: mailQueue,
+    clock,
+  });
   const passwordReset = new PasswordResetService({
     db: prisma,
+    users: userRecords,
     audit,
     hasher: passwordHasher,
     notifier,
@@ -161,6 +178,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   // a wrong current password (password or e-mail change) counts toward the login lockout
   const currentPassword = new CurrentPasswordCheck({
     db: prisma,
+    users: userRecords,
     hasher: passwordHasher,
     audit,
     lockout: config.lockout,
@@ -169,6 +187,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const profiles = new ProfilesService({ db: prisma, sql: database.sql });
   const account = new AccountService({
     db: prisma,
+    users: userRecords,
     audit,
     tokens,
     hasher: passwordHasher,
@@ -179,7 +198,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     emailChangeLimit: config.rateLimit.enabled ? config.emailChange : undefined,
   });
   const operatorAccounts = new OperatorAccountsService({
-    db: prisma,
+    users: userRecords,
     audit,
     hasher: passwordHasher,
     notifier,
@@ -207,6 +226,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   });
   const checkin = new CheckinService({
     db: prisma,
+    chat,
     notifier,
     audit,
     eventAccess,
@@ -220,7 +240,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const dashboard = new DashboardService({ sql: database.sql });
   const referenceData = new ReferenceData(prisma);
   const heats = new HeatsService({ db: prisma, notifier, audit, eventAccess, reference: referenceData });
-  const eventSettings = new EventSettingsService({ db: prisma, audit, eventAccess, reference: referenceData });
+  const eventSettings = new EventSettingsService({
+    audit,
+    eventAccess,
+    reference: referenceData,
+    events,
+    checkin,
+  });
   // what the private chat uses of the chat core (MatchChat)
   const matchChat = {
     validateContent,
@@ -252,7 +278,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   // safety and moderation (docs/moderation.md)
   const blocks = new BlocksService({ db: prisma, matches });
   const reports = new ReportsService({ db: prisma, audit, clock });
-  const moderation = new ModerationService({ db: prisma, audit, notifier, clock });
+  const moderation = new ModerationService({ db: prisma, audit, notifier, clock, chat, users: userRecords });
   const matchingLock = new MatchingLock(requireDatabaseUrl(config));
   const matching = new MatchingRunsService({
     db: prisma,
@@ -287,10 +313,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
 
   const instance: InstanceState = { shuttingDown: false };
   const health = new HealthService({ database, instance });
-  const avatars = new AvatarsService({ prisma, logger, publicUrl: config.publicUrl });
+  const avatars = new AvatarsService({ users: userRecords, logger, publicUrl: config.publicUrl });
   // Privacy (docs/privacy.md): account deletion and export through the owning features' services.
   const accountDeletion = new AccountDeletionService({
     prisma,
+    users: userRecords,
     currentPassword,
     audit,
     notifier,

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { MailReference } from '../../lib/mail-queue.js';
 import { emailChangedMail, passwordResetMail, verificationMail, type Mail } from '../../lib/mailer.js';
 import { clearedVerification, newResetToken, newVerification } from './auth.tokens.js';
+import type { UserRecords } from '../users/user-records.js';
 
 /**
  * The account mails, rendered when the mail queue's worker sends them (docs/security-hardening.md,
@@ -38,6 +39,8 @@ export interface AccountMailsDeps {
   db: PrismaClient;
   clock: Clock;
   settings: AccountMailsSettings;
+  /** the stored link, code and reset hashes of `User` (owned by the users feature) */
+  users: Pick<UserRecords, 'storeVerification' | 'storeResetToken'>;
 }
 
 export class AccountMails {
@@ -73,26 +76,18 @@ export class AccountMails {
 
   /** Replaces the stored link and code hashes (the earlier ones stop working) while the address is the one the mail is for and unverified. */
   private async verification(ref: MailReference): Promise<Mail | undefined> {
-    const { db, clock, settings } = this.deps;
+    const { users, clock, settings } = this.deps;
     const verification = newVerification(clock.now());
-    const [user] = await db.user.updateManyAndReturn({
-      where: { id: ref.userId, emailVerified: false, ...(ref.newEmail ? { email: ref.newEmail } : {}) },
-      data: verification.stored,
-      select: { email: true, username: true },
-    });
+    const user = await users.storeVerification(ref.userId, ref.newEmail, verification.stored);
     if (!user) return undefined;
     return verificationMail(settings.frontendUrl, user.email, user.username, verification.token, verification.code);
   }
 
   /** Replaces the stored reset-token hash (valid an hour from now). */
   private async passwordReset(ref: MailReference): Promise<Mail | undefined> {
-    const { db, clock, settings } = this.deps;
+    const { users, clock, settings } = this.deps;
     const reset = newResetToken(clock.now());
-    const [user] = await db.user.updateManyAndReturn({
-      where: { id: ref.userId },
-      data: reset.stored,
-      select: { email: true, username: true },
-    });
+    const user = await users.storeResetToken(ref.userId, reset.stored);
     if (!user) return undefined;
     return passwordResetMail(settings.frontendUrl, user.email, user.username, reset.token);
   }

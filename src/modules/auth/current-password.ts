@@ -3,6 +3,7 @@ import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { CountedAttempt, Lockout, UserRecords } from '../users/user-records.js';
 import { lockedError } from './account-lock.js';
 
 /**
@@ -14,13 +15,9 @@ export interface CurrentPasswordDeps {
   db: PrismaClient;
   hasher: PasswordHasher;
   audit: Pick<ActivityLogService, 'record'>;
-  lockout: { maxAttempts: number; minutes: number };
-}
-
-interface CountedAttempt {
-  failedLoginAttempts: number;
-  /** set when this attempt locked the account */
-  remainingMs: number | null;
+  lockout: Lockout;
+  /** the failure counter and the lock of `User` (owned by the users feature) */
+  users: Pick<UserRecords, 'clearFailedAttempts' | 'recordFailedAttempt'>;
 }
 
 export class CurrentPasswordCheck {
@@ -75,27 +72,13 @@ export class CurrentPasswordCheck {
 
   /** A right password: the counter and an expired lock are cleared; 423 when a parallel guess locked the account meanwhile. */
   private async reset(actor: Actor, userId: number, action: string): Promise<void> {
-    const cleared = await this.deps.db.$executeRaw`
-      UPDATE "User" SET "failedLoginAttempts" = 0, "lockedUntil" = NULL
-      WHERE "id" = ${userId} AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())`;
-    if (cleared === 0) throw await this.refused(actor, action, 'locked', (await this.lockRemainingMs(userId)) ?? 1000);
+    const cleared = await this.deps.users.clearFailedAttempts(userId);
+    if (!cleared) throw await this.refused(actor, action, 'locked', (await this.lockRemainingMs(userId)) ?? 1000);
   }
 
   /** Counts a failed attempt of an unlocked account as the login does (src/modules/auth/login.service.ts); nothing when it is locked. */
   private async countFailure(userId: number): Promise<CountedAttempt | undefined> {
-    const { maxAttempts, minutes } = this.deps.lockout;
-    const rows = await this.deps.db.$queryRaw<CountedAttempt[]>`
-      UPDATE "User" SET
-        "failedLoginAttempts" = CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END,
-        "lockedUntil" = CASE
-          WHEN (CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END) >= ${maxAttempts}
-            THEN now() + make_interval(mins => ${minutes}::int)
-          ELSE NULL END
-      WHERE "id" = ${userId} AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())
-      RETURNING "failedLoginAttempts",
-        CASE WHEN "lockedUntil" > now()
-          THEN (EXTRACT(EPOCH FROM ("lockedUntil" - now())) * 1000)::float8 END AS "remainingMs"`;
-    return rows[0];
+    return this.deps.users.recordFailedAttempt(userId, this.deps.lockout);
   }
 
   private async refused(actor: Actor, action: string, reason: string, remainingMs: number): Promise<AppError> {

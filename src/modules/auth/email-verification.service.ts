@@ -6,6 +6,7 @@ import { AppError } from '../../lib/errors.js';
 import { sha256 } from '../../lib/ids.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { UserRecords } from '../users/user-records.js';
 import { actingAs } from './account-lock.js';
 import { accountMail } from './account-mails.js';
 import type { EmailInput, VerifyCodeInput, VerifyEmailQuery } from './auth.schemas.js';
@@ -22,6 +23,8 @@ export interface EmailVerificationDeps {
   audit: Pick<ActivityLogService, 'record'>;
   mail: Pick<MailQueue, 'transaction'>;
   clock: Clock;
+  /** the verification columns of `User` (owned by the users feature) */
+  users: Pick<UserRecords, 'markEmailVerified' | 'countCodeAttempt'>;
 }
 
 function sameHash(a: string, b: string): boolean {
@@ -68,11 +71,12 @@ export class EmailVerificationService {
       if (failures !== undefined) await audit(false, failures);
       throw new AppError('INVALID_VERIFICATION_TOKEN');
     }
-    const { count } = await this.deps.db.user.updateMany({
-      where: { id: user.id, verificationTokenHash: hash },
-      data: { emailVerified: true, ...clearedVerification },
-    });
-    if (count === 0) throw new AppError('INVALID_VERIFICATION_TOKEN');
+    const verified = await this.deps.users.markEmailVerified(
+      user.id,
+      { verificationTokenHash: hash },
+      clearedVerification,
+    );
+    if (!verified) throw new AppError('INVALID_VERIFICATION_TOKEN');
     await audit(true);
   }
 
@@ -83,14 +87,7 @@ export class EmailVerificationService {
    * INVALID_VERIFICATION_CODE.
    */
   async verifyEmailCode(actor: Actor, { email, code }: VerifyCodeInput): Promise<void> {
-    const rows = await this.deps.db.$queryRaw<{ id: number; username: string; verificationCodeHash: string }[]>`
-      UPDATE "User" SET "verificationAttempts" = "verificationAttempts" + 1
-      WHERE "email" = ${email}
-        AND "verificationCodeHash" IS NOT NULL
-        AND "verificationExpiresAt" > now()
-        AND "verificationAttempts" < ${MAX_CODE_ATTEMPTS}
-      RETURNING "id", "username", "verificationCodeHash"`;
-    const row = rows[0];
+    const row = await this.deps.users.countCodeAttempt(email, MAX_CODE_ATTEMPTS);
     const audit = (success: boolean) =>
       this.deps.audit.record(actingAs(actor, row), {
         category: 'auth',
@@ -102,11 +99,12 @@ export class EmailVerificationService {
       await audit(false);
       throw new AppError('INVALID_VERIFICATION_CODE');
     }
-    const { count } = await this.deps.db.user.updateMany({
-      where: { id: row.id, verificationCodeHash: row.verificationCodeHash },
-      data: { emailVerified: true, ...clearedVerification },
-    });
-    if (count === 0) throw new AppError('INVALID_VERIFICATION_CODE');
+    const verified = await this.deps.users.markEmailVerified(
+      row.id,
+      { verificationCodeHash: row.verificationCodeHash },
+      clearedVerification,
+    );
+    if (!verified) throw new AppError('INVALID_VERIFICATION_CODE');
     await audit(true);
   }
 

@@ -6,9 +6,9 @@ import { AppError } from '../../lib/errors.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { LoginAttemptRow, Lockout, UserRecords } from '../users/user-records.js';
 import { actingAs, isSuspended, lockedError } from './account-lock.js';
 import type { LoginInput } from './auth.schemas.js';
-import { userObjectView } from '../users/users.views.js';
 
 export interface LoginDeps {
   db: PrismaClient;
@@ -18,15 +18,9 @@ export interface LoginDeps {
   clock: Clock;
   metrics: Pick<Metrics, 'loginFailed' | 'accountLockedOut'>;
   /** failed logins in a row that lock the account, and for how long */
-  lockout: { maxAttempts: number; minutes: number };
-}
-
-interface LoginAttemptRow {
-  id: number;
-  username: string;
-  passwordHash: string;
-  /** attempts counted in this lock window, this one included: its number among them */
-  failedLoginAttempts: number;
+  lockout: Lockout;
+  /** the login counters and the lock of `User` (owned by the users feature) */
+  users: Pick<UserRecords, 'reserveLoginAttempt' | 'releaseLoginAttempt' | 'recordLogin' | 'lock'>;
 }
 
 /**
@@ -74,11 +68,7 @@ export class LoginService {
     }
     if (!matches) throw await this.failedLogin(who, attempt);
 
-    const { tokenVersion, suspendedAt, suspendedUntil, ...user } = await this.deps.db.user.update({
-      where: { id: attempt.id },
-      data: { failedLoginAttempts: 0, lockedUntil: null },
-      select: { ...userObjectView.select, tokenVersion: true, suspendedAt: true, suspendedUntil: true },
-    });
+    const { tokenVersion, suspendedAt, suspendedUntil, ...user } = await this.deps.users.recordLogin(attempt.id);
     if (isSuspended({ suspendedAt, suspendedUntil }, this.deps.clock.now())) {
       await this.deps.audit.record(who, { category: 'auth', action: 'login_suspended', success: false });
       throw new AppError('ACCOUNT_SUSPENDED', { extra: { until: suspendedUntil?.toISOString() ?? null } });
@@ -98,16 +88,8 @@ export class LoginService {
     const { maxAttempts } = this.deps.lockout;
     const waitUntil = Date.now() + LOGIN_WAIT_MS;
     for (;;) {
-      const rows = await this.deps.db.$queryRaw<LoginAttemptRow[]>`
-        UPDATE "User" SET
-          "failedLoginAttempts" = CASE WHEN "lockedUntil" IS NOT NULL THEN 1 ELSE "failedLoginAttempts" + 1 END,
-          "lockedUntil" = NULL,
-          "updatedAt" = now()
-        WHERE "email" = ${email} AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())
-          AND ("lockedUntil" IS NOT NULL OR "failedLoginAttempts" < ${maxAttempts}
-            OR "updatedAt" < now() - make_interval(secs => ${LOGIN_STALE_SECONDS}))
-        RETURNING "id", "username", "passwordHash", "failedLoginAttempts"`;
-      if (rows[0]) return rows[0];
+      const attempt = await this.deps.users.reserveLoginAttempt(email, maxAttempts, LOGIN_STALE_SECONDS);
+      if (attempt) return attempt;
       const user = await this.deps.db.user.findUnique({ where: { email }, select: { lockedUntil: true } });
       // unknown, or locked by the attempts it waited for: refusedLogin answers
       if (!user || (user.lockedUntil && user.lockedUntil.getTime() > Date.now())) return undefined;
@@ -118,9 +100,7 @@ export class LoginService {
 
   /** An attempt that ended without a comparison gives its count back (never below zero). */
   private async releaseLoginAttempt(userId: number): Promise<void> {
-    await this.deps.db.$executeRaw`
-      UPDATE "User" SET "failedLoginAttempts" = GREATEST("failedLoginAttempts" - 1, 0)
-      WHERE "id" = ${userId} AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())`;
+    await this.deps.users.releaseLoginAttempt(userId);
   }
 
   /**
@@ -129,14 +109,8 @@ export class LoginService {
    * remaining lock time when this attempt locked it.
    */
   private async lockAfterFailure(userId: number, attemptNumber: number): Promise<number | undefined> {
-    const { maxAttempts, minutes } = this.deps.lockout;
-    if (attemptNumber < maxAttempts) return undefined;
-    const rows = await this.deps.db.$queryRaw<Array<{ remainingMs: number }>>`
-      UPDATE "User" SET "lockedUntil" = now() + make_interval(mins => ${minutes}::int)
-      WHERE "id" = ${userId} AND "failedLoginAttempts" >= ${maxAttempts}
-        AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())
-      RETURNING (EXTRACT(EPOCH FROM ("lockedUntil" - now())) * 1000)::float8 AS "remainingMs"`;
-    return rows[0]?.remainingMs;
+    if (attemptNumber < this.deps.lockout.maxAttempts) return undefined;
+    return this.deps.users.lock(userId, this.deps.lockout);
   }
 
   /** No attempt could be counted: 401 for an unknown e-mail (after a dummy compare), 423 while locked. */

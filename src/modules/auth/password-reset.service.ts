@@ -7,6 +7,7 @@ import type { MailQueue } from '../../lib/mail-queue.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { UserRecords } from '../users/user-records.js';
 import { actingAs } from './account-lock.js';
 import { accountMail } from './account-mails.js';
 import type { EmailInput, ResetPasswordInput } from './auth.schemas.js';
@@ -20,6 +21,8 @@ export interface PasswordResetDeps {
   notifier: Pick<Notifier, 'disconnectUser'>;
   mail: Pick<MailQueue, 'transaction'>;
   clock: Clock;
+  /** the password and reset columns of `User` (owned by the users feature) */
+  users: Pick<UserRecords, 'resetPassword'>;
 }
 
 /**
@@ -73,18 +76,13 @@ export class PasswordResetService {
       throw new AppError('INVALID_RESET_TOKEN');
     }
     const passwordHash = await this.deps.hasher.hash(newPassword);
-    const { count } = await this.deps.db.user.updateMany({
-      where: { id: user.id, resetTokenHash: hash, resetExpiresAt: { gt: this.deps.clock.now() } },
-      data: {
-        passwordHash,
-        resetTokenHash: null,
-        resetExpiresAt: null,
-        failedLoginAttempts: 0,
-        lockedUntil: null,
-        tokenVersion: { increment: 1 },
-      },
+    const reset = await this.deps.users.resetPassword({
+      userId: user.id,
+      tokenHash: hash,
+      passwordHash,
+      now: this.deps.clock.now(),
     });
-    if (count === 0) throw new AppError('INVALID_RESET_TOKEN');
+    if (!reset) throw new AppError('INVALID_RESET_TOKEN');
     await this.deps.notifier.disconnectUser(user.id);
     await this.deps.audit.record(who, { category: 'auth', action: 'password_reset' });
   }

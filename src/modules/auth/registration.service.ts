@@ -1,20 +1,20 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
 import type { TokenAuthenticator } from '../../lib/auth.js';
-import { AppError } from '../../lib/errors.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
-import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import { avatarUrlFor } from '../../lib/user-summary.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import { actingAs } from './account-lock.js';
 import { accountMail } from './account-mails.js';
 import type { RegisterInput } from './auth.schemas.js';
 import type { CaptchaVerifier } from './captcha.js';
-import { userObjectView } from '../users/users.views.js';
+import type { UserRecords } from '../users/user-records.js';
 
 export interface RegistrationDeps {
   db: PrismaClient;
+  /** the new `User` row (owned by the users feature) */
+  users: Pick<UserRecords, 'create'>;
   audit: Pick<ActivityLogService, 'record'>;
   tokens: Pick<TokenAuthenticator, 'sign'>;
   hasher: Pick<PasswordHasher, 'hash'>;
@@ -43,29 +43,22 @@ export class RegistrationService {
   async register(actor: Actor, input: RegisterInput) {
     await this.deps.captcha?.verify(actor, { token: input.captchaToken });
     const passwordHash = await this.deps.hasher.hash(input.password);
-    let user;
-    try {
-      user = await this.deps.mail.transaction(this.deps.db, async (tx) => {
-        const created = await tx.user.create({
-          data: {
-            username: input.username,
-            email: input.email,
-            passwordHash,
-            avatar: avatarUrlFor(this.deps.publicUrl, input.username),
-            firstName: input.firstName || null,
-            lastName: input.lastName || null,
-            registryId: input.registryId || null,
-          },
-          select: userObjectView.select,
-        });
-        // the link and code are created when the mail is sent (src/modules/auth/account-mails.ts)
-        return { result: created, mails: [accountMail.verification(created.id, created.email)] };
-      });
-    } catch (err) {
-      if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
-      if (isUniqueViolation(err, 'username')) throw new AppError('USERNAME_TAKEN');
-      throw err;
-    }
+    const user = await this.deps.mail.transaction(this.deps.db, async (tx) => {
+      const created = await this.deps.users.create(
+        {
+          username: input.username,
+          email: input.email,
+          passwordHash,
+          avatar: avatarUrlFor(this.deps.publicUrl, input.username),
+          firstName: input.firstName || null,
+          lastName: input.lastName || null,
+          registryId: input.registryId || null,
+        },
+        tx,
+      );
+      // the link and code are created when the mail is sent (src/modules/auth/account-mails.ts)
+      return { result: created, mails: [accountMail.verification(created.id, created.email)] };
+    });
     await this.deps.audit.record(actingAs(actor, user), { category: 'auth', action: 'register' });
     return { token: this.deps.tokens.sign(user), user };
   }

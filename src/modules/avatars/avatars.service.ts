@@ -1,7 +1,7 @@
 import type { Actor } from '../../lib/actor.js';
 import type { AvatarSeedParam } from './avatars.schemas.js';
 import type { Logger } from '../../lib/logger.js';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { UserRecords } from '../users/user-records.js';
 
 /**
  * Avatars served by the service itself (docs/privacy.md): no browser asks a third party for an
@@ -22,25 +22,9 @@ type Render = (seed: string) => string;
 /** Rendered avatars kept in memory (each 3-13 KB; 500 are at most ~7 MB). */
 const CACHE_SIZE = 500;
 
-/**
- * Rows whose avatar is not `$1<seed>.svg` get that URL; the seed is the `seed` query parameter of
- * a generator URL (`https://api.dicebear.com/…?seed=<seed>`), else the seed of an avatar route
- * URL under another address, else the username. Idempotent: a second run changes nothing.
- */
-const REPOINT = `WITH stale AS (
-     SELECT id, coalesce(
-         substring(avatar from '[?&]seed=([A-Za-z0-9_-]{1,64})(?:&|$)'),
-         substring(avatar from '/api/avatars/([A-Za-z0-9_-]{1,64})\\.svg$'),
-         CASE WHEN username ~ '^[A-Za-z0-9_-]{1,64}$' THEN username END,
-         'user' || id::text) AS seed
-     FROM "User"
-     WHERE left(avatar, length($1::text)) <> $1::text
-        OR substring(avatar from length($1::text) + 1) !~ '^[A-Za-z0-9_-]{1,64}\\.svg$')
-   UPDATE "User" u SET avatar = $1::text || stale.seed || '.svg'
-   FROM stale WHERE u.id = stale.id`;
-
 export interface AvatarsServiceDeps {
-  prisma: PrismaClient;
+  /** the avatar column of `User` (owned by the users feature) */
+  users: Pick<UserRecords, 'repointAvatars'>;
   logger: Logger;
   /** PUBLIC_URL (no trailing slash) */
   publicUrl: string;
@@ -69,10 +53,10 @@ export class AvatarsService {
 
   /**
    * Start-up step (src/server.ts): points every stored avatar at this service's avatar route
-   * under PUBLIC_URL (see `repoint`). Answers the number of rows changed.
+   * under PUBLIC_URL (UserRecords.repointAvatars, src/modules/users/user-records.ts). Answers the number of rows changed.
    */
   async repointStoredUrls(_actor: Actor): Promise<number> {
-    const changed = await this.deps.prisma.$executeRawUnsafe(REPOINT, `${this.deps.publicUrl}/api/avatars/`);
+    const changed = await this.deps.users.repointAvatars(`${this.deps.publicUrl}/api/avatars/`);
     if (changed > 0) this.deps.logger.info({ users: changed }, 'avatar URLs pointed at this service');
     return changed;
   }

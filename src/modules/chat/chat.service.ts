@@ -16,6 +16,9 @@ import { messageView } from './chat.views.js';
 export const DELETED_MESSAGE_CONTENT = '[deleted]';
 /** The duplicate filter's window: the same text again in the same room within it is refused. */
 export const DUPLICATE_WINDOW_SECONDS = 30;
+
+/** ChatRoom.type of an event's group room. */
+const EVENT_ROOM = 'event';
 /** Namespace of the advisory lock of one user's copies of one text in one room (the duplicate check). */
 const LOCK_AUTHOR_ROOM = 6004;
 /** The characters String.prototype.trim removes (WhiteSpace and LineTerminator of ECMAScript). */
@@ -80,8 +83,9 @@ export interface ChatDeps {
 
 /**
  * Storage and paging of chat rooms' messages (event rooms and private match rooms). The chat
- * feature owns Message and the event ChatRoom (event-room.service.ts); a match's private room
- * is created by the matches feature with the match.
+ * feature owns the tables `Message` and `ChatRoom` (event rooms: here and event-room.service.ts;
+ * a match's private room is created by the matches feature with the match). Other features
+ * write them through the methods below (createEventRoom, removeMessage, anonymiseMessagesOf).
  */
 export class ChatService {
   constructor(private readonly deps: ChatDeps) {}
@@ -206,5 +210,33 @@ export class ChatService {
       data: { userId: null, content: DELETED_MESSAGE_CONTENT },
     });
     return count;
+  }
+
+  /**
+   * Check-in (src/modules/events), inside the caller's transaction (`input.tx`): the event's
+   * group room, created once (a second call, or a concurrent one, leaves the existing room).
+   */
+  async createEventRoom(_actor: Actor, input: { tx: Prisma.TransactionClient; eventId: number }): Promise<void> {
+    const { tx, eventId } = input;
+    await tx.chatRoom.createMany({ data: [{ eventId, type: EVENT_ROOM }], skipDuplicates: true });
+  }
+
+  /**
+   * Moderation (src/modules/moderation): marks a message removed (deletedAt, by a conditional
+   * update, so it happens once) and answers its room and author, or null when the id is unknown
+   * or the message was already removed.
+   */
+  async removeMessage(
+    _actor: Actor,
+    input: { id: number; at: Date },
+  ): Promise<{ roomId: number; userId: number | null; eventId: number | null; matchId: number | null } | null> {
+    const { id, at } = input;
+    const { count } = await this.db.message.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: at } });
+    if (count === 0) return null;
+    const message = await this.db.message.findUnique({
+      where: { id },
+      select: { roomId: true, userId: true, room: { select: { eventId: true, matchId: true } } },
+    });
+    return message && { roomId: message.roomId, userId: message.userId, ...message.room };
   }
 }

@@ -1,8 +1,9 @@
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
-import { AppError } from '../../lib/errors.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { CheckinService } from '../events/checkin.service.js';
 import type { EventAccess } from '../events/event-access.js';
+import type { EventsService } from '../events/events.service.js';
 import type { ReferenceData } from '../../lib/reference-data.js';
 import {
   knownScheduleDivisions,
@@ -15,22 +16,24 @@ import {
 /**
  * Per-event settings: the participant's own competitor number and recorder opt-out, and the
  * admin-only registration deadline and schedule configuration read by matching. Each method
- * answers the updated setting only and records it in the activity log.
+ * answers the updated setting only and records it in the activity log. Owns no table: the
+ * settings are columns of Event and EventParticipant, written through the events feature.
  */
 export interface EventSettingsDeps {
-  db: PrismaClient;
   audit: Pick<ActivityLogService, 'record'>;
   eventAccess: Pick<EventAccess, 'getBySlug'>;
   reference: Pick<ReferenceData, 'divisionIds'>;
+  /** the writes of Event and EventParticipant (owned by the events feature) */
+  events: Pick<EventsService, 'setRegistrationDeadline' | 'setScheduleConfig'>;
+  checkin: Pick<CheckinService, 'updateParticipation'>;
 }
 
 export class EventSettingsService {
-  private readonly db: PrismaClient;
   private readonly audit: Pick<ActivityLogService, 'record'>;
   private readonly eventAccess: Pick<EventAccess, 'getBySlug'>;
 
   constructor(private readonly deps: EventSettingsDeps) {
-    ({ db: this.db, audit: this.audit, eventAccess: this.eventAccess } = deps);
+    ({ audit: this.audit, eventAccess: this.eventAccess } = deps);
   }
 
   /**
@@ -38,7 +41,7 @@ export class EventSettingsService {
    * participation 403. Numbers are not unique per event. Audited as event/competitor_number_update.
    */
   async setCompetitorNumber(actor: Actor, { slug, competitorNumber }: CompetitorNumberInput) {
-    await this.updateOwnParticipation(slug, userOf(actor).id, { competitorNumber });
+    await this.updateOwnParticipation(actor, slug, { competitorNumber });
     const setting = { competitorNumber };
     await this.audit.record(actor, {
       category: 'event',
@@ -54,7 +57,7 @@ export class EventSettingsService {
    * Audited as event/recorder_opt_out_update.
    */
   async setRecorderOptOut(actor: Actor, { slug, optOut }: RecorderOptOutInput) {
-    await this.updateOwnParticipation(slug, userOf(actor).id, { recorderOptOut: optOut });
+    await this.updateOwnParticipation(actor, slug, { recorderOptOut: optOut });
     const setting = { recorderOptOut: optOut };
     await this.audit.record(actor, {
       category: 'event',
@@ -71,10 +74,9 @@ export class EventSettingsService {
    */
   async setRegistrationDeadline(actor: Actor, { slug, registrationDeadline: deadline }: RegistrationDeadlineInput) {
     const event = await this.eventAccess.getBySlug(slug);
-    const updated = await this.db.event.update({
-      where: { id: event.id },
-      data: { registrationDeadline: deadline },
-      select: { registrationDeadline: true },
+    const updated = await this.deps.events.setRegistrationDeadline(actor, {
+      eventId: event.id,
+      registrationDeadline: deadline,
     });
     const setting = { registrationDeadline: updated.registrationDeadline };
     await this.audit.record(actor, {
@@ -99,11 +101,9 @@ export class EventSettingsService {
     knownScheduleDivisions(given, await this.deps.reference.divisionIds());
     const scheduleConfig = given && { slots: [...given.slots].sort((a, b) => a.order - b.order) };
     const event = await this.eventAccess.getBySlug(slug);
-    await this.db.event.update({
-      where: { id: event.id },
-      data: {
-        scheduleConfig: scheduleConfig === null ? Prisma.DbNull : (scheduleConfig as unknown as Prisma.InputJsonValue),
-      },
+    await this.deps.events.setScheduleConfig(actor, {
+      eventId: event.id,
+      scheduleConfig: scheduleConfig as unknown as Prisma.InputJsonValue | null,
     });
     await this.audit.record(actor, {
       category: 'admin',
@@ -116,12 +116,11 @@ export class EventSettingsService {
 
   /** Updates the caller's participation row; event 404; no row (not a participant) → 403. */
   private async updateOwnParticipation(
+    actor: Actor,
     slug: string,
-    userId: number,
-    data: Prisma.EventParticipantUpdateManyMutationInput,
+    settings: { competitorNumber?: string | null; recorderOptOut?: boolean },
   ) {
     const event = await this.eventAccess.getBySlug(slug);
-    const { count } = await this.db.eventParticipant.updateMany({ where: { eventId: event.id, userId }, data });
-    if (count === 0) throw new AppError('NOT_PARTICIPANT');
+    await this.deps.checkin.updateParticipation(actor, { eventId: event.id, userId: userOf(actor).id, settings });
   }
 }

@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import type { Event, PrismaClient } from '../../generated/prisma/client.js';
+import type { Event, Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
 import type { AuthUser } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
@@ -8,6 +8,7 @@ import { randomToken } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { ChatService } from '../chat/chat.service.js';
 import type { EventAccess } from './event-access.js';
 import type { CheckinInput, QrInput, SlugInput } from './events.schemas.js';
 import { eventBriefView } from './events.views.js';
@@ -17,6 +18,7 @@ import { eventBriefView } from './events.views.js';
  * Owns EventCheckinToken and the writes of EventParticipant (with Event.participantsCount).
  */
 
+/** ChatRoom.type of an event's group room (the chat feature creates it; events.service.ts reads it). */
 export const EVENT_ROOM_TYPE = 'event';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -40,6 +42,8 @@ export interface CheckinServiceDeps {
   eventAccess: EventAccess;
   clock: Clock;
   settings: CheckinSettings;
+  /** the event's group room, created with the first participation (the chat feature owns `ChatRoom`) */
+  chat: Pick<ChatService, 'createEventRoom'>;
 }
 
 /** The check-in window of an event: from a day before its start to a day after its end. */
@@ -118,7 +122,7 @@ export class CheckinService {
     if (!row) throw new AppError('INVALID_CHECKIN_TOKEN');
     const { event } = row;
     this.assertInCheckinWindow(event);
-    const result = await this.join(event, user.id);
+    const result = await this.join(actor, event, user.id);
     if (!result.alreadyCheckedIn) {
       await this.deps.audit.record(actor, { category: 'event', action: 'checkin', resource: `event:${event.slug}` });
     }
@@ -133,6 +137,7 @@ export class CheckinService {
   }
 
   private async join<E extends { id: number }>(
+    actor: Actor,
     event: E,
     userId: number,
   ): Promise<{ alreadyCheckedIn: boolean; event: E; joinedAt: Date }> {
@@ -143,7 +148,7 @@ export class CheckinService {
       const participation = await db.$transaction(async (tx) => {
         const created = await tx.eventParticipant.create({ data: { userId, eventId: event.id } });
         await tx.event.update({ where: { id: event.id }, data: { participantsCount: { increment: 1 } } });
-        await tx.chatRoom.createMany({ data: [{ eventId: event.id, type: EVENT_ROOM_TYPE }], skipDuplicates: true });
+        await this.deps.chat.createEventRoom(actor, { tx, eventId: event.id });
         return created;
       }, TX_OPTIONS);
       return { alreadyCheckedIn: false, event, joinedAt: participation.joinedAt };
@@ -151,7 +156,7 @@ export class CheckinService {
       if (!isUniqueViolation(err)) throw err;
       const participation = await eventAccess.findParticipation(event.id, userId);
       // the other insert was rolled back or the user left in between: try once more from the start
-      if (!participation) return this.join(event, userId);
+      if (!participation) return this.join(actor, event, userId);
       return { alreadyCheckedIn: true, event, joinedAt: participation.joinedAt };
     }
   }
@@ -171,5 +176,22 @@ export class CheckinService {
     }, TX_OPTIONS);
     await this.deps.notifier.removeUserFromEventRoom(userId, event.id);
     await this.deps.audit.record(actor, { category: 'event', action: 'leave', resource: `event:${event.slug}` });
+  }
+
+  /**
+   * Event settings (src/modules/event-settings): changes the user's own participation settings
+   * (competitor number, recorder opt-out); 403 NOT_PARTICIPANT when the user does not participate.
+   */
+  async updateParticipation(
+    _actor: Actor,
+    input: {
+      eventId: number;
+      userId: number;
+      settings: Pick<Prisma.EventParticipantUpdateManyMutationInput, 'competitorNumber' | 'recorderOptOut'>;
+    },
+  ): Promise<void> {
+    const { eventId, userId, settings } = input;
+    const { count } = await this.deps.db.eventParticipant.updateMany({ where: { eventId, userId }, data: settings });
+    if (count === 0) throw new AppError('NOT_PARTICIPANT');
   }
 }

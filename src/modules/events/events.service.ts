@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import { randomSlug } from '../../lib/ids.js';
@@ -19,8 +19,10 @@ import {
 } from './events.views.js';
 
 /**
- * Events: the list, the public view and the details, and their management by admins. Owns the
- * Event table (check-in and leave, in checkin.service.ts, own the participation rows).
+ * Events: the list, the public view and the details, and their management by admins. The events
+ * feature owns the tables `Event`, `EventParticipant` and `EventCheckinToken`; this service writes
+ * Event (other features through setRegistrationDeadline and setScheduleConfig), checkin.service.ts
+ * the participation rows and the check-in tokens.
  */
 
 export interface EventsServiceDeps {
@@ -212,5 +214,34 @@ export class EventsService {
       metadata: { fields: Object.keys(data) },
     });
     return updated;
+  }
+
+  /**
+   * Event settings (src/modules/event-settings): sets or clears the event's heat registration
+   * deadline; answers the stored value.
+   */
+  async setRegistrationDeadline(
+    _actor: Actor,
+    { eventId, registrationDeadline }: { eventId: number; registrationDeadline: Date | null },
+  ): Promise<{ registrationDeadline: Date | null }> {
+    return this.deps.db.event.update({
+      where: { id: eventId },
+      data: { registrationDeadline },
+      select: { registrationDeadline: true },
+    });
+  }
+
+  /**
+   * Event settings (src/modules/event-settings): sets or clears which divisions share a time
+   * slot; null is stored as SQL NULL (Prisma.DbNull), never the JSON value null.
+   */
+  async setScheduleConfig(
+    _actor: Actor,
+    { eventId, scheduleConfig }: { eventId: number; scheduleConfig: Prisma.InputJsonValue | null },
+  ): Promise<void> {
+    await this.deps.db.event.update({
+      where: { id: eventId },
+      data: { scheduleConfig: scheduleConfig === null ? Prisma.DbNull : scheduleConfig },
+    });
   }
 }

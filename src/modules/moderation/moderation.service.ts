@@ -5,6 +5,8 @@ import { AppError, validationFailed } from '../../lib/errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { ChatService } from '../chat/chat.service.js';
+import type { UserRecords } from '../users/user-records.js';
 import { existingId, type IdParam, type SuspendInput, type UsernameParam } from './moderation.schemas.js';
 import { refOrDeleted, summaryOrDeleted, userRefSelect, type SummaryRow } from './moderation.views.js';
 
@@ -13,6 +15,10 @@ export interface ModerationDeps {
   audit: ActivityLogService;
   notifier: Notifier;
   clock: Clock;
+  /** removal of chat messages (the chat feature owns `Message`) */
+  chat: Pick<ChatService, 'removeMessage'>;
+  /** the suspension columns of `User` (owned by the users feature) */
+  users: Pick<UserRecords, 'suspend' | 'unsuspend'>;
 }
 
 interface TargetUser extends SummaryRow {
@@ -20,8 +26,8 @@ interface TargetUser extends SummaryRow {
 }
 
 /**
- * Admin moderation of accounts and messages: suspension (the User suspension columns, owned
- * here) and removal of chat messages (Message.deletedAt). Login refuses a suspended account
+ * Admin moderation of accounts and messages: suspension (the User suspension columns, written
+ * through UserRecords: users owns `User`) and removal of chat messages (through ChatService.removeMessage: chat owns `Message`). Login refuses a suspended account
  * (login.service.ts); matching leaves suspended users out (matching module).
  */
 export class ModerationService {
@@ -45,19 +51,15 @@ export class ModerationService {
     const target = await this.findUser(username);
     if (target.id === adminId) throw new AppError('SUSPEND_SELF');
     if (target.isAdmin) throw new AppError('ADMIN_NOT_SUSPENDABLE');
-    const rows = await this.deps.db.$queryRaw<{ suspendedAt: Date }[]>`
-      UPDATE "User" SET
-        "suspendedAt" = CASE WHEN "suspendedAt" IS NOT NULL AND ("suspendedUntil" IS NULL OR "suspendedUntil" > ${now})
-                          THEN "suspendedAt" ELSE ${now} END,
-        "suspendedUntil" = ${until},
-        "suspensionReason" = ${input.reason},
-        "suspendedById" = ${adminId},
-        "tokenVersion" = "tokenVersion" + 1,
-        "updatedAt" = ${now}
-      WHERE id = ${target.id} AND "isAdmin" = false
-      RETURNING "suspendedAt"`;
+    const suspended = await this.deps.users.suspend({
+      userId: target.id,
+      by: adminId,
+      reason: input.reason,
+      until,
+      now,
+    });
     // promoted to admin meanwhile
-    if (!rows[0]) throw new AppError('ADMIN_NOT_SUSPENDABLE');
+    if (!suspended) throw new AppError('ADMIN_NOT_SUSPENDABLE');
     await this.deps.notifier.disconnectUser(target.id);
     await this.deps.audit.record(actor, {
       category: 'admin',
@@ -71,7 +73,7 @@ export class ModerationService {
       suspended: true as const,
       reason: input.reason,
       until,
-      suspendedAt: rows[0].suspendedAt,
+      suspendedAt: suspended.suspendedAt,
       suspendedBy: refOrDeleted(admin),
     };
   }
@@ -83,10 +85,7 @@ export class ModerationService {
    */
   async unsuspend(actor: Actor, { username }: UsernameParam) {
     const target = await this.findUser(username);
-    await this.deps.db.user.update({
-      where: { id: target.id },
-      data: { suspendedAt: null, suspendedUntil: null, suspensionReason: null, suspendedById: null },
-    });
+    await this.deps.users.unsuspend(target.id);
     await this.deps.audit.record(actor, {
       category: 'admin',
       action: 'user_unsuspend',
@@ -104,25 +103,16 @@ export class ModerationService {
   async deleteMessage(actor: Actor, { id: rawId }: IdParam): Promise<void> {
     const id = existingId(rawId);
     if (id === undefined) throw new AppError('MESSAGE_NOT_FOUND');
-    const { count } = await this.deps.db.message.updateMany({
-      where: { id, deletedAt: null },
-      data: { deletedAt: this.deps.clock.now() },
-    });
-    if (count === 0) throw new AppError('MESSAGE_NOT_FOUND');
-    const message = await this.deps.db.message.findUnique({
-      where: { id },
-      select: { roomId: true, userId: true, room: { select: { eventId: true, matchId: true } } },
-    });
-    if (message) {
-      const { eventId, matchId } = message.room;
-      const room = eventId !== null ? rooms.event(eventId) : matchId !== null ? rooms.match(matchId) : undefined;
-      if (room) this.deps.notifier.toRoom(room, 'message_deleted', { messageId: id });
-    }
+    const message = await this.deps.chat.removeMessage(actor, { id, at: this.deps.clock.now() });
+    if (!message) throw new AppError('MESSAGE_NOT_FOUND');
+    const { eventId, matchId } = message;
+    const room = eventId !== null ? rooms.event(eventId) : matchId !== null ? rooms.match(matchId) : undefined;
+    if (room) this.deps.notifier.toRoom(room, 'message_deleted', { messageId: id });
     await this.deps.audit.record(actor, {
       category: 'admin',
       action: 'message_delete',
       resource: `message:${id}`,
-      metadata: { roomId: message?.roomId ?? null, authorId: message?.userId ?? null },
+      metadata: { roomId: message.roomId, authorId: message.userId },
     });
   }
 

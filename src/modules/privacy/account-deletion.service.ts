@@ -8,6 +8,7 @@ import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { CurrentPasswordCheck } from '../auth/current-password.js';
 import type { ChatService } from '../chat/chat.service.js';
+import type { UserRecords } from '../users/user-records.js';
 import type { EventsService } from '../events/events.service.js';
 import type { MatchesService, RemovedMatch } from '../matches/matches.service.js';
 import type { DeleteAccountInput } from './privacy.schemas.js';
@@ -44,6 +45,8 @@ export interface AccountDeletionDeps {
   ratings: Pick<MatchRatingsService, 'anonymiseRatingsOf'>;
   suggestions: Pick<SuggestionsService, 'releaseDeletedRecorder'>;
   chat: Pick<ChatService, 'anonymiseMessagesOf'>;
+  /** the `User` row itself (owned by the users feature) */
+  users: Pick<UserRecords, 'delete'>;
   clock: Clock;
   /** LOCKOUT_MAX_ATTEMPTS / LOCKOUT_MINUTES: a wrong current password counts as a failed login */
 }
@@ -105,7 +108,7 @@ export class AccountDeletionService {
    * two deletions never wait for each other in a circle), then each feature's part, then the row.
    */
   private async deleteAccount(actor: Actor, by: UserKey): Promise<DeletedAccount> {
-    const { prisma, events, matches, ratings, suggestions, chat, audit, mailQueue } = this.deps;
+    const { prisma, events, matches, ratings, suggestions, chat, audit, mailQueue, users } = this.deps;
     const system = systemActor('account-deletion');
     return prisma.$transaction(async (tx) => {
       const target = await findUser(tx, by, false);
@@ -123,7 +126,7 @@ export class AccountDeletionService {
       await chat.anonymiseMessagesOf(actor, { tx, userId: user.id });
       await audit.anonymiseUser(system, { userId: user.id }, tx);
       await mailQueue.dropQueuedFor(tx, user.id);
-      await tx.user.delete({ where: { id: user.id } });
+      await users.delete(user.id, tx);
       return { id: user.id, username: user.username, removedMatches };
     }, TX_OPTIONS);
   }

@@ -4,16 +4,16 @@ import type { TokenAuthenticator } from '../../lib/auth.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
 import type { MailQueue } from '../../lib/mail-queue.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
-import { isUniqueViolation } from '../../lib/prisma-errors.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { AccountMails } from '../auth/account-mails.js';
 import type { CurrentPasswordCheck } from '../auth/current-password.js';
 import type { ChangePasswordInput, ProfileUpdate } from './users.schemas.js';
-import { userObjectView } from './users.views.js';
+import type { UserRecords } from './user-records.js';
 
 export interface AccountDeps {
   db: PrismaClient;
+  users: Pick<UserRecords, 'updateProfile' | 'setPassword'>;
   audit: Pick<ActivityLogService, 'record'>;
   tokens: Pick<TokenAuthenticator, 'sign'>;
   hasher: Pick<PasswordHasher, 'hash'>;
@@ -77,17 +77,12 @@ export class AccountService {
     try {
       // a new address gets a verification mail and the old one is told, both only if the change commits
       user = await this.deps.mail.transaction(this.deps.db, async (tx) => {
-        const changed = await tx.user.update({
-          where: { id: userId },
-          data,
-          select: { ...userObjectView.select, tokenVersion: true },
-        });
+        const changed = await this.deps.users.updateProfile(userId, data, tx);
         // counted under the user row's lock (taken by the update), so parallel changes cannot pass the cap together
         if (emailChanged) await this.countEmailChange(tx, userId);
         return { result: changed, mails: change?.mails ?? [] };
       });
     } catch (err) {
-      if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
       if (err instanceof AppError && err.code === 'EMAIL_CHANGE_LIMITED') {
         await this.deps.audit.record(actor, {
           category: 'auth',
@@ -156,11 +151,7 @@ export class AccountService {
     const userId = userOf(actor).id;
     await this.deps.currentPassword.verify(actor, { password: currentPassword, action: 'password_change' });
     const passwordHash = await this.deps.hasher.hash(newPassword);
-    const updated = await this.deps.db.user.update({
-      where: { id: userId },
-      data: { passwordHash, resetTokenHash: null, resetExpiresAt: null, tokenVersion: { increment: 1 } },
-      select: { id: true, emailVerified: true, tokenVersion: true },
-    });
+    const updated = await this.deps.users.setPassword(userId, passwordHash);
     await this.deps.notifier.disconnectUser(userId, updated.tokenVersion);
     await this.deps.audit.record(actor, { category: 'auth', action: 'password_change' });
     return { token: this.deps.tokens.sign(updated) };

@@ -1,13 +1,10 @@
-import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
-import { AppError } from '../../lib/errors.js';
 import type { PasswordHasher } from '../../lib/password-hasher.js';
-import { isRecordNotFound, isUniqueViolation } from '../../lib/prisma-errors.js';
 import { avatarUrlFor } from '../../lib/user-summary.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
-import { userObjectView } from './users.views.js';
+import type { UserRecords } from './user-records.js';
 
 /** An account the operator creates (validated like a registration first). */
 export interface OperatorAccountInput {
@@ -22,7 +19,7 @@ export interface OperatorAccountInput {
 }
 
 export interface OperatorAccountsDeps {
-  db: PrismaClient;
+  users: Pick<UserRecords, 'create' | 'setAdmin'>;
   audit: Pick<ActivityLogService, 'record'>;
   hasher: Pick<PasswordHasher, 'hash'>;
   notifier: Pick<Notifier, 'removeUserFromRoom'>;
@@ -30,7 +27,7 @@ export interface OperatorAccountsDeps {
   publicUrl: string;
 }
 
-/** The operator's accounts (CLI `user:create`, `user:promote`, `user:demote`, `demo:seed`): writes `User`. */
+/** The operator's accounts (CLI `user:create`, `user:promote`, `user:demote`, `demo:seed`): writes `User` through UserRecords. */
 export class OperatorAccountsService {
   constructor(private readonly deps: OperatorAccountsDeps) {}
 
@@ -42,28 +39,18 @@ export class OperatorAccountsService {
    */
   async createAccount(actor: Actor, input: OperatorAccountInput) {
     const passwordHash = await this.deps.hasher.hash(input.password);
-    let user;
-    try {
-      user = await this.deps.db.user.create({
-        data: {
-          username: input.username,
-          email: input.email,
-          passwordHash,
-          avatar: avatarUrlFor(this.deps.publicUrl, input.username),
-          firstName: input.firstName || null,
-          lastName: input.lastName || null,
-          city: input.city || null,
-          country: input.country || null,
-          emailVerified: true,
-          isAdmin: input.isAdmin ?? false,
-        },
-        select: userObjectView.select,
-      });
-    } catch (err) {
-      if (isUniqueViolation(err, 'email')) throw new AppError('EMAIL_TAKEN');
-      if (isUniqueViolation(err, 'username')) throw new AppError('USERNAME_TAKEN');
-      throw err;
-    }
+    const user = await this.deps.users.create({
+      username: input.username,
+      email: input.email,
+      passwordHash,
+      avatar: avatarUrlFor(this.deps.publicUrl, input.username),
+      firstName: input.firstName || null,
+      lastName: input.lastName || null,
+      city: input.city || null,
+      country: input.country || null,
+      emailVerified: true,
+      isAdmin: input.isAdmin ?? false,
+    });
     await this.deps.audit.record(actor, {
       category: 'admin',
       action: 'user_create',
@@ -92,16 +79,7 @@ export class OperatorAccountsService {
     return user;
   }
 
-  private async setAdmin(email: string, isAdmin: boolean) {
-    try {
-      return await this.deps.db.user.update({
-        where: { email: email.trim().toLowerCase() },
-        data: { isAdmin },
-        select: userObjectView.select,
-      });
-    } catch (err) {
-      if (isRecordNotFound(err)) throw new AppError('USER_NOT_FOUND', { message: `No user with e-mail ${email}` });
-      throw err;
-    }
+  private setAdmin(email: string, isAdmin: boolean) {
+    return this.deps.users.setAdmin(email, isAdmin);
   }
 }
