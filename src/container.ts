@@ -51,6 +51,7 @@ import { MatchingRunsService } from './modules/matching/matching-runs.service.js
 import { MatchingRunReportsService } from './modules/matching/matching-run-reports.service.js';
 import { SuggestionsService } from './modules/matching/suggestions.service.js';
 import { MatchingPeopleService } from './modules/matching/matching-people.service.js';
+import { MatchingSettingsService } from './modules/matching/matching-settings.service.js';
 import { Notifier } from './realtime/notifier.js';
 import { HealthService } from './modules/health/health.service.js';
 import { AvatarsService } from './modules/avatars/avatars.service.js';
@@ -302,14 +303,14 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     matches,
     settings: { requireEmailVerification: config.requireEmailVerification },
   });
-  const matchingPeople = new MatchingPeopleService({
+  const matchingSettings = new MatchingSettingsService({
     db: prisma,
     audit,
     eventAccess,
     lock: matchingLock,
-    clock,
     referenceData,
   });
+  const matchingPeople = new MatchingPeopleService({ db: prisma, audit, eventAccess, lock: matchingLock, clock });
 
   const instance: InstanceState = { shuttingDown: false };
   const health = new HealthService({ database, instance });
@@ -399,6 +400,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     dataExport,
     ipRetention,
     ipPurgeSchedule,
+    matchingSettings,
     matchingPeople,
     blocks,
     reports,
