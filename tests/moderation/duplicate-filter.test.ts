@@ -19,8 +19,10 @@ describe('duplicate filter', () => {
     const { event, alice, bob } = await createTrio();
     const room = await ensureEventRoom(event);
     const [a, b] = [await inRoom(event, alice), await inRoom(event, bob)];
+    // listening before the message is sent: the sender's acknowledgement may arrive after the copies
+    const bobGetsTheFirst = nextEvent(b, 'event_message');
     expect((await emitAck(a, 'send_event_message', { content: 'Anyone for a WCS heat?' })).success).toBe(true);
-    await nextEvent(b, 'event_message');
+    await bobGetsTheFirst;
     const bobGetsNothing = receivesWithin(b, 'event_message', 600);
     expect(await emitAck(a, 'send_event_message', { content: '  anyone for a wcs HEAT?\n' })).toEqual(duplicate);
     expect(await bobGetsNothing).toBe(false);
