@@ -26,7 +26,7 @@
  * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000, each with
  * its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
- * BENCH_LOG_LEVEL (info), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_READ_CACHE_MAX_MB, BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -93,6 +93,8 @@ function serviceEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
     REDIS_URL: '',
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: '2525',
+    // BENCH_READ_CACHE_MAX_MB: the service's READ_CACHE_MAX_MB (its default when unset)
+    ...(process.env.BENCH_READ_CACHE_MAX_MB ? { READ_CACHE_MAX_MB: process.env.BENCH_READ_CACHE_MAX_MB } : {}),
   };
 }
 
@@ -431,11 +433,15 @@ async function runStep(dancers: number): Promise<StepResult> {
     // polling: one request per dancer every 5 s, sockets connected
     const rate = dancers / POLL_EVERY_SECONDS;
     await serviceLoopDelay(baseUrl); // prom-client resets its histogram at every scrape
+    const cacheSeries = ['wcs_read_cache_lookups_total{result="hit"}', 'wcs_read_cache_lookups_total{result="miss"}'];
+    const cacheBefore = await serviceMetrics(baseUrl, cacheSeries);
     const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
     generatorLoop.enable();
     const fixed = await phase('polling', () => runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS));
     generatorLoop.disable();
     const serviceLoop = await serviceLoopDelay(baseUrl);
+    // a series is absent until its first lookup
+    const [hits, misses] = (await serviceMetrics(baseUrl, cacheSeries)).map((v, i) => v - (cacheBefore[i] || 0));
     const polling = {
       rate,
       rows: fixed.results.map((r) => {
@@ -452,7 +458,10 @@ async function runStep(dancers: number): Promise<StepResult> {
       service: serviceLoop,
       maxLateness: fixed.maxLateness,
     };
-    console.log(`  polling: ${rate} req/s × ${POLL_SECONDS} s; load ${loads.polling}`);
+    // the session check and the answer are each one lookup (src/middleware/cached-read.ts)
+    console.log(
+      `  polling: ${rate} req/s × ${POLL_SECONDS} s; read cache ${hits} hits, ${misses} misses (${((100 * hits) / (hits + misses)).toFixed(0)} % hits); load ${loads.polling}`,
+    );
     for (const r of polling.rows)
       console.log(
         `    ${r.name.padEnd(42)} ${String(r.count).padStart(6)} p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  errors ${r.errors}`,

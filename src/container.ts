@@ -34,13 +34,15 @@ import { TransfersService } from './modules/webrtc/transfers.service.js';
 import { WebrtcService } from './modules/webrtc/webrtc.service.js';
 import { ChatService } from './modules/chat/chat.service.js';
 import { validateContent } from './modules/chat/chat.schemas.js';
-import { EventChatService } from './modules/chat/event-chat.service.js';
+import { EventMessagesService } from './modules/chat/event-messages.service.js';
+import { EventRoomService } from './modules/chat/event-room.service.js';
 import { EventsService } from './modules/events/events.service.js';
 import { CheckinService } from './modules/events/checkin.service.js';
 import { DashboardService } from './modules/dashboard/dashboard.service.js';
 import { HeatsService } from './modules/heats/heats.service.js';
 import { EventSettingsService } from './modules/event-settings/event-settings.service.js';
 import { MatchesService } from './modules/matches/matches.service.js';
+import { MatchRequestsService } from './modules/matches/match-requests.service.js';
 import { MatchRatingsService } from './modules/matches/match-ratings.service.js';
 import { PrivateChatService } from './modules/matches/private-chat.service.js';
 import { ReferenceData } from './lib/reference-data.js';
@@ -49,6 +51,7 @@ import { MatchingRunsService } from './modules/matching/matching-runs.service.js
 import { MatchingRunReportsService } from './modules/matching/matching-run-reports.service.js';
 import { SuggestionsService } from './modules/matching/suggestions.service.js';
 import { MatchingPeopleService } from './modules/matching/matching-people.service.js';
+import { MatchingSettingsService } from './modules/matching/matching-settings.service.js';
 import { Notifier } from './realtime/notifier.js';
 import { HealthService } from './modules/health/health.service.js';
 import { AvatarsService } from './modules/avatars/avatars.service.js';
@@ -106,6 +109,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
       },
       build: buildInfo(config),
       mailQueue: async () => mailQueueRef.current?.stats(),
+      readCache: () => readCache?.stats(),
     });
   const notifier = new Notifier(logger);
   const mailer = overrides.mailer ?? new Mailer(config, logger, metrics);
@@ -125,7 +129,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const tokens = new TokenAuthenticator(database.sql, config.jwt);
   // exact caches of the hot reads (src/lib/read-cache.ts); connects on the first read
   const readCache =
-    overrides.readCache === false ? undefined : new ReadCache({ connectionString: databaseUrl, logger });
+    overrides.readCache === false
+      ? undefined
+      : new ReadCache({ connectionString: databaseUrl, logger, settings: { maxWeight: config.readCache.maxBytes } });
 
   const audit = new ActivityLogService({ db: prisma, notifier, logger, clock });
   const registry = new RegistryService({ settings: config.registry, logger, clock });
@@ -207,9 +213,10 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const roomJoinLimit = new TokenBucketLimiter<string>(roomJoins.perSecond, roomJoins.burst, () =>
     clock.now().getTime(),
   );
-  const eventChat = new EventChatService({
+  // the event group chat: its room (join, history) and sending to it
+  const eventRoom = new EventRoomService({ db: prisma, sql: database.sql });
+  const eventMessages = new EventMessagesService({
     db: prisma,
-    sql: database.sql,
     chat,
     flood: chatFlood,
     audit,
@@ -247,17 +254,16 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
-  const { matchRequests } = config;
-  const matches = new MatchesService({
+  const matches = new MatchesService({ db: prisma, sql: database.sql, notifier, audit, clock });
+  const matchRequests = new MatchRequestsService({
     db: prisma,
-    sql: database.sql,
     notifier,
     audit,
     eventAccess,
     clock,
     settings: {
       requireEmailVerification: config.requireEmailVerification,
-      requestLimit: new TokenBucketLimiter(matchRequests.perMinute / 60, matchRequests.burst, () =>
+      requestLimit: new TokenBucketLimiter(config.matchRequests.perMinute / 60, config.matchRequests.burst, () =>
         clock.now().getTime(),
       ),
     },
@@ -297,14 +303,14 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     matches,
     settings: { requireEmailVerification: config.requireEmailVerification },
   });
-  const matchingPeople = new MatchingPeopleService({
+  const matchingSettings = new MatchingSettingsService({
     db: prisma,
     audit,
     eventAccess,
     lock: matchingLock,
-    clock,
     referenceData,
   });
+  const matchingPeople = new MatchingPeopleService({ db: prisma, audit, eventAccess, lock: matchingLock, clock });
 
   const instance: InstanceState = { shuttingDown: false };
   const health = new HealthService({ database, instance });
@@ -374,7 +380,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     webrtc,
     transfers,
     chat,
-    eventChat,
+    eventRoom,
+    eventMessages,
     events,
     checkin,
     dashboard,
@@ -382,6 +389,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     heats,
     eventSettings,
     matches,
+    matchRequests,
     ratings,
     privateChat,
     matching,
@@ -392,6 +400,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     dataExport,
     ipRetention,
     ipPurgeSchedule,
+    matchingSettings,
     matchingPeople,
     blocks,
     reports,

@@ -181,6 +181,8 @@ const schema = z.object({
   MAIL_RETRY_LIMIT: int(10, 0, 1000),
   MAIL_RETRY_DELAY_SECONDS: int(5, 1, 86_400),
   MAIL_POLL_INTERVAL_SECONDS: int(2, 1, 3600),
+  // The hot reads' cache (src/lib/read-cache.ts, docs/event-day.md): most bytes of answers held.
+  READ_CACHE_MAX_MB: int(64, 1, 65_536),
   MAIL_QUEUE_NAME: z
     .string()
     .optional()
@@ -341,6 +343,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       retryDelaySeconds: e.MAIL_RETRY_DELAY_SECONDS,
       pollingIntervalSeconds: e.MAIL_POLL_INTERVAL_SECONDS,
     },
+    /** The hot reads' cache: at most `maxBytes` of answers, least recently used first (src/lib/read-cache.ts). */
+    readCache: { maxBytes: e.READ_CACHE_MAX_MB * 1024 * 1024 },
     csrf: {
       enabled: e.CSRF_ENABLED,
       secret: e.CSRF_SECRET ?? jwtSecret,

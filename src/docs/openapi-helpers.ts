@@ -211,34 +211,6 @@ const heatProperties = {
   role: { enum: ['Leader', 'Follower', null] },
 };
 
-const matchProperties = {
-  id: { type: 'integer', description: 'internal id, used only by the real-time events (join_private_room, send_private_message)' },
-  slug: { type: 'string', description: 'random alphanumeric' },
-  status: { enum: ['pending', 'accepted', 'completed'] },
-  source: { enum: ['manual', 'auto'], description: 'auto: created by accepting a recording suggestion' },
-  createdAt: dateTime,
-  respondedAt: { ...nullDateTime, description: 'when the match was accepted' },
-  event: ref('EventRef'),
-  partner: ref('UserSummary'),
-  isInitiator: bool,
-  roomId: { ...nullInt, description: 'private chat room; null while pending' },
-  videosReceived: {
-    type: 'integer',
-    description: 'completed video hand-offs in this match whose receiver is the caller (see /matches/{slug}/transfers)',
-  },
-};
-
-const messageProperties = {
-  id: { type: 'integer', description: 'increases with creation; the paging cursor' },
-  roomId: int,
-  userId: { ...nullInt, description: 'null (username "deleted-user", avatar null, content "[deleted]") once the author deleted the account' },
-  username: str,
-  avatar: nullStr,
-  content: { type: 'string', description: 'plain text, exactly as sent' },
-  type: str,
-  createdAt: dateTime,
-};
-
 const statsMatches = obj({ total: int, pending: int, accepted: int, completed: int });
 const statsRatings = obj({ received: int, given: int, average: { type: ['number', 'null'], description: '2 decimals; null without ratings' } });
 /** accepted recording suggestions over all events: done = as recorder, received = for the user's heats */
@@ -332,7 +304,6 @@ export const componentSchemas: Record<string, Schema> = {
     until: { ...nullDateTime, description: 'when the suspension ends by itself; null: until an admin lifts it' },
   }),
   Reference: { ...reference, description: 'A division or a competition type' },
-  UserSummary: obj({ id: int, username: str, avatar: str, firstName: nullStr, lastName: nullStr }),
   UserBrief: obj({ id: int, username: str, avatar: str }),
   DeletedUserBrief: {
     ...obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' } }),
@@ -342,7 +313,6 @@ export const componentSchemas: Record<string, Schema> = {
     ...obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' }, firstName: { type: 'null' }, lastName: { type: 'null' } }),
     description: 'The placeholder of a deleted account in user summaries (e.g. `from` of match_cancelled after an account deletion)',
   },
-  EventRef: obj({ id: int, slug: str, name: str }),
   UserStats: obj({ matches: statsMatches, ratings: statsRatings, recordings: statsRecordings }),
   PublicUserStats: obj({ matches: obj({ total: int, accepted: int, completed: int }), ratings: statsRatings, recordings: statsRecordings }),
   AuthResult: obj({ token: { type: 'string', description: 'JWT (HS256, 24 h)' }, user: ref('User') }),
@@ -354,10 +324,6 @@ export const componentSchemas: Record<string, Schema> = {
   }),
   Heat: obj(heatProperties),
   HeatWithNumber: obj({ ...heatProperties, competitorNumber: nullStr }),
-  Match: obj(matchProperties),
-  MatchWithRated: obj({ ...matchProperties, hasRated: bool }),
-  Message: obj(messageProperties),
-  PrivateMessage: obj({ ...messageProperties, matchId: int }),
   Rating: obj({
     id: int,
     matchId: nullInt,

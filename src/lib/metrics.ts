@@ -28,6 +28,17 @@ export interface MetricsOptions {
   build?: BuildInfo;
   /** Reads the mail queue at scrape time; undefined (or a failed read) leaves the mail gauges empty. */
   mailQueue?: () => Promise<MailQueueStats | undefined>;
+  /** Reads the hot reads' cache (src/lib/read-cache.ts) at scrape time; without it its series stay empty. */
+  readCache?: () => ReadCacheStats | undefined;
+}
+
+/** What the read cache's series show (ReadCache.stats()). */
+export interface ReadCacheStats {
+  healthy: boolean;
+  entries: number;
+  weight: number;
+  hits: number;
+  misses: number;
 }
 
 /**
@@ -183,6 +194,54 @@ export class Metrics {
       collect() {
         const stats = readPool?.();
         if (stats) this.set(stats.waiting);
+      },
+    });
+    // The hot reads' cache: a low hit ratio under polling means answers are read again from the
+    // database (entries dropped by writes, or evicted when the bytes are full).
+    const readCache = options.readCache;
+    const lookupsSeen = { hit: 0, miss: 0 };
+    new Counter({
+      name: `${METRIC_PREFIX}read_cache_lookups_total`,
+      help: 'Hot reads looked up in the read cache: hit (answered from it) or miss (read from the database)',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        const stats = readCache?.();
+        if (!stats) return;
+        for (const [result, now] of [
+          ['hit', stats.hits],
+          ['miss', stats.misses],
+        ] as const) {
+          if (now > lookupsSeen[result]) this.inc({ result }, now - lookupsSeen[result]);
+          lookupsSeen[result] = now;
+        }
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}read_cache_bytes`,
+      help: 'Bytes of answers held by the read cache (bounded; least recently used go first)',
+      registers,
+      collect() {
+        const stats = readCache?.();
+        if (stats) this.set(stats.weight);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}read_cache_entries`,
+      help: 'Answers held by the read cache',
+      registers,
+      collect() {
+        const stats = readCache?.();
+        if (stats) this.set(stats.entries);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}read_cache_up`,
+      help: 'Whether the read cache is in use (1) or every read goes to the database because its LISTEN connection is down (0)',
+      registers,
+      collect() {
+        const stats = readCache?.();
+        if (stats) this.set(stats.healthy ? 1 : 0);
       },
     });
     let queriesSeen = 0;

@@ -54,6 +54,15 @@ interface Entry {
   weight: number;
   dependsOn: readonly string[];
   stamp: Stamp;
+  /** the shared value this entry holds a reference to (see `shared`) */
+  shares?: string;
+}
+
+/** A value held once for every entry that names it: weighed once, dropped with its last entry. */
+interface Shared {
+  value: unknown;
+  weight: number;
+  refs: number;
 }
 
 interface Fence {
@@ -71,6 +80,7 @@ export class ReadCache {
   /** key (`Event`, `User:12`, `User:*`) → the notice count when it last changed */
   private readonly changedAt = new Map<string, number>();
   private readonly entries = new Map<string, Entry>();
+  private readonly sharedValues = new Map<string, Shared>();
   private weight = 0;
   private fenceSeq = 0;
   private readonly fences = new Map<string, Fence>();
@@ -198,17 +208,42 @@ export class ReadCache {
    * Stores a value read after `stamp` was taken; `dependsOn` names what it was read from: table
    * names, `User:<id>` and `User:*` (a row of "User", and every row, e.g. TRUNCATE).
    */
-  set(key: string, value: unknown, weight: number, dependsOn: readonly string[], stamp: Stamp): void {
-    const entry: Entry = { value, weight, dependsOn, stamp };
-    if (weight > this.settings.maxWeight || !this.valid(entry)) return;
+  set(
+    key: string,
+    value: unknown,
+    weight: number,
+    dependsOn: readonly string[],
+    stamp: Stamp,
+    share?: { id: string; value: unknown; weight: number },
+  ): void {
+    const entry: Entry = { value, weight, dependsOn, stamp, shares: share?.id };
+    if (weight + (share?.weight ?? 0) > this.settings.maxWeight || !this.valid(entry)) return;
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
+    if (share) {
+      const held = this.sharedValues.get(share.id);
+      if (held) held.refs++;
+      else {
+        this.sharedValues.set(share.id, { value: share.value, weight: share.weight, refs: 1 });
+        this.weight += share.weight;
+      }
+    }
     this.entries.set(key, entry);
     this.weight += weight;
     for (const [oldestKey, oldest] of this.entries) {
       if (this.weight <= this.settings.maxWeight) break;
       this.drop(oldestKey, oldest);
     }
+  }
+
+  /**
+   * The value held under `id` by other entries, if any: identical answers of many callers (the
+   * details of a big event, the same page of messages) are held and weighed once, so that 3 000
+   * callers of one 450 KB answer do not evict everything else (docs/event-day.md). Pass the
+   * returned value, or a new one, to `set` as `share`.
+   */
+  shared<T>(id: string): T | undefined {
+    return this.sharedValues.get(id)?.value as T | undefined;
   }
 
   /** Stops the connection for good (the container's close). */
@@ -230,12 +265,19 @@ export class ReadCache {
   private drop(key: string, entry: Entry): void {
     this.entries.delete(key);
     this.weight -= entry.weight;
+    if (entry.shares === undefined) return;
+    const held = this.sharedValues.get(entry.shares);
+    if (held && --held.refs === 0) {
+      this.sharedValues.delete(entry.shares);
+      this.weight -= held.weight;
+    }
   }
 
   /** Drops every entry and change mark; entries being read now are not stored (new epoch). */
   private clearEntries(): void {
     this.epoch++;
     this.entries.clear();
+    this.sharedValues.clear();
     this.changedAt.clear();
     this.weight = 0;
   }

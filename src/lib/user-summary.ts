@@ -1,19 +1,16 @@
-/** The public summary of a user used in lists, notifications and suggestions. */
-export const userSummarySelect = {
-  id: true,
-  username: true,
-  avatar: true,
-  firstName: true,
-  lastName: true,
-} as const;
+import { defineView, v, type ViewOf } from './view.js';
 
-export interface UserSummaryRow {
-  id: number;
-  username: string;
-  avatar: string;
-  firstName: string | null;
-  lastName: string | null;
-}
+/**
+ * The public summary of a user used in lists, notifications and suggestions (component
+ * UserSummary): the one declaration of its fields, over u (User) unless a statement says otherwise.
+ */
+export const userSummaryView = defineView(
+  'UserSummary',
+  { id: v.int(), username: v.str(), avatar: v.str(), firstName: v.nullStr(), lastName: v.nullStr() },
+  { alias: 'u' },
+);
+export const userSummarySelect = userSummaryView.select;
+export type UserSummaryRow = ViewOf<typeof userSummaryView>;
 
 /** What an avatar seed may hold (the route GET /api/avatars/:seed.svg accepts exactly these). */
 export const AVATAR_SEED_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -6,6 +6,7 @@ import type { ReadCache } from '../lib/read-cache.js';
  * of `tables` changes): `router.get(path, requireAuth, validate(…), cachedRead([...tables]), handler)`.
  * `tables` must name every table the handler's answer is read from ("User" for any user's
  * columns); tests/performance/hot-reads-fresh.test.ts writes each kind of change and reads again.
+ * Identical answers of several callers (same type and ETag) share one body, weighed once.
  * Only 200 answers of GET are kept; the body is sent as it was, with its ETag (a poller that sends
  * If-None-Match gets 304 as before). Without a usable cache the handler runs as always.
  */
@@ -17,6 +18,9 @@ interface CachedBody {
   type: string;
   etag: string | undefined;
 }
+
+/** What an entry weighs beside its body (its key, headers and bookkeeping), roughly. */
+const ENTRY_OVERHEAD = 256;
 
 export function createCachedRead(cache: ReadCache | undefined): CachedRead {
   return (tables) => async (req, res, next) => {
@@ -42,8 +46,13 @@ export function createCachedRead(cache: ReadCache | undefined): CachedRead {
         // as Express sends a string body: with its charset
         const declared = String(res.get('Content-Type') ?? 'application/json');
         const type = /charset=/i.test(declared) ? declared : `${declared}; charset=utf-8`;
-        const bytes = Buffer.from(body, 'utf8');
-        cache.set(key, { body: bytes, type, etag } satisfies CachedBody, bytes.length, tables, stamp);
+        // identical answers (same type and ETag, i.e. the same bytes) are held once for every caller
+        const shareId = etag ? `${type} ${etag}` : undefined;
+        const bytes = (shareId && cache.shared<Buffer>(shareId)) || Buffer.from(body, 'utf8');
+        const entry = { body: bytes, type, etag } satisfies CachedBody;
+        if (shareId)
+          cache.set(key, entry, ENTRY_OVERHEAD, tables, stamp, { id: shareId, value: bytes, weight: bytes.length });
+        else cache.set(key, entry, bytes.length, tables, stamp);
       }
       return send.call(this, body);
     };

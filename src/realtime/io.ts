@@ -12,6 +12,7 @@ import type { InputDeclaration, InputOf, InputShape, PayloadDeclaration } from '
 import { socketInputGuard } from '../middleware/input-guard.js';
 import type { Ack, ClientToServerEvents } from './types.js';
 import { rooms } from './types.js';
+import { corkWebSocketWrites } from './corked-writes.js';
 import { createResilientAdapter } from './redis-adapter.js';
 
 import type { AppServer, AppSocket } from './types.js';
@@ -126,6 +127,7 @@ export function attachRealtime(
     maxHttpBufferSize: 100_000,
     connectionStateRecovery: undefined,
   });
+  corkWebSocketWrites(io);
   // With REDIS_URL, broadcasts reach the sockets of every service instance.
   // Redis down or frozen: local sockets only, never a hang (src/realtime/redis-adapter.ts, issue 23).
   if (redis.enabled) io.adapter(createResilientAdapter(redis, { key: `${redis.keyPrefix}socket.io` }));

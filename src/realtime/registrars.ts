@@ -15,7 +15,7 @@ export function socketRegistrars(c: Container): BoundSocketRegistrar[] {
   const edge = { logger: c.logger, metrics: c.metrics };
   return [
     bind(registerActivityLogSocket, { audit: c.audit, edge }),
-    bind(registerChatSocket, { eventChat: c.eventChat, notifier: c.notifier, edge }),
+    bind(registerChatSocket, { eventRoom: c.eventRoom, eventMessages: c.eventMessages, notifier: c.notifier, edge }),
     bind(registerMatchesSocket, { privateChat: c.privateChat, notifier: c.notifier, edge }),
     bind(registerWebrtcSocket, { webrtc: c.webrtc, edge }),
   ];

@@ -1,5 +1,6 @@
 import type { Server, Socket } from 'socket.io';
 import type { AuthUser, TokenSession } from '../lib/auth.js';
+import type { MessageView, PrivateMessageView } from '../modules/chat/chat.views.js';
 
 /**
  * Typed Socket.IO event maps (docs/realtime.md, OpenAPI `x-socket-io`).
@@ -25,17 +26,10 @@ export interface DeletedUserSummary {
   lastName: null;
 }
 
-export interface ChatMessagePayload {
-  id: number;
-  roomId: number;
-  /** null (with username "deleted-user" and avatar null) once the author deleted the account */
-  userId: number | null;
-  username: string;
-  avatar: string | null;
-  content: string;
-  type: string;
-  createdAt: string | Date;
-}
+/** A chat message with its author (src/modules/chat/chat.views.ts). */
+export type ChatMessagePayload = MessageView;
+/** A message of a match's private chat. */
+export type PrivateMessagePayload = PrivateMessageView;
 
 export interface HeatPayload {
   id: number;
@@ -115,7 +109,7 @@ export interface ServerToClientEvents {
   error_message: (payload: { error: string }) => void;
   message_history: (messages: ChatMessagePayload[]) => void;
   event_message: (message: ChatMessagePayload) => void;
-  private_message: (message: ChatMessagePayload & { matchId: number }) => void;
+  private_message: (message: PrivateMessagePayload) => void;
   active_users: (users: { userId: number; username: string; avatar: string }[]) => void;
   user_joined: (user: { userId: number; username: string; avatar: string }) => void;
   user_left: (payload: { userId: number }) => void;

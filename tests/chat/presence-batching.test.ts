@@ -33,7 +33,7 @@ async function participants(count: number, event: { id: number }): Promise<TestU
 
 /**
  * Joins that arrive together (a reconnect storm) share their reads and their presence sends
- * (src/modules/chat/event-chat.service.ts openRoom, src/modules/chat/chat.presence.ts outbox);
+ * (src/modules/chat/event-room.service.ts openRoom, src/modules/chat/chat.presence.ts outbox);
  * what every member learns stays exact.
  */
 describe('event room joins arriving together', () => {

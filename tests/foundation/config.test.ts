@@ -12,6 +12,11 @@ describe('configuration', () => {
     expect(c.rateLimit.auth).toEqual({ max: 20, windowMs: 15 * 60 * 1000 });
     expect(c.rateLimit.email).toEqual({ max: 5, windowMs: 60 * 60 * 1000 });
     expect(c.jwt.expiresInSeconds).toBe(24 * 60 * 60);
+    expect(c.readCache.maxBytes).toBe(64 * 1024 * 1024);
+  });
+
+  it('reads READ_CACHE_MAX_MB into the read cache bound, in bytes', () => {
+    expect(loadConfig({ READ_CACHE_MAX_MB: '512' }).readCache.maxBytes).toBe(512 * 1024 * 1024);
   });
 
   it.each([
@@ -21,6 +26,7 @@ describe('configuration', () => {
     [{ LOCKOUT_MAX_ATTEMPTS: '0' }, 'LOCKOUT_MAX_ATTEMPTS'],
     [{ CSRF_ENABLED: 'maybe' }, 'CSRF_ENABLED'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ READ_CACHE_MAX_MB: '0' }, 'READ_CACHE_MAX_MB'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'short' }, 'JWT_SECRET'],
   ])('refuses %j naming %s', (env, variable) => {

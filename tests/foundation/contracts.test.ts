@@ -3,6 +3,13 @@ import { defineInput, definePayload, f, type InputOf } from '../../src/middlewar
 import { AppError } from '../../src/lib/errors';
 import { defineView, v, type ViewOf } from '../../src/lib/view';
 import { eventSummaryView } from '../../src/modules/events/events.views';
+import { matchView, matchWithRatedView } from '../../src/modules/matches/matches.views';
+import { findMemberMatch, toMatchView } from '../../src/modules/matches/match-records';
+import { insertMatch } from '../helpers/matches';
+import { messageView, privateMessageView } from '../../src/modules/chat/chat.views';
+import { ChatService } from '../../src/modules/chat/chat.service';
+import { systemActor } from '../../src/lib/actor';
+import { prisma } from '../helpers/db';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
 import { createEvent, createUser, joinEvent } from '../helpers/factories';
 import { testDatabase } from '../helpers/db';
@@ -75,6 +82,74 @@ describe('a view declared once (src/lib/view.ts)', () => {
     expect(Object.keys(row)).toEqual(eventSummaryView.keys);
     expect(j).toEqual(JSON.parse(JSON.stringify(row)));
     expect(row).toMatchObject({ id: event.id, isJoined: true, participantsCount: 1 });
+  });
+});
+
+describe('the match view (src/modules/matches/matches.views.ts)', () => {
+  it('is the Match and MatchWithRated components', () => {
+    const doc = buildOpenApiDocument() as { components: { schemas: Record<string, unknown> } };
+    expect(doc.components.schemas.Match).toEqual(matchView.schema);
+    expect(doc.components.schemas.MatchWithRated).toEqual(matchWithRatedView.schema);
+  });
+
+  it('renders in SQL exactly what the Prisma read maps, for either member', async () => {
+    const event = await createEvent();
+    const { user: alice } = await createUser();
+    const { user: bob } = await createUser();
+    const match = await insertMatch(event, alice, bob, 'accepted');
+    await prisma.videoTransfer.create({
+      data: {
+        matchId: match.id,
+        senderId: alice.id,
+        receiverId: bob.id,
+        fileName: 'heat.mp4',
+        size: 1n,
+        sha256: 'a'.repeat(64),
+        status: 'completed',
+      },
+    });
+    for (const [viewer, partner] of [
+      [alice, bob],
+      [bob, alice],
+    ]) {
+      const [{ j }] = await testDatabase.sql.rows<{ j: unknown }>(
+        {
+          name: `contracts_match_${viewer.id}`,
+          text: `SELECT ${matchWithRatedView.json()} AS j FROM "Match" m JOIN "Event" e ON e.id = m."eventId"
+                 JOIN "User" u ON u.id = $2 LEFT JOIN "ChatRoom" r ON r."matchId" = m.id WHERE m.id = $3`,
+        },
+        [viewer.id, partner.id, match.id],
+      );
+      const mapped = toMatchView(await findMemberMatch(prisma, match.slug, viewer.id), viewer.id);
+      expect(j).toEqual(JSON.parse(JSON.stringify({ ...mapped, hasRated: false })));
+    }
+  });
+});
+
+describe('the message view (src/modules/chat/chat.views.ts)', () => {
+  it('is the Message and PrivateMessage components', () => {
+    const doc = buildOpenApiDocument() as { components: { schemas: Record<string, unknown> } };
+    expect(doc.components.schemas.Message).toEqual(messageView.schema);
+    expect(doc.components.schemas.PrivateMessage).toEqual(privateMessageView.schema);
+  });
+
+  it("renders in SQL exactly what the Prisma page maps, a deleted author's message included", async () => {
+    const event = await createEvent({ withChatRoom: true });
+    const { user } = await createUser();
+    const room = await prisma.chatRoom.findFirstOrThrow({ where: { eventId: event.id } });
+    await prisma.message.create({ data: { roomId: room.id, userId: user.id, content: 'hello' } });
+    await prisma.message.create({ data: { roomId: room.id, userId: null, content: '[deleted]' } });
+    const [{ j }] = await testDatabase.sql.rows<{ j: unknown }>(
+      {
+        name: 'contracts_messages',
+        text: `SELECT json_agg(${messageView.json()} ORDER BY m.id) AS j
+               FROM "Message" m LEFT JOIN "User" u ON u.id = m."userId" WHERE m."roomId" = $1`,
+      },
+      [room.id],
+    );
+    const page = await new ChatService({ db: prisma }).listRoomMessages(systemActor('test'), { roomId: room.id });
+    expect(j).toEqual(JSON.parse(JSON.stringify(page.messages)));
+    expect(page.messages.map((m) => m.username)).toEqual([user.username, 'deleted-user']);
   });
 });
 

@@ -49,11 +49,12 @@ const OWNERS: Owner[] = [
   {
     model: 'eventParticipant',
     table: 'EventParticipant',
-    // not yet moved: matching-people sets the participants' matching columns
+    // not yet moved: matching sets the participants' matching columns (preferences, no-shows)
     writers: [
       'src/modules/events/events.service.ts',
       'src/modules/events/checkin.service.ts',
       'src/modules/matching/matching-people.service.ts',
+      'src/modules/matching/matching-settings.service.ts',
     ],
   },
 ];

@@ -69,6 +69,25 @@ describe('GET /api/metrics', () => {
     expect(sample(await scrape(request), 'wcs_db_queries_total')).toBe(before + 2);
   });
 
+  it('shows the read cache: a first read is a miss, the same read again a hit, and what the cache holds', async () => {
+    const container = createTestContainer({ metrics: { token: TOKEN } });
+    containers.push(container);
+    const request = supertest(buildApp(container));
+    expect(await container.readCache!.start()).toBe(true);
+    const me = await createUser();
+    const before = await scrape(request);
+    const lookups = (body: string, result: string) => sample(body, 'wcs_read_cache_lookups_total', { result }) ?? 0;
+    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
+    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
+    const after = await scrape(request);
+    // the session check and the answer are each looked up: missed the first time, found the second
+    expect(lookups(after, 'miss') - lookups(before, 'miss')).toBe(2);
+    expect(lookups(after, 'hit') - lookups(before, 'hit')).toBe(2);
+    expect(sample(after, 'wcs_read_cache_entries')).toBeGreaterThanOrEqual(2);
+    expect(sample(after, 'wcs_read_cache_bytes')).toBeGreaterThan(0);
+    expect(sample(after, 'wcs_read_cache_up')).toBe(1);
+  });
+
   it('counts requests by route template, never by raw URL', async () => {
     const { request } = appWithMetrics();
     await request.get('/api/health').expect(200);

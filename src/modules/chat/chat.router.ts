@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
 import type { CachedRead } from '../../middleware/cached-read.js';
-import type { EventChatService } from './event-chat.service.js';
+import type { EventRoomService } from './event-room.service.js';
 import { sendPage } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
 import { validate } from '../../middleware/validate.js';
@@ -11,14 +11,14 @@ import { eventMessagesInput } from './chat.schemas.js';
 export interface ChatRouterDeps {
   guards: AuthGuards;
   cachedRead: CachedRead;
-  eventChat: EventChatService;
+  eventRoom: Pick<EventRoomService, 'listMessages'>;
 }
 
-/** Every table the history statement reads (event-chat.service.ts, roomPage): authors, blocks, removals. */
+/** Every table the history statement reads (event-room.service.ts, roomPage): authors, blocks, removals. */
 const HISTORY_TABLES = ['Event', 'EventParticipant', 'ChatRoom', 'Message', 'UserBlock', 'User'];
 
 /** History of the event group chat, `{ success, data, hasMore }` (chat.openapi.ts). */
-export function createChatRouter({ guards, cachedRead, eventChat }: ChatRouterDeps): Router {
+export function createChatRouter({ guards, cachedRead, eventRoom }: ChatRouterDeps): Router {
   const router = Router();
   router.get(
     '/events/:slug/messages',
@@ -26,7 +26,7 @@ export function createChatRouter({ guards, cachedRead, eventChat }: ChatRouterDe
     validate(eventMessagesInput),
     cachedRead(HISTORY_TABLES),
     async (req, res) => {
-      const history = await eventChat.listMessages(actorOf(req), eventMessagesInput.from(res));
+      const history = await eventRoom.listMessages(actorOf(req), eventMessagesInput.from(res));
       sendPage(res, history.messages, history.hasMore);
     },
   );

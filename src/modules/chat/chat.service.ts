@@ -5,6 +5,7 @@ import { toDate } from '../../lib/sql.js';
 import { DELETED_USER_SUMMARY } from '../../lib/user-summary.js';
 import type { ChatMessagePayload } from '../../realtime/types.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, validateContent } from './chat.schemas.js';
+import { messageView } from './chat.views.js';
 
 /*
  * Chat core shared by the event group chat and the private chat of a match: storage and
@@ -24,18 +25,10 @@ const LOCK_AUTHOR_ROOM = 6004;
 const JS_WHITESPACE =
   '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
 
-const messageInclude = { user: { select: { username: true, avatar: true } } } as const;
+/** A message's columns of the message view and its author (null once the author deleted the account). */
+const messageSelect = { ...messageView.select, user: { select: { username: true, avatar: true } } } as const;
 
-type MessageRow = {
-  id: number;
-  roomId: number;
-  userId: number | null;
-  content: string;
-  type: string;
-  createdAt: Date;
-  /** null once the author deleted the account */
-  user: { username: string; avatar: string } | null;
-};
+type MessageRow = Prisma.MessageGetPayload<{ select: typeof messageSelect }>;
 
 /** A page request of a room's history (validated by chat.schemas.ts). */
 export interface MessagePage {
@@ -50,20 +43,10 @@ export interface MessageAuthor {
   avatar: string;
 }
 
-/** A message as `messageJson` renders it in SQL (createdAt as text). */
+/** A message as `messageView.json()` renders it in SQL (createdAt as text). */
 export type MessageJson = Omit<ChatMessagePayload, 'createdAt'> & { createdAt: string };
 
-/**
- * SQL of one message with its author as a json object, in the payload's shape; `m` is a
- * "Message" row, `u` its author's "User" row LEFT JOINed (none once the author deleted the
- * account: the placeholder "deleted-user" with avatar null).
- */
-export const messageJson = (m: string, u: string) =>
-  `json_build_object('id', ${m}.id, 'roomId', ${m}."roomId", 'userId', ${m}."userId", ` +
-  `'username', coalesce(${u}.username, '${DELETED_USER_SUMMARY.username}'), ` +
-  `'avatar', ${u}.avatar, 'content', ${m}.content, 'type', ${m}.type, 'createdAt', ${m}."createdAt")`;
-
-/** Payloads from `messageJson` objects: timestamps become Dates again. */
+/** Payloads from `messageView.json()` objects: timestamps become Dates again. */
 export const messagesFromJson = (rows: MessageJson[]): ChatMessagePayload[] =>
   rows.map((m) => ({ ...m, createdAt: toDate(m.createdAt) }));
 
@@ -100,7 +83,7 @@ export interface ChatDeps {
 
 /**
  * Storage and paging of chat rooms' messages (event rooms and private match rooms). The chat
- * feature owns the tables `Message` and `ChatRoom` (event rooms: here and event-chat.service.ts;
+ * feature owns the tables `Message` and `ChatRoom` (event rooms: here and event-room.service.ts;
  * a match's private room is created by the matches feature with the match). Other features
  * write them through the methods below (createEventRoom, removeMessage, anonymiseMessagesOf).
  */
@@ -127,7 +110,7 @@ export class ChatService {
       where: { roomId, deletedAt: null, ...(page.before !== undefined ? { id: { lt: page.before } } : {}) },
       orderBy: { id: 'desc' },
       take: limit,
-      include: messageInclude,
+      select: messageSelect,
     });
     return { messages: rows.reverse().map(toMessagePayload), hasMore: rows.length === limit };
   }

@@ -10,11 +10,13 @@ import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import { eventPresence } from './chat.presence.js';
 import { eventMessageInput, joinEventRoomInput } from './chat.schemas.js';
-import type { EventChatService } from './event-chat.service.js';
+import type { EventMessagesService } from './event-messages.service.js';
+import type { EventRoomService } from './event-room.service.js';
 
 /** What the event chat's socket handlers call (src/realtime/registrars.ts). */
 export interface ChatSocketDeps {
-  eventChat: EventChatService;
+  eventRoom: Pick<EventRoomService, 'openRoom'>;
+  eventMessages: Pick<EventMessagesService, 'postMessage'>;
   notifier: Notifier;
   edge: SocketEdge;
 }
@@ -30,9 +32,14 @@ function joinedRoom(socket: AppSocket) {
  * join_event_room(slug) → joins `event_<id>`; the socket gets message_history (last 20,
  * oldest first) and active_users; the room gets user_joined / user_left deltas
  * (chat.presence.ts). leave_event_room; send_event_message({ content }) → event_message to
- * the room only. The rules (and the join throttle) live in EventChatService.
+ * the room only. The rules live in EventRoomService
+ * and EventMessagesService (the join throttle in src/realtime/io.ts).
  */
-export const registerChatSocket: SocketRegistrar<ChatSocketDeps> = (io, socket, { eventChat, notifier, edge }) => {
+export const registerChatSocket: SocketRegistrar<ChatSocketDeps> = (
+  io,
+  socket,
+  { eventRoom, eventMessages, notifier, edge },
+) => {
   const presence = eventPresence(io);
   handle(
     socket,
@@ -40,7 +47,7 @@ export const registerChatSocket: SocketRegistrar<ChatSocketDeps> = (io, socket, 
     async (payload: unknown) => {
       const slug = await parsePayload(joinEventRoomInput, payload);
       const actor = socketActor(socket, 'join_event_room');
-      const { event, room, history } = await eventChat.openRoom(actor, { slug });
+      const { event, room, history } = await eventRoom.openRoom(actor, { slug });
       socket.emit('message_history', history);
       await presence.join(socket, event);
       return { eventId: event.id, slug: event.slug, roomId: room.id };
@@ -56,7 +63,7 @@ export const registerChatSocket: SocketRegistrar<ChatSocketDeps> = (io, socket, 
     async (payload: unknown) => {
       const { content } = await parsePayload(eventMessageInput, payload);
       const actor = socketActor(socket, 'send_event_message');
-      const { eventId, message, hiddenFrom } = await eventChat.postMessage(actor, {
+      const { eventId, message, hiddenFrom } = await eventMessages.postMessage(actor, {
         joined: joinedRoom(socket),
         content,
       });

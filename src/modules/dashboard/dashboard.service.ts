@@ -1,6 +1,6 @@
 import { userOf, type Actor } from '../../lib/actor.js';
 import { sql, toDate, type SqlReader } from '../../lib/sql.js';
-import { MATCH_VIEW_JSON_FIELDS, type MatchView } from '../matches/matches.views.js';
+import { matchView, type MatchView } from '../matches/matches.views.js';
 
 export interface DashboardEvent {
   id: number;
@@ -21,7 +21,7 @@ export interface DashboardEvent {
 }
 
 /** A pending match request to the caller: the match object of the matches feature (the caller is never the initiator). */
-export type IncomingRequest = Omit<MatchView, 'hasRated'>;
+export type IncomingRequest = MatchView;
 
 export interface Dashboard {
   events: DashboardEvent[];
@@ -38,8 +38,9 @@ const LIVE_SUGGESTION = `('pending', 'accepted')`;
  *   recorder (RecordingSuggestion(eventId, dancerId) / (eventId, recorderId)), accepted matches
  *   (Match(user1Id, status) / (user2Id, status)) and completed hand-offs received
  *   (VideoTransfer(receiverId, status));
- * - incoming: pending requests to the caller, newest first (Match(user2Id, status)), with the
- *   event, the requester's summary and the room (none while pending: a pending request has no
+ * - incoming: pending requests to the caller, newest first (Match(user2Id, status)), as the
+ *   matches feature's match view (matchView.json(): the event, the requester's summary as the
+ *   partner, the room; the caller, $1, is never the initiator, and a pending request has no
  *   room and no hand-offs yet).
  * It reads other features' tables, read only, so that the phones' most frequent poll costs one
  * round trip.
@@ -63,10 +64,7 @@ const dashboardStatement = sql(
       ) ORDER BY p."joinedAt" DESC, p.id DESC), '[]'::json)
       FROM "EventParticipant" p JOIN "Event" e ON e.id = p."eventId"
       WHERE p."userId" = $1) AS events,
-     (SELECT coalesce(json_agg(json_build_object(
-        ${MATCH_VIEW_JSON_FIELDS},
-        'isInitiator', false, 'roomId', r.id, 'videosReceived', 0
-      ) ORDER BY m."createdAt" DESC, m.id DESC), '[]'::json)
+     (SELECT coalesce(json_agg(${matchView.json()} ORDER BY m."createdAt" DESC, m.id DESC), '[]'::json)
       FROM "Match" m
       JOIN "Event" e ON e.id = m."eventId"
       JOIN "User" u ON u.id = m."user1Id"

@@ -34,11 +34,12 @@ export const scheduleConfigSchema = {
   },
 };
 
+/** The smallest reference to an event (component EventRef), e.g. the event of a match. */
+export const eventRefView = defineView('EventRef', { id: v.int(), slug: v.str(), name: v.str() }, { alias: 'e' });
+
 /** The fields every event view starts with (the brief view is exactly these). */
 const eventBriefFields = {
-  id: v.int(),
-  slug: v.str(),
-  name: v.str(),
+  ...eventRefView.fields,
   location: v.str(),
   startDate: v.dateTime(),
   endDate: v.dateTime(),
@@ -104,4 +105,4 @@ export const participantView = defineView(
 export type ParticipantView = ViewOf<typeof participantView>;
 
 /** Every view of this feature, registered as OpenAPI components by src/docs/openapi.ts. */
-export const eventsViews = [eventObjectView, eventSummaryView, eventBriefView, participantView];
+export const eventsViews = [eventRefView, eventObjectView, eventSummaryView, eventBriefView, participantView];

@@ -2,8 +2,9 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { AppError } from '../../lib/errors.js';
 import { userSummarySelect, type UserSummaryRow } from '../../lib/user-summary.js';
 import type { MatchNotification } from '../../realtime/types.js';
+import { eventRefView } from '../events/events.views.js';
 import { completedTransfersInclude, videosReceivedBy } from '../webrtc/transfers.views.js';
-import type { MatchView } from './matches.views.js';
+import type { MatchSource, MatchStatus, MatchView } from './matches.views.js';
 
 /**
  * What the services of the matches feature share: the Prisma shape of a match with its
@@ -25,7 +26,7 @@ const LOCK_PAIR = 6002;
 export const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 } as const;
 
 export const matchInclude = {
-  event: { select: { id: true, slug: true, name: true } },
+  event: { select: eventRefView.select },
   user1: { select: userSummarySelect },
   user2: { select: userSummarySelect },
   chatRoom: { select: { id: true } },
@@ -37,14 +38,17 @@ export type MatchWithRelations = Prisma.MatchGetPayload<{ include: typeof matchI
 export const isMember = (match: { user1Id: number; user2Id: number }, userId: number) =>
   match.user1Id === userId || match.user2Id === userId;
 
-/** The match object of the API (matches.openapi.ts), seen by `viewerId` (user1 = requester). */
+/**
+ * The match view (matches.views.ts) of a match read with its relations, seen by `viewerId`
+ * (user1 = requester). Status and source are CHECKed by the Match table.
+ */
 export function toMatchView(match: MatchWithRelations, viewerId: number): MatchView {
   const isInitiator = match.user1Id === viewerId;
   return {
     id: match.id,
     slug: match.slug,
-    status: match.status,
-    source: match.source,
+    status: match.status as MatchStatus,
+    source: match.source as MatchSource,
     createdAt: match.createdAt,
     respondedAt: match.respondedAt,
     event: match.event,

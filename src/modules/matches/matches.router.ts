@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
 import type { CachedRead } from '../../middleware/cached-read.js';
 import type { MatchesService } from './matches.service.js';
+import type { MatchRequestsService } from './match-requests.service.js';
 import type { MatchRatingsService } from './match-ratings.service.js';
 import type { PrivateChatService } from './private-chat.service.js';
 import { sendData, sendList, sendMessage } from '../../lib/http.js';
@@ -19,7 +20,8 @@ import {
 export interface MatchesRouterDeps {
   guards: AuthGuards;
   cachedRead: CachedRead;
-  matches: MatchesService;
+  matches: Pick<MatchesService, 'listMatches' | 'getMatch' | 'deleteMatch'>;
+  matchRequests: Pick<MatchRequestsService, 'createMatch' | 'acceptMatch'>;
   ratings: MatchRatingsService;
   privateChat: PrivateChatService;
 }
@@ -28,12 +30,19 @@ export interface MatchesRouterDeps {
 const MATCH_LIST_TABLES = ['Event', 'Match', 'User', 'ChatRoom', 'VideoTransfer'];
 
 /** Match requests between participants, their ratings and the private chat history. */
-export function createMatchesRouter({ guards, cachedRead, matches, ratings, privateChat }: MatchesRouterDeps): Router {
+export function createMatchesRouter({
+  guards,
+  cachedRead,
+  matches,
+  matchRequests,
+  ratings,
+  privateChat,
+}: MatchesRouterDeps): Router {
   const router = Router();
   const verified = [guards.requireAuth, guards.requireVerifiedEmail];
 
   router.post('/matches', ...verified, validate(createMatchInput), async (req, res) => {
-    sendData(res, await matches.createMatch(actorOf(req), createMatchInput.from(res)), 201);
+    sendData(res, await matchRequests.createMatch(actorOf(req), createMatchInput.from(res)), 201);
   });
 
   router.get(
@@ -51,7 +60,7 @@ export function createMatchesRouter({ guards, cachedRead, matches, ratings, priv
   });
 
   router.put('/matches/:slug/accept', ...verified, validate(matchSlugInput), async (req, res) => {
-    sendData(res, await matches.acceptMatch(actorOf(req), matchSlugInput.from(res)));
+    sendData(res, await matchRequests.acceptMatch(actorOf(req), matchSlugInput.from(res)));
   });
 
   router.delete('/matches/:slug', guards.requireAuth, validate(matchSlugInput), async (req, res) => {

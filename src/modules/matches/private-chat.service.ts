@@ -4,7 +4,7 @@ import { AppError } from '../../lib/errors.js';
 import type { FloodLimiter } from '../../lib/flood-limit.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { isForeignKeyViolation } from '../../lib/prisma-errors.js';
-import { rooms, type ChatMessagePayload } from '../../realtime/types.js';
+import { rooms, type ChatMessagePayload, type PrivateMessagePayload } from '../../realtime/types.js';
 import type { ChatService } from '../chat/chat.service.js';
 import { isBlockedPair, lockUserPair } from '../moderation/blocks.views.js';
 import { findMemberMatch, isMember, OPEN_STATUSES, type Tx } from './match-records.js';
@@ -77,7 +77,7 @@ export class PrivateChatService {
    * message's transaction, so a message racing with a block is either stored before it or
    * refused. The caller broadcasts the answer (`private_message` to the match room).
    */
-  async sendMessage(actor: Actor, input: PrivateMessageInput): Promise<ChatMessagePayload & { matchId: number }> {
+  async sendMessage(actor: Actor, input: PrivateMessageInput): Promise<PrivateMessagePayload> {
     const { chat, chatFlood, settings, metrics } = this.deps;
     const author = userOf(actor);
     const { matchId } = input;

@@ -1,15 +1,12 @@
+import { array, dataOf, int, json, nullInt, obj, operation, ref } from '../../docs/openapi-helpers.js';
 import {
-  array,
-  dataOf,
-  int,
-  json,
-  nullInt,
-  obj,
-  operation,
-  pathParam,
-  ref,
-  slugParam,
-} from '../../docs/openapi-helpers.js';
+  absentInput,
+  matchingPeopleEventInput,
+  matchingSettingsInput,
+  pinInput,
+  preferencesInput,
+  removeSuggestionInput,
+} from './matching-people.schemas.js';
 
 /**
  * OpenAPI paths of fair matching for people (merged by src/docs/openapi.ts): settings,
@@ -27,12 +24,6 @@ const entry = obj({
   divisionId: nullInt,
 });
 const preferences = obj({ maxRecordings: nullInt, unavailable: array(entry) });
-const userIdParam = pathParam('userId', { type: 'string' }, "the participant's user id (a positive integer, else 400)");
-const suggestionIdParam = pathParam(
-  'id',
-  { type: 'string' },
-  'suggestion id (a positive integer; anything else is an unknown suggestion)',
-);
 
 export const matchingPeopleOpenApi: Record<string, unknown> = {
   '/events/{slug}/matching-settings': {
@@ -45,7 +36,7 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
         'defaults 0, 1, 3, "last" (the original rules). Buffers: a participant who dances heat n records none of the heats n-bufferBefore … ' +
         'n+bufferAfter of that competition type and slot. optOutMode "last": opted-out participants record only when coverage needs them; ' +
         '"exclude": never. Check order: 401 → 404 EVENT_NOT_FOUND → 403 NOT_PARTICIPANT.',
-      parameters: [slugParam],
+      parameters: matchingPeopleEventInput.openapi.parameters,
       ok: { '200': json(dataOf(settings)) },
       errors: { 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -58,11 +49,8 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
         '"last" | "exclude"); the others keep their value; unknown fields are ignored. A wrong type or value (numeric strings, decimals, null) ' +
         'or none of the four → 400 VALIDATION_ERROR with details, nothing saved. Answers all four after the change. Applies to every later ' +
         'run. Check order: 401 → 403 → 400 → 404. Logged as `matching_settings_update` (category admin; metadata previous and next).',
-      parameters: [slugParam],
-      body: obj(
-        { bufferBefore: int, bufferAfter: int, maxRecordingsPerPerson: int, optOutMode: { enum: ['last', 'exclude'] } },
-        ['bufferBefore', 'bufferAfter', 'maxRecordingsPerPerson', 'optOutMode'],
-      ),
+      parameters: matchingSettingsInput.openapi.parameters,
+      body: matchingSettingsInput.openapi.body,
       ok: { '200': json(dataOf(settings)) },
       errors: { 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -77,7 +65,7 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
         "maxRecordings null = the event's maxRecordingsPerPerson; 0 = never asked to record; a run uses min(maxRecordings, event max). " +
         'unavailable: heats the participant cannot record, `{ competitionTypeId, heatNumber, divisionId | null }`: without a division ' +
         'every division at that type and number, with one that division and its slot. Sorted by competitionTypeId, heatNumber, divisionId (null first).',
-      parameters: [slugParam],
+      parameters: matchingPeopleEventInput.openapi.parameters,
       ok: { '200': json(dataOf(preferences)) },
       errors: { 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -90,14 +78,8 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
         'replaces the list; identical entries merged). Check order: 401 → body 400 (unknown competition type or division ids included; ' +
         "details name the field, e.g. `unavailable[0].divisionId`) → 404 → 403 NOT_PARTICIPANT → maxRecordings above the event's max 400. " +
         'Nothing is saved on a 400. Logged as `recording_preferences_update` (category event).',
-      parameters: [slugParam],
-      body: obj(
-        {
-          maxRecordings: nullInt,
-          unavailable: array(obj({ competitionTypeId: int, heatNumber: int, divisionId: nullInt }, ['divisionId'])),
-        },
-        ['maxRecordings', 'unavailable'],
-      ),
+      parameters: preferencesInput.openapi.parameters,
+      body: preferencesInput.openapi.body,
       ok: { '200': json(dataOf(preferences)) },
       errors: { 403: ['NOT_PARTICIPANT'], 404: ['EVENT_NOT_FOUND'] },
     }),
@@ -116,8 +98,8 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
         '(accepted and pending suggestions of the recorder on other heats reach min(personal, event max)). Opt-out never blocks a pin. ' +
         'Runs keep a pin that still holds and count it toward caps (and leave its heat out of heatsTotal); one that no longer holds is dropped ' +
         'and its heat re-filled. Logged as `recording_suggestion_pin` (category admin).',
-      parameters: [slugParam],
-      body: obj({ heatId: int, recorderId: int }),
+      parameters: pinInput.openapi.parameters,
+      body: pinInput.openapi.body,
       bodyRequired: true,
       ok: { '201': json(dataOf(ref('Suggestion')), 'The pinned suggestion') },
       errors: {
@@ -145,7 +127,7 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
         'Admin only. A `pending` suggestion (pinned or not) becomes `removed` (kept as history); no run proposes the pair again, and the heat ' +
         'has no live suggestion until the next run re-fills it. Any other status → 409. Check order: 401 → 403 → 404 EVENT_NOT_FOUND → 404 ' +
         "SUGGESTION_NOT_FOUND (unknown or malformed id, another event's) → 409. Logged as `recording_suggestion_remove` (category admin).",
-      parameters: [slugParam, suggestionIdParam],
+      parameters: removeSuggestionInput.openapi.parameters,
       ok: { '200': json(dataOf(ref('Suggestion')), 'The removed suggestion') },
       errors: { 404: ['EVENT_NOT_FOUND', 'SUGGESTION_NOT_FOUND'], 409: ['SUGGESTION_NOT_PENDING'] },
     }),
@@ -161,7 +143,7 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
         'never records in later runs (and cannot be pinned); his/her own heats are still matched; the next run re-fills the cancelled heats ' +
         'and keeps every other still-valid pending suggestion. Check order: 401 → 403 → 400 (userId) → 404 EVENT_NOT_FOUND → 404 ' +
         'PARTICIPANT_NOT_FOUND. Logged as `participant_absent` (category admin).',
-      parameters: [slugParam, userIdParam],
+      parameters: absentInput.openapi.parameters,
       ok: { '200': json(dataOf(obj({ userId: int, absent: { const: true }, cancelledSuggestions: int }))) },
       errors: { 404: ['EVENT_NOT_FOUND', 'PARTICIPANT_NOT_FOUND'] },
     }),
@@ -173,7 +155,7 @@ export const matchingPeopleOpenApi: Record<string, unknown> = {
         'Admin only. → `data: { userId, absent: false }` (also when not marked); later runs may use the participant again. Cancelled ' +
         'suggestions stay cancelled, their pairs are not forbidden (a run that proposes one again turns it back into pending, same id). ' +
         'Check order as for POST. Logged as `participant_absent_cleared` (category admin).',
-      parameters: [slugParam, userIdParam],
+      parameters: absentInput.openapi.parameters,
       ok: { '200': json(dataOf(obj({ userId: int, absent: { const: false } }))) },
       errors: { 404: ['EVENT_NOT_FOUND', 'PARTICIPANT_NOT_FOUND'] },
     }),

@@ -1,18 +1,28 @@
-import { Router, type Request, type Response } from 'express';
-import type { MatchingPeopleService } from './matching-people.service.js';
+import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
-import type { ReferenceData } from '../../lib/reference-data.js';
 import { sendData } from '../../lib/http.js';
 import { actorOf } from '../../middleware/actor.js';
-import { currentUser } from '../../middleware/auth.js';
-import { validationFailed } from '../../lib/errors.js';
-import { isPositiveInt32 } from '../../middleware/validators.js';
-import { parseMatchingSettings, parsePreferences } from './matching-people.schemas.js';
+import { validate } from '../../middleware/validate.js';
+import type { MatchingPeopleService } from './matching-people.service.js';
+import type { MatchingSettingsService } from './matching-settings.service.js';
+import {
+  absentInput,
+  matchingPeopleEventInput,
+  matchingSettingsInput,
+  pinInput,
+  preferencesInput,
+  removeSuggestionInput,
+} from './matching-people.schemas.js';
 
-const slugOf = (req: Request) => String(req.params.slug);
-/** A path id that cannot exist (not a positive int32) → null: the service answers 404 after its earlier checks. */
-const idOrNull = (v: unknown) =>
-  typeof v === 'string' && /^[1-9]\d{0,9}$/.test(v) && isPositiveInt32(Number(v)) ? Number(v) : null;
+/** What the router calls (built by src/container.ts). */
+export interface MatchingPeopleRouterDeps {
+  guards: AuthGuards;
+  matchingSettings: Pick<
+    MatchingSettingsService,
+    'getSettings' | 'updateSettings' | 'getPreferences' | 'updatePreferences'
+  >;
+  matchingPeople: Pick<MatchingPeopleService, 'pin' | 'remove' | 'markAbsent' | 'clearAbsent'>;
+}
 
 /**
  * Fair matching for people: matching settings (admins write, participants read), the
@@ -21,74 +31,63 @@ const idOrNull = (v: unknown) =>
  */
 export function createMatchingPeopleRouter({
   guards,
+  matchingSettings,
   matchingPeople,
-  referenceData,
-}: {
-  guards: AuthGuards;
-  matchingPeople: MatchingPeopleService;
-  referenceData: ReferenceData;
-}): Router {
+}: MatchingPeopleRouterDeps): Router {
   const router = Router();
   const admin = [guards.requireAuth, guards.requireAdmin];
 
-  router.get('/events/:slug/matching-settings', guards.requireAuth, async (req, res) => {
-    sendData(res, await matchingPeople.getSettings(actorOf(req), { slug: slugOf(req), user: currentUser(req) }));
-  });
-  router.put('/events/:slug/matching-settings', ...admin, async (req, res) => {
-    const changes = parseMatchingSettings(req.body);
-    sendData(res, await matchingPeople.updateSettings(actorOf(req), { slug: slugOf(req), changes }));
-  });
-
-  router.get('/events/:slug/recording-preferences', guards.requireAuth, async (req, res) => {
-    sendData(
-      res,
-      await matchingPeople.getPreferences(actorOf(req), { slug: slugOf(req), userId: currentUser(req).id }),
-    );
-  });
-  router.put('/events/:slug/recording-preferences', guards.requireAuth, async (req, res) => {
-    const [divisions, competitionTypes] = await Promise.all([
-      referenceData.divisionIds(),
-      referenceData.competitionTypeIds(),
-    ]);
-    const changes = parsePreferences(req.body, { divisions, competitionTypes });
-    sendData(
-      res,
-      await matchingPeople.updatePreferences(actorOf(req), { slug: slugOf(req), userId: currentUser(req).id, changes }),
-    );
+  router.get(
+    '/events/:slug/matching-settings',
+    guards.requireAuth,
+    validate(matchingPeopleEventInput),
+    async (req, res) => {
+      sendData(res, await matchingSettings.getSettings(actorOf(req), matchingPeopleEventInput.from(res)));
+    },
+  );
+  router.put('/events/:slug/matching-settings', ...admin, validate(matchingSettingsInput), async (req, res) => {
+    sendData(res, await matchingSettings.updateSettings(actorOf(req), matchingSettingsInput.from(res)));
   });
 
-  router.post('/admin/events/:slug/match-suggestions', ...admin, async (req, res) => {
-    const b = (req.body ?? {}) as Record<string, unknown>;
-    const details = (['heatId', 'recorderId'] as const)
-      .filter((f) => !isPositiveInt32(b[f]))
-      .map((field) => ({ field, message: `${field} must be a positive integer` }));
-    if (details.length) throw validationFailed(details);
-    const view = await matchingPeople.pin(actorOf(req), {
-      slug: slugOf(req),
-      heatId: b.heatId as number,
-      recorderId: b.recorderId as number,
-    });
-    sendData(res, view, 201);
-  });
-  router.delete('/admin/events/:slug/match-suggestions/:id', ...admin, async (req, res) => {
-    sendData(
-      res,
-      await matchingPeople.remove(actorOf(req), { slug: slugOf(req), suggestionId: idOrNull(req.params.id) }),
-    );
-  });
+  router.get(
+    '/events/:slug/recording-preferences',
+    guards.requireAuth,
+    validate(matchingPeopleEventInput),
+    async (req, res) => {
+      sendData(res, await matchingSettings.getPreferences(actorOf(req), matchingPeopleEventInput.from(res)));
+    },
+  );
+  router.put(
+    '/events/:slug/recording-preferences',
+    guards.requireAuth,
+    validate(preferencesInput),
+    async (req, res) => {
+      sendData(res, await matchingSettings.updatePreferences(actorOf(req), preferencesInput.from(res)));
+    },
+  );
 
-  const absentRoute = (mark: boolean) => async (req: Request, res: Response) => {
-    const userId = idOrNull(req.params.userId);
-    if (userId === null) throw validationFailed([{ field: 'userId', message: 'userId must be a positive integer' }]);
-    const input = { slug: slugOf(req), userId };
-    sendData(
-      res,
-      mark
-        ? await matchingPeople.markAbsent(actorOf(req), input)
-        : await matchingPeople.clearAbsent(actorOf(req), input),
-    );
-  };
-  router.post('/admin/events/:slug/participants/:userId/absent', ...admin, absentRoute(true));
-  router.delete('/admin/events/:slug/participants/:userId/absent', ...admin, absentRoute(false));
+  router.post('/admin/events/:slug/match-suggestions', ...admin, validate(pinInput), async (req, res) => {
+    sendData(res, await matchingPeople.pin(actorOf(req), pinInput.from(res)), 201);
+  });
+  router.delete(
+    '/admin/events/:slug/match-suggestions/:id',
+    ...admin,
+    validate(removeSuggestionInput),
+    async (req, res) => {
+      sendData(res, await matchingPeople.remove(actorOf(req), removeSuggestionInput.from(res)));
+    },
+  );
+
+  router.post('/admin/events/:slug/participants/:userId/absent', ...admin, validate(absentInput), async (req, res) => {
+    sendData(res, await matchingPeople.markAbsent(actorOf(req), absentInput.from(res)));
+  });
+  router.delete(
+    '/admin/events/:slug/participants/:userId/absent',
+    ...admin,
+    validate(absentInput),
+    async (req, res) => {
+      sendData(res, await matchingPeople.clearAbsent(actorOf(req), absentInput.from(res)));
+    },
+  );
   return router;
 }

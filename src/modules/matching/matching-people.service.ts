@@ -1,134 +1,35 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import type { Actor } from '../../lib/actor.js';
-import type { AuthUser } from '../../lib/auth.js';
 import type { Clock } from '../../lib/clock.js';
-import { AppError, validationFailed } from '../../lib/errors.js';
-import type { ReferenceData } from '../../lib/reference-data.js';
+import { AppError } from '../../lib/errors.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
 import { buildSlotMap } from './matching.engine.js';
-import {
-  balancesOf,
-  readMatchingSettings,
-  slotsOf,
-  unavailableEntries,
-  type EventMatchingSettingsView,
-} from './matching.loader.js';
+import { balancesOf, readMatchingSettings, slotsOf, unavailableEntries } from './matching.loader.js';
 import type { MatchingLock } from './matching.lock.js';
 import { suggestionSelect } from './matching.views.js';
 import { whyOf } from './matching.why.js';
-import type { MatchingSettingsInput, PreferencesInput } from './matching-people.schemas.js';
+import type { AbsentInput, PinInput, RemoveSuggestionInput } from './matching-people.schemas.js';
 
 type Db = Prisma.TransactionClient;
 
+/** What the admins' interventions use (built by src/container.ts). */
+export interface MatchingPeopleDeps {
+  db: PrismaClient;
+  audit: ActivityLogService;
+  eventAccess: EventAccess;
+  lock: MatchingLock;
+  clock: Clock;
+}
+
 /**
- * Fair matching for people (docs/fair-matching.md): the event's matching settings, a
- * participant's recording preferences, and the admins' pins, removals and no-show marks.
- * Owns EventMatchingSettings and the matching columns of EventParticipant (maxRecordings,
- * unavailable, absentAt). Writes that change what a run may do hold the event's shared
- * matching lock, so they never interleave with a run.
+ * Fair matching for people (docs/fair-matching.md): the admins' pins, removals and no-show
+ * marks. Owns the absentAt column of EventParticipant. Writes that change what a run may do
+ * hold the event's shared matching lock, so they never interleave with a run. The event's
+ * settings and a participant's preferences are matching-settings.service.ts'.
  */
 export class MatchingPeopleService {
-  constructor(
-    private readonly deps: {
-      db: PrismaClient;
-      audit: ActivityLogService;
-      eventAccess: EventAccess;
-      lock: MatchingLock;
-      clock: Clock;
-      referenceData: ReferenceData;
-    },
-  ) {}
-
-  // ---- settings -------------------------------------------------------------------------
-
-  /** The event's settings. Check order: event 404 → 403 NOT_PARTICIPANT (admins need not participate). */
-  async getSettings(actor: Actor, input: { slug: string; user: AuthUser }): Promise<EventMatchingSettingsView> {
-    const event = await this.deps.eventAccess.getBySlug(input.slug);
-    if (!input.user.isAdmin) await this.deps.eventAccess.assertParticipant(event.id, input.user.id);
-    return readMatchingSettings(this.deps.db, event.id);
-  }
-
-  /**
-   * Partial update of the event's settings (the router already checked admin and the body):
-   * event 404, then all four after the change. Audited as admin/matching_settings_update
-   * with the previous and the new values.
-   */
-  async updateSettings(
-    actor: Actor,
-    input: { slug: string; changes: MatchingSettingsInput },
-  ): Promise<EventMatchingSettingsView> {
-    const { db } = this.deps;
-    const event = await this.deps.eventAccess.getBySlug(input.slug);
-    const { previous, next } = await db.$transaction(async (tx) => {
-      await this.deps.lock.holdSharedInTransaction(tx, event.id);
-      await tx.eventMatchingSettings.upsert({
-        where: { eventId: event.id },
-        create: { eventId: event.id },
-        update: {},
-      });
-      await tx.$queryRaw`SELECT 1 FROM "EventMatchingSettings" WHERE "eventId" = ${event.id} FOR UPDATE`;
-      const before = await readMatchingSettings(tx, event.id);
-      await tx.eventMatchingSettings.update({ where: { eventId: event.id }, data: input.changes });
-      return { previous: before, next: await readMatchingSettings(tx, event.id) };
-    });
-    await this.deps.audit.record(actor, {
-      category: 'admin',
-      action: 'matching_settings_update',
-      resource: `event:${event.slug}`,
-      metadata: { previous: { ...previous }, next: { ...next } },
-    });
-    return next;
-  }
-
-  // ---- preferences ----------------------------------------------------------------------
-
-  /** The caller's own preferences. Check order: event 404 → 403 NOT_PARTICIPANT (admins too). */
-  async getPreferences(actor: Actor, input: { slug: string; userId: number }) {
-    const event = await this.deps.eventAccess.getBySlug(input.slug);
-    const p = await this.deps.eventAccess.assertParticipant(event.id, input.userId);
-    return preferencesView(p);
-  }
-
-  /**
-   * Partial update of the caller's preferences (body already validated, reference ids
-   * included). Check order: event 404 → 403 NOT_PARTICIPANT → maxRecordings above the event's
-   * current maxRecordingsPerPerson 400. Audited as event/recording_preferences_update.
-   */
-  async updatePreferences(actor: Actor, input: { slug: string; userId: number; changes: PreferencesInput }) {
-    const { db } = this.deps;
-    const event = await this.deps.eventAccess.getBySlug(input.slug);
-    await this.deps.eventAccess.assertParticipant(event.id, input.userId);
-    const updated = await db.$transaction(async (tx) => {
-      await this.deps.lock.holdSharedInTransaction(tx, event.id);
-      const settings = await readMatchingSettings(tx, event.id);
-      const { maxRecordings, unavailable } = input.changes;
-      if (maxRecordings !== undefined && maxRecordings !== null && maxRecordings > settings.maxRecordingsPerPerson)
-        throw validationFailed([
-          {
-            field: 'maxRecordings',
-            message: `maxRecordings must be at most ${settings.maxRecordingsPerPerson} (the event's maximum)`,
-          },
-        ]);
-      const data: Prisma.EventParticipantUpdateInput = {};
-      if (maxRecordings !== undefined) data.maxRecordings = maxRecordings;
-      if (unavailable !== undefined) data.unavailable = unavailable as unknown as Prisma.InputJsonValue;
-      const rows = await tx.eventParticipant.updateManyAndReturn({
-        where: { eventId: event.id, userId: input.userId },
-        data,
-      });
-      if (rows.length === 0) throw new AppError('NOT_PARTICIPANT');
-      return rows[0];
-    });
-    const view = preferencesView(updated);
-    await this.deps.audit.record(actor, {
-      category: 'event',
-      action: 'recording_preferences_update',
-      resource: `event:${event.slug}`,
-      metadata: { maxRecordings: view.maxRecordings, unavailable: view.unavailable.map((e) => ({ ...e })) },
-    });
-    return view;
-  }
+  constructor(private readonly deps: MatchingPeopleDeps) {}
 
   // ---- pins and removals ----------------------------------------------------------------
 
@@ -139,7 +40,7 @@ export class MatchingPeopleService {
    * suggestion of the pair becomes the pinned one (same id). Audited as
    * admin/recording_suggestion_pin.
    */
-  async pin(actor: Actor, input: { slug: string; heatId: number; recorderId: number }) {
+  async pin(actor: Actor, input: PinInput) {
     const { db } = this.deps;
     const event = await this.deps.eventAccess.getBySlug(input.slug);
     const id = await db.$transaction(async (tx) => {
@@ -264,11 +165,11 @@ export class MatchingPeopleService {
    * never proposed again. Check order: event 404 → suggestion of this event 404 (null = a
    * malformed id) → not pending 409. Audited as admin/recording_suggestion_remove.
    */
-  async remove(actor: Actor, input: { slug: string; suggestionId: number | null }) {
+  async remove(actor: Actor, input: RemoveSuggestionInput) {
     const { db } = this.deps;
     const event = await this.deps.eventAccess.getBySlug(input.slug);
-    if (input.suggestionId === null) throw new AppError('SUGGESTION_NOT_FOUND');
-    const suggestionId = input.suggestionId;
+    if (input.id === null) throw new AppError('SUGGESTION_NOT_FOUND');
+    const suggestionId = input.id;
     await db.$transaction(async (tx) => {
       await this.deps.lock.holdSharedInTransaction(tx, event.id);
       const s = await tx.recordingSuggestion.findFirst({
@@ -309,7 +210,7 @@ export class MatchingPeopleService {
    * 200 with 0. Check order: event 404 → PARTICIPANT_NOT_FOUND 404. Audited as
    * admin/participant_absent.
    */
-  async markAbsent(actor: Actor, input: { slug: string; userId: number }) {
+  async markAbsent(actor: Actor, input: AbsentInput) {
     const { db } = this.deps;
     const event = await this.deps.eventAccess.getBySlug(input.slug);
     const cancelledSuggestions = await db.$transaction(async (tx) => {
@@ -336,7 +237,7 @@ export class MatchingPeopleService {
   }
 
   /** Clears the mark (also when not marked); cancelled suggestions stay cancelled. Audited as admin/participant_absent_cleared. */
-  async clearAbsent(actor: Actor, input: { slug: string; userId: number }) {
+  async clearAbsent(actor: Actor, input: AbsentInput) {
     const { db } = this.deps;
     const event = await this.deps.eventAccess.getBySlug(input.slug);
     const { count } = await db.eventParticipant.updateMany({
@@ -353,8 +254,4 @@ export class MatchingPeopleService {
     });
     return result;
   }
-}
-
-function preferencesView(p: { maxRecordings: number | null; unavailable: unknown }) {
-  return { maxRecordings: p.maxRecordings, unavailable: unavailableEntries(p.unavailable) };
 }

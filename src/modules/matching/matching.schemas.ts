@@ -14,7 +14,7 @@ const slug = f.slug();
 const runId = f.param({ type: 'string', description: 'run id (UUID; anything else is an unknown run)' });
 
 /** A suggestion id that cannot exist (not a positive int32) becomes null: the service answers 404 after its earlier checks. */
-const suggestionId = f.custom<number | null>(
+export const suggestionId = f.custom<number | null>(
   {
     type: 'string',
     description: 'suggestion id (a positive integer; anything else is an unknown suggestion, 404)',

@@ -1,5 +1,4 @@
 import {
-  array,
   dataOf,
   dateTime,
   int,
@@ -19,35 +18,16 @@ import {
   createReportInput,
   listReportsInput,
   messageIdInput,
-  REPORT_REASONS,
-  REPORT_STATUSES,
-  REPORT_TARGET_TYPES,
-  REPORT_TEXT_MAX,
   suspendInput,
   usernameInput,
 } from './moderation.schemas.js';
 import { REPORTS_PAGE_SIZE } from './reports.service.js';
+import { reportQueueItemView, reportView, userBriefOrDeletedSchema } from './reports.views.js';
 
 /** OpenAPI paths of the moderation feature (merged by src/docs/openapi.ts); docs/moderation.md tells the rules at length. */
 
-/** The deleted-user placeholder (src/lib/user-summary.ts) where a report or suspension names an account that no longer exists. */
-const deletedSummary = obj({
-  id: { type: 'null' },
-  username: { const: 'deleted-user' },
-  avatar: { type: 'null' },
-  firstName: { type: 'null' },
-  lastName: { type: 'null' },
-});
-const summaryOrDeleted: Schema = {
-  oneOf: [ref('UserSummary'), deletedSummary],
-  description: 'a user summary, or the deleted-user placeholder',
-};
-const briefOrDeleted: Schema = {
-  oneOf: [
-    ref('UserBrief'),
-    obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' } }),
-  ],
-};
+/** The deleted-user placeholder's brief where a suspension names an admin who no longer exists (reports.views.ts). */
+const briefOrDeleted: Schema = userBriefOrDeletedSchema;
 
 const blockItem = obj({
   id: int,
@@ -58,45 +38,9 @@ const blockItem = obj({
   blockedAt: { ...dateTime, description: 'when the first block of this user was made' },
 });
 
-const reportFields = {
-  id: int,
-  status: { enum: [...REPORT_STATUSES] },
-  targetType: { enum: [...REPORT_TARGET_TYPES] },
-  targetId: createReportInput.shape.body.targetId.schema,
-  reason: { enum: [...REPORT_REASONS] },
-  details: { type: 'string', maxLength: REPORT_TEXT_MAX },
-  createdAt: dateTime,
-};
-const eventRef = obj({ slug: nullStr, name: nullStr });
-const reportTarget: Schema = {
-  oneOf: [
-    summaryOrDeleted,
-    obj({
-      id: int,
-      content: nullStr,
-      createdAt: nullDateTime,
-      deleted: { type: 'boolean', description: 'removed by an admin, or gone with its match' },
-      author: summaryOrDeleted,
-      room: obj({ id: { type: ['integer', 'null'] }, type: { enum: ['event', 'private', null] }, event: eventRef }),
-    }),
-    obj({
-      slug: nullStr,
-      status: { enum: ['pending', 'accepted', 'completed', 'deleted'] },
-      event: eventRef,
-      users: { ...array(summaryOrDeleted), minItems: 2, maxItems: 2, description: '[requester, target]' },
-    }),
-  ],
-  description:
-    'user: the user summary. message: the snapshot taken when the report was made (content, author, room) and whether the message is deleted now. match: slug, status now ("deleted" once it no longer exists), event and [requester, target].',
-};
-const reportItem = obj({
-  ...reportFields,
-  reporter: summaryOrDeleted,
-  target: reportTarget,
-  note: { ...nullStr, description: 'null until closed' },
-  resolvedAt: { ...nullDateTime, description: 'when it was resolved or dismissed; null while open' },
-  resolvedBy: { oneOf: [briefOrDeleted, { type: 'null' }], description: 'the admin who closed it; null while open' },
-});
+// the report answers: the views of reports.views.ts (the request's targetId is the same value)
+const reportFields = reportView.schema.properties as Record<string, Schema>;
+const reportItem: Schema = reportQueueItemView.schema;
 
 export const moderationOpenApi: Record<string, unknown> = {
   '/users/me/blocks': {

@@ -12,6 +12,7 @@ import {
   type ListReportsQuery,
 } from './moderation.schemas.js';
 import { refOrDeleted, summaryOrDeleted, userRefSelect, userSummarySelect } from './moderation.views.js';
+import type { ReportQueueItem, ReportTargetView, ReportView } from './reports.views.js';
 
 /** GET /admin/reports answers 50 a page. */
 export const REPORTS_PAGE_SIZE = 50;
@@ -42,21 +43,21 @@ export interface ReportsDeps {
 const targetIdOf = (row: { targetType: string; targetId: string }) =>
   row.targetType === 'message' ? Number(row.targetId) : row.targetId;
 
-/** A report as the reporter sees it (answer of POST /reports). */
-function toCreatedView(row: ReportRow) {
+/** A report as the reporter sees it (reports.views.ts; status, type and reason are CHECKed by the table). */
+function toCreatedView(row: ReportRow): ReportView {
   return {
     id: row.id,
-    status: row.status,
-    targetType: row.targetType,
+    status: row.status as ReportView['status'],
+    targetType: row.targetType as ReportView['targetType'],
     targetId: targetIdOf(row),
-    reason: row.reason,
+    reason: row.reason as ReportView['reason'],
     details: row.details,
     createdAt: row.createdAt,
   };
 }
 
 /** The target of a queue item from the report's snapshot and what still exists. */
-function targetView(row: ReportRow) {
+function targetView(row: ReportRow): ReportTargetView {
   const event = { slug: row.eventSlug, name: row.eventName };
   if (row.targetType === 'user') return summaryOrDeleted(row.targetUser);
   if (row.targetType === 'message') {
@@ -77,8 +78,8 @@ function targetView(row: ReportRow) {
   };
 }
 
-/** An item of the admin queue (GET /admin/reports, PATCH /admin/reports/:id). */
-function toQueueItem(row: ReportRow) {
+/** An item of the admin queue (reports.views.ts). */
+function toQueueItem(row: ReportRow): ReportQueueItem {
   const closed = row.resolvedAt !== null;
   return {
     ...toCreatedView(row),
@@ -90,7 +91,7 @@ function toQueueItem(row: ReportRow) {
   };
 }
 
-export type ReportQueueItem = ReturnType<typeof toQueueItem>;
+export type { ReportQueueItem };
 
 /**
  * Reports of users, messages and matches to the admins (table Report, owned here). Every user

@@ -1,25 +1,21 @@
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import type { PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Metrics } from '../../lib/metrics.js';
 import { BatchedReads } from '../../lib/batched-reads.js';
 import { AppError } from '../../lib/errors.js';
 import { isUniqueViolation } from '../../lib/prisma-errors.js';
-import type { Notifier } from '../../realtime/notifier.js';
-import type { ChatMessagePayload } from '../../realtime/types.js';
-import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import { sql, type SqlReader } from '../../lib/sql.js';
-import {
-  messageJson,
-  messagesFromJson,
-  pageSize,
-  type ChatService,
-  type MessageJson,
-  type MessagePage,
-} from './chat.service.js';
-import type { FloodLimiter } from '../../lib/flood-limit.js';
-import { DEFAULT_PAGE_SIZE, validateContent } from './chat.schemas.js';
-import { blockedPeersSql, notBlockedSql } from '../moderation/blocks.views.js';
+import type { ChatMessagePayload } from '../../realtime/types.js';
+import { notBlockedSql } from '../moderation/blocks.views.js';
+import { messagesFromJson, pageSize, type MessageJson, type MessagePage } from './chat.service.js';
+import { messageView } from './chat.views.js';
+import { DEFAULT_PAGE_SIZE } from './chat.schemas.js';
+
+/*
+ * The event group chat's room: joining it (join_event_room: the room, created when missing, and
+ * the latest page) and reading its history (GET /events/:slug/messages). Sending is
+ * event-messages.service.ts'. Participants only; order of checks, HTTP and socket alike
+ * (tests/chat/event-messages-http.test.ts): event 404 → participant 403 → room 404.
+ */
 
 export const EVENT_ROOM_TYPE = 'event';
 
@@ -29,43 +25,11 @@ const parseOpeningKey = (key: string) => {
   const at = key.indexOf('\u0000');
   return { userId: Number(key.slice(0, at)), slug: key.slice(at + 1) };
 };
-/** A flood is logged once per user and minute, not once per refused message. */
-const FLOOD_LOG_INTERVAL_MS = 60_000;
 
-export interface EventChatSettings {
-  /** sending needs a verified e-mail address (REQUIRE_EMAIL_VERIFICATION) */
-  requireEmailVerification: boolean;
-  /** join_event_room throttle, one token per join and socket */
-}
-
-/** What the event chat uses (built by src/container.ts). */
-export interface EventChatDeps {
+/** What the event room uses (built by src/container.ts). */
+export interface EventRoomDeps {
   db: PrismaClient;
   sql: SqlReader;
-  chat: Pick<ChatService, 'createMessage'>;
-  /** the chat flood limiter, shared with the private chat */
-  flood: FloodLimiter;
-  audit: ActivityLogService;
-  notifier: Notifier;
-  clock: Clock;
-  metrics: Metrics;
-  settings: EventChatSettings;
-}
-
-/** The event room a socket joined (kept by the socket layer). */
-export interface JoinedEventRoom {
-  eventId: number;
-  slug: string;
-}
-
-interface SenderContext {
-  username: string;
-  avatar: string;
-  emailVerified: boolean;
-  participant: boolean;
-  roomId: number | null;
-  /** users in a blocked pair with the sender: they do not receive the message */
-  blockedPeers: number[];
 }
 
 interface EventRoomPageRow {
@@ -90,7 +54,7 @@ const roomPage = (name: string, before: string) =>
     name,
     `SELECT e.id AS "eventId", (me.id IS NOT NULL) AS "isParticipant", r.id AS "roomId",
             CASE WHEN me.id IS NOT NULL THEN (
-              SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
+              SELECT coalesce(json_agg(${messageView.json()} ORDER BY m.id), '[]'::json)
               FROM (SELECT * FROM "Message" WHERE "roomId" = r.id AND "deletedAt" IS NULL
                       AND ${notBlockedSql('"Message"."userId"', '$2::int')} ${before}
                     ORDER BY id DESC LIMIT $3) m
@@ -115,11 +79,11 @@ const roomOpening = sql(
   'event_chat_opening',
   `SELECT e.id AS "eventId", r.id AS "roomId",
           ARRAY(SELECT p."userId" FROM "EventParticipant" p WHERE p."eventId" = e.id AND p."userId" = ANY($2::int[])) AS participants,
-          (SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
+          (SELECT coalesce(json_agg(${messageView.json()} ORDER BY m.id), '[]'::json)
            FROM (SELECT * FROM "Message" WHERE "roomId" = r.id AND "deletedAt" IS NULL ORDER BY id DESC LIMIT $3) m
            LEFT JOIN "User" u ON u.id = m."userId") AS messages,
           (SELECT json_object_agg(c.uid, (
-             SELECT coalesce(json_agg(${messageJson('m', 'u')} ORDER BY m.id), '[]'::json)
+             SELECT coalesce(json_agg(${messageView.json()} ORDER BY m.id), '[]'::json)
              FROM (SELECT * FROM "Message" WHERE "roomId" = r.id AND "deletedAt" IS NULL
                      AND ${notBlockedSql('"Message"."userId"', 'c.uid')}
                    ORDER BY id DESC LIMIT $3) m
@@ -148,16 +112,12 @@ interface RoomOpening {
   messages: ChatMessagePayload[];
 }
 
-/**
- * The event group chat (participants only). Order of checks, HTTP and socket alike
- * (tests/chat/event-messages-http.test.ts): event 404 → participant 403 → room 404.
- */
-export class EventChatService {
-  private readonly floodLoggedAt = new Map<number, number>();
+/** The event room of a slug for its participants: the join's opening and the history pages. */
+export class EventRoomService {
   /** join_event_room reads of callers arriving together, one statement per slug (see openRoom) */
   private readonly openings: BatchedReads<string, RoomOpening>;
 
-  constructor(private readonly deps: EventChatDeps) {
+  constructor(private readonly deps: EventRoomDeps) {
     this.openings = new BatchedReads((keys) => this.readOpenings(keys));
   }
 
@@ -232,43 +192,6 @@ export class EventChatService {
     return { eventId: row.eventId, roomId: row.roomId, messages: messagesFromJson(row.messages ?? []) };
   }
 
-  /**
-   * send_event_message: stores a message in the joined event's room; the caller broadcasts it
-   * to the event room except to `hiddenFrom` (the users in a blocked pair with the sender).
-   * Checks in order (the socket parsed the payload with eventMessageInput first, so content
-   * errors come before the room): a room joined (400 NOT_IN_ROOM) → content 1-2000 characters
-   * after trim (400) → flood limit (429; logged once per user and minute) → the user still exists (401)
-   * → verified e-mail from the database when required (403) → still a participant (403; the
-   * user's sockets leave the room) → the room exists (404) → not a duplicate (409
-   * DUPLICATE_MESSAGE, the chat core's rule).
-   */
-  async postMessage(
-    actor: Actor,
-    input: { joined: JoinedEventRoom | undefined; content: unknown },
-  ): Promise<{ eventId: number; message: ChatMessagePayload; hiddenFrom: number[] }> {
-    const { joined, content } = input;
-    if (actor.userId === null) throw new AppError('AUTH_REQUIRED');
-    const { userId } = actor;
-    if (!joined) throw new AppError('NOT_IN_ROOM');
-    const text = validateContent(content);
-    if (!(await this.deps.flood.take(userId))) {
-      await this.recordFlood(actor, userId, joined);
-      throw new AppError('CHAT_FLOOD');
-    }
-    const ctx = await this.senderContext(joined.eventId, userId);
-    if (!ctx) throw new AppError('INVALID_TOKEN'); // user deleted meanwhile
-    if (this.deps.settings.requireEmailVerification && !ctx.emailVerified) throw new AppError('EMAIL_NOT_VERIFIED');
-    if (!ctx.participant) {
-      await this.deps.notifier.removeUserFromEventRoom(userId, joined.eventId);
-      throw new AppError('NOT_PARTICIPANT');
-    }
-    if (ctx.roomId === null) throw new AppError('CHAT_ROOM_NOT_FOUND');
-    const author = { id: userId, username: ctx.username, avatar: ctx.avatar };
-    const message = await this.deps.chat.createMessage(actor, { roomId: ctx.roomId, author, content: text });
-    this.deps.metrics.chatMessageStored('event');
-    return { eventId: joined.eventId, message, hiddenFrom: ctx.blockedPeers };
-  }
-
   private findRoom(eventId: number) {
     return this.deps.db.chatRoom.findUnique({ where: { eventId_type: { eventId, type: EVENT_ROOM_TYPE } } });
   }
@@ -283,32 +206,5 @@ export class EventChatService {
       if (!isUniqueViolation(err)) throw err;
       return this.deps.db.chatRoom.findUniqueOrThrow({ where: { eventId_type: { eventId, type: EVENT_ROOM_TYPE } } });
     }
-  }
-
-  private async recordFlood(actor: Actor, userId: number, joined: JoinedEventRoom): Promise<void> {
-    const now = this.deps.clock.now().getTime();
-    if (now - (this.floodLoggedAt.get(userId) ?? -Infinity) < FLOOD_LOG_INTERVAL_MS) return;
-    this.floodLoggedAt.set(userId, now);
-    await this.deps.audit.record(actor, {
-      category: 'chat',
-      action: 'chat_flood_limited',
-      success: false,
-      resource: `event:${joined.slug}`,
-    });
-  }
-
-  /**
-   * Everything postMessage checks, read in one round trip: the author (verified e-mail, name,
-   * avatar), whether the author still participates, and the event room.
-   */
-  private async senderContext(eventId: number, userId: number): Promise<SenderContext | undefined> {
-    const rows = await this.deps.db.$queryRaw<SenderContext[]>`
-      SELECT u.username, u.avatar, u."emailVerified", (p.id IS NOT NULL) AS participant, r.id AS "roomId",
-        ${Prisma.raw(blockedPeersSql('u.id'))} AS "blockedPeers"
-      FROM "User" u
-      LEFT JOIN "EventParticipant" p ON p."userId" = u.id AND p."eventId" = ${eventId}
-      LEFT JOIN "ChatRoom" r ON r."eventId" = ${eventId} AND r.type = ${EVENT_ROOM_TYPE}
-      WHERE u.id = ${userId}`;
-    return rows[0];
   }
 }

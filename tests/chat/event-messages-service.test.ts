@@ -19,7 +19,7 @@ async function participantInRoom(userOverrides: { emailVerified?: boolean } = {}
   return { event, user, joined: { eventId: event.id, slug: event.slug } };
 }
 
-describe('EventChatService.postMessage', () => {
+describe('EventMessagesService.postMessage', () => {
   let container: Container;
   const clock = manualClock();
   let allow = true;
@@ -37,7 +37,9 @@ describe('EventChatService.postMessage', () => {
 
   it('refuses whitespace-only content with 400 before storing anything', async () => {
     const { user, joined } = await participantInRoom();
-    await expect(container.eventChat.postMessage(actorOf(user), { joined, content: '   \n ' })).rejects.toMatchObject({
+    await expect(
+      container.eventMessages.postMessage(actorOf(user), { joined, content: '   \n ' }),
+    ).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       status: 400,
     });
@@ -47,7 +49,7 @@ describe('EventChatService.postMessage', () => {
   it('checks the verified e-mail against the database, not the identity the socket was opened with', async () => {
     const { user, joined } = await participantInRoom();
     await prisma.user.update({ where: { id: user.id }, data: { emailVerified: false } });
-    await expect(container.eventChat.postMessage(actorOf(user), { joined, content: 'hi' })).rejects.toMatchObject({
+    await expect(container.eventMessages.postMessage(actorOf(user), { joined, content: 'hi' })).rejects.toMatchObject({
       code: 'EMAIL_NOT_VERIFIED',
     });
   });
@@ -57,7 +59,9 @@ describe('EventChatService.postMessage', () => {
     allow = false;
     try {
       for (let i = 0; i < 3; i++) {
-        await expect(container.eventChat.postMessage(actorOf(user), { joined, content: 'x' })).rejects.toMatchObject({
+        await expect(
+          container.eventMessages.postMessage(actorOf(user), { joined, content: 'x' }),
+        ).rejects.toMatchObject({
           code: 'CHAT_FLOOD',
           status: 429,
         });
@@ -65,7 +69,7 @@ describe('EventChatService.postMessage', () => {
       const logs = () => prisma.activityLog.count({ where: { userId: user.id, action: 'chat_flood_limited' } });
       expect(await logs()).toBe(1);
       clock.advance(61_000);
-      await expect(container.eventChat.postMessage(actorOf(user), { joined, content: 'x' })).rejects.toMatchObject({
+      await expect(container.eventMessages.postMessage(actorOf(user), { joined, content: 'x' })).rejects.toMatchObject({
         code: 'CHAT_FLOOD',
       });
       expect(await logs()).toBe(2);
@@ -79,12 +83,12 @@ describe('EventChatService.postMessage', () => {
   it('answers NOT_IN_ROOM without a joined room and NOT_PARTICIPANT after leaving', async () => {
     const { user, event, joined } = await participantInRoom();
     await expect(
-      container.eventChat.postMessage(actorOf(user), { joined: undefined, content: 'x' }),
+      container.eventMessages.postMessage(actorOf(user), { joined: undefined, content: 'x' }),
     ).rejects.toMatchObject({
       code: 'NOT_IN_ROOM',
     });
     await container.checkin.leave(actorFor(user), { slug: event.slug });
-    await expect(container.eventChat.postMessage(actorOf(user), { joined, content: 'x' })).rejects.toMatchObject({
+    await expect(container.eventMessages.postMessage(actorOf(user), { joined, content: 'x' })).rejects.toMatchObject({
       code: 'NOT_PARTICIPANT',
       status: 403,
     });
@@ -92,7 +96,7 @@ describe('EventChatService.postMessage', () => {
 
   it('stores the message exactly as sent and returns the room to broadcast to', async () => {
     const { user, joined } = await participantInRoom();
-    const { eventId, message } = await container.eventChat.postMessage(actorOf(user), {
+    const { eventId, message } = await container.eventMessages.postMessage(actorOf(user), {
       joined,
       content: '  <b>hi</b> ',
     });

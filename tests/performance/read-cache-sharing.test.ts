@@ -1,0 +1,85 @@
+import supertest from 'supertest';
+import { buildApp } from '../../src/app';
+import type { Container } from '../../src/container';
+import { createTestContainer } from '../helpers/container';
+import { createEvent, createUser, joinEvent, type TestUser } from '../helpers/factories';
+
+/**
+ * Identical answers of many callers are held once (src/lib/read-cache.ts `shared`,
+ * src/middleware/cached-read.ts): at 3 000 dancers, 150 callers of the 450 KB details each held
+ * their own copy, the 64 MiB bound evicted every entry before its next use, and bench:event-day's
+ * polling found 1 % of its reads in the cache (docs/event-day.md).
+ */
+describe('the read cache with many callers of one big answer', () => {
+  const containers: Container[] = [];
+  afterAll(async () => {
+    await Promise.all(containers.map((c) => c.close()));
+  });
+
+  async function appWithCache(maxBytes: number) {
+    const container = createTestContainer({ readCache: { maxBytes } });
+    containers.push(container);
+    expect(await container.readCache!.start()).toBe(true);
+    return { container, request: supertest(buildApp(container)) };
+  }
+
+  it('ten participants reading the same details twice are answered from the cache the second time, within a bound of three answers', async () => {
+    const event = await createEvent();
+    const readers: TestUser[] = [];
+    for (let i = 0; i < 60; i++) {
+      const u = await createUser();
+      await joinEvent(u.user, event);
+      if (i < 10) readers.push(u);
+    }
+    const path = `/api/events/${event.slug}/details`;
+    // the answer's size, and its check-in token created (a write the later entries must follow)
+    const probe = await appWithCache(64 * 1024 * 1024);
+    const size = Buffer.byteLength(
+      (await probe.request.get(path).set('Authorization', readers[0].auth).expect(200)).text,
+    );
+    expect(size).toBeGreaterThan(5_000);
+
+    const { container, request } = await appWithCache(3 * size);
+    const firsts = [];
+    for (const r of readers) firsts.push((await request.get(path).set('Authorization', r.auth).expect(200)).text);
+    const before = container.readCache!.stats();
+    for (const [i, r] of readers.entries()) {
+      const res = await request.get(path).set('Authorization', r.auth).expect(200);
+      expect(res.text).toBe(firsts[i]);
+    }
+    const after = container.readCache!.stats();
+    // each second read: the session and the answer from the cache
+    expect(after.hits - before.hits).toBe(2 * readers.length);
+    expect(after.misses).toBe(before.misses);
+    // the body once, not ten times
+    expect(after.weight).toBeLessThan(2 * size);
+  });
+
+  it('weighs a shared answer until its last holder is dropped', async () => {
+    const event = await createEvent();
+    const members: TestUser[] = [];
+    for (let i = 0; i < 30; i++) {
+      const u = await createUser();
+      await joinEvent(u.user, event);
+      members.push(u);
+    }
+    const [a, b] = members;
+    const { container, request } = await appWithCache(64 * 1024 * 1024);
+    const path = `/api/events/${event.slug}/details`;
+    await request.get(path).set('Authorization', a.auth).expect(200); // creates the check-in token
+    await request.get(path).set('Authorization', a.auth).expect(200);
+    const one = container.readCache!.stats().weight;
+    expect(one).toBeGreaterThan(3_000);
+    await request.get(path).set('Authorization', b.auth).expect(200);
+    const two = container.readCache!.stats().weight;
+    // a second holder adds its bookkeeping, not the body again
+    expect(two - one).toBeLessThan(1_000);
+    // a write to a table the answer was read from: both entries are dropped at their next read,
+    // and the old body with the last of them; the new body is held once again
+    await joinEvent((await createUser()).user, event);
+    await request.get(path).set('Authorization', a.auth).expect(200);
+    await request.get(path).set('Authorization', b.auth).expect(200);
+    const after = container.readCache!.stats().weight;
+    expect(Math.abs(after - two)).toBeLessThan(1_000);
+  });
+});
