@@ -374,6 +374,9 @@ export class PayloadDeclaration<T> {
   }
 }
 
+/** The checked value of a one-value payload declaration. */
+export type PayloadOf<D> = D extends PayloadDeclaration<infer T> ? T : never;
+
 /** Declares a one-value socket payload (see PayloadDeclaration). */
 export function definePayload<T>(name: string, field: Field<T>): PayloadDeclaration<T> {
   return new PayloadDeclaration(name, field);

@@ -1,5 +1,5 @@
 import { AppError } from '../../lib/errors.js';
-import { defineInput, definePayload, f, type InputOf } from '../../middleware/input.js';
+import { defineInput, definePayload, f, type InputOf, type PayloadOf } from '../../middleware/input.js';
 import { INT32_MAX } from '../../middleware/validators.js';
 
 /**
@@ -64,7 +64,8 @@ export const eventMessageInput = defineInput('eventMessage', { body: { content: 
 
 /**
  * join_event_room's payload: the event slug, bare. Anything but a string of 1-50 characters is
- * an unknown event (404 EVENT_NOT_FOUND), like an unknown slug.
+ * an unknown event (404 EVENT_NOT_FOUND), like an unknown slug. The only check of it: the
+ * service (event-room.service.ts openRoom) takes the parsed `{ slug }`.
  */
 export const joinEventRoomInput = definePayload(
   'joinEventRoom',
@@ -73,3 +74,7 @@ export const joinEventRoomInput = definePayload(
     return slug;
   }),
 );
+/** What openRoom takes: the parsed slug. */
+export interface JoinEventRoomInput {
+  slug: PayloadOf<typeof joinEventRoomInput>;
+}

@@ -8,7 +8,7 @@ import type { ChatMessagePayload } from '../../realtime/types.js';
 import { notBlockedSql } from '../moderation/blocks.views.js';
 import { messagesFromJson, pageSize, type MessageJson, type MessagePage } from './chat.service.js';
 import { messageView } from './chat.views.js';
-import { DEFAULT_PAGE_SIZE } from './chat.schemas.js';
+import { DEFAULT_PAGE_SIZE, type JoinEventRoomInput } from './chat.schemas.js';
 
 /*
  * The event group chat's room: joining it (join_event_room: the room, created when missing, and
@@ -132,14 +132,13 @@ export class EventRoomService {
   /**
    * join_event_room: the event, its room (created if missing) and the last 20 messages, oldest
    * first (the join throttle, 429 ROOM_JOIN_THROTTLED, runs before, in src/realtime/io.ts).
-   * Checks: slug a string of 1-50 characters, else 404 → event
-   * 404 → participant 403. One statement for the callers joining together (readOpenings), and
-   * a write only for an event whose room does not exist yet.
+   * Checks (after the payload's, joinEventRoomInput in chat.schemas.ts: a slug of 1-50
+   * characters, else 404): event 404 → participant 403. One statement for the callers joining
+   * together (readOpenings), and a write only for an event whose room does not exist yet.
    */
-  async openRoom(actor: Actor, input: { slug: unknown }) {
+  async openRoom(actor: Actor, input: JoinEventRoomInput) {
     const { slug } = input;
     const userId = userOf(actor).id;
-    if (typeof slug !== 'string' || slug.length === 0 || slug.length > 50) throw new AppError('EVENT_NOT_FOUND');
     const opening = await this.openings.load(openingKey(slug, userId));
     if (!opening) throw new AppError('EVENT_NOT_FOUND');
     if (!opening.isParticipant) throw new AppError('NOT_PARTICIPANT');
