@@ -1,6 +1,6 @@
 import { eventObjectView, scheduleConfigSchema } from '../modules/events/events.views.js';
 import { UNFILLED_REASONS } from '../modules/matching/matching.unfilled.js';
-import { RECORDER_DELETED } from '../modules/matching/matching.views.js';
+import { RECORDER_DELETED, suggestionView } from '../modules/matching/matching.views.js';
 import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
 
 /**
@@ -219,33 +219,8 @@ const statsRecordings = obj({ done: int, received: int });
 
 
 
-export const suggestionProperties = {
-  id: int,
-  heat: ref('Heat'),
-  dancer: ref('UserSummary'),
-  recorder: { oneOf: [ref('UserSummary'), { type: 'null' }] },
-  status: { enum: ['pending', 'accepted', 'rejected', 'not_found', 'removed', 'cancelled'] },
-  unfilledReason: { oneOf: [ref('UnfilledReason'), { type: 'null' }], description: 'why a `not_found` heat has no recorder; null otherwise' },
-  originRunId: { oneOf: [{ type: 'string', format: 'uuid' }, { type: 'null' }], description: 'the run that proposed the pair; null for an admin pin' },
-  createdAt: dateTime,
-  pinned: { type: 'boolean', description: 'pinned by an admin (kept by runs, counted toward caps)' },
-  why: {
-    oneOf: [
-      obj({
-        locality: { enum: ['city', 'country', 'anywhere'] },
-        optOut: { type: 'boolean' },
-        recorderBalance: int,
-        pinned: { type: 'boolean' },
-      }),
-      { type: 'null' },
-    ],
-    description:
-      'why this recorder: locality tier (dancer vs recorder city/country, trimmed, case-insensitive), whether the recorder opted out, ' +
-      "the recorder's balance for this event (recordings received minus done at other events) and whether the pair is pinned; " +
-      'null without a recorder and on rows written before fair matching',
-  },
-};
-
+/** The fields of the suggestion view (src/modules/matching/matching.views.ts), for the schemas that extend it. */
+export const suggestionProperties = suggestionView.schema.properties as Record<string, Schema>;
 
 const runOutcomeProperties = {
   reuse: {
@@ -338,7 +313,6 @@ export const componentSchemas: Record<string, Schema> = {
     rated: ref('UserBrief'),
     event: ref('EventRef'),
   }),
-  Suggestion: obj(suggestionProperties),
   SuggestionDecision: obj({
     ...suggestionProperties,
     match: {
