@@ -12,7 +12,13 @@ import { systemActor } from '../../src/lib/actor';
 import { prisma } from '../helpers/db';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
 import { competitionTypeId, createEvent, createUser, divisionId, joinEvent } from '../helpers/factories';
-import { suggestionSelect, suggestionView } from '../../src/modules/matching/matching.views';
+import {
+  runSelect,
+  runView,
+  suggestionSelect,
+  suggestionView,
+  toRunView,
+} from '../../src/modules/matching/matching.views';
 import { testDatabase } from '../helpers/db';
 
 /** A view with every kind of field, over e (Event) and p (its participation). */
@@ -202,6 +208,50 @@ describe('the suggestion view (src/modules/matching/matching.views.ts)', () => {
     });
     expect(j).toEqual(JSON.parse(JSON.stringify(rows)));
     expect(rows.map((r) => r.recorder?.id ?? null)).toEqual([recorder.id, null]);
+  });
+});
+
+describe('the run view (src/modules/matching/matching.views.ts)', () => {
+  it('is the Run component', () => {
+    const doc = buildOpenApiDocument() as { components: { schemas: Record<string, unknown> } };
+    expect(doc.components.schemas.Run).toEqual(runView.schema);
+  });
+
+  it('counts the open heats per reason in SQL as toRunView does, a run without a list included', async () => {
+    const event = await createEvent();
+    const unfilled = [
+      { heatId: 1, reason: 'SLOT_CONFLICT' },
+      { heatId: 2, reason: 'SLOT_CONFLICT' },
+      { heatId: 3, reason: 'ALL_CANDIDATES_AT_CAP' },
+    ];
+    const base = { eventId: event.id, trigger: 'manual', heatsTotal: 5, heatsAssigned: 2, heatsUnassigned: 3 };
+    const ids = [
+      (
+        await prisma.matchingRun.create({
+          data: {
+            ...base,
+            status: 'success',
+            unfilled,
+            reuse: { previous: 1, kept: 1, added: 1, dropped: 0, invalid: 0 },
+          },
+        })
+      ).id,
+      (await prisma.matchingRun.create({ data: { ...base, status: 'failed', error: 'boom' } })).id,
+    ];
+    const [{ j }] = await testDatabase.sql.rows<{ j: unknown }>(
+      {
+        name: 'contracts_runs',
+        text: `SELECT json_agg(${runView.json()} ORDER BY r."startedAt", r.id) AS j FROM "MatchingRun" r WHERE r.id = ANY($1::uuid[])`,
+      },
+      [ids],
+    );
+    const rows = await prisma.matchingRun.findMany({
+      where: { id: { in: ids } },
+      orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
+      select: runSelect,
+    });
+    expect(j).toEqual(JSON.parse(JSON.stringify(rows.map(toRunView))));
+    expect(rows.map(toRunView)[0].unfilledByReason).toMatchObject({ SLOT_CONFLICT: 2, ALL_CANDIDATES_AT_CAP: 1 });
   });
 });
 

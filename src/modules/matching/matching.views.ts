@@ -1,34 +1,79 @@
 import type { Prisma } from '../../generated/prisma/client.js';
 import { heatSummarySelect } from '../../lib/heat-summary.js';
 import { userSummarySelect, userSummaryView } from '../../lib/user-summary.js';
-import { defineView, v } from '../../lib/view.js';
+import { defineView, v, type ViewOf } from '../../lib/view.js';
 import { UNFILLED_REASONS, type EngineUnfilled, type UnfilledReason } from './matching.engine.js';
 import type { RunReuse } from './matching.writer.js';
 
 /** The response shapes of matching: runs, suggestions, unfilled heats. */
 
-export const runSelect = {
-  id: true,
-  eventId: true,
-  trigger: true,
-  status: true,
-  startedAt: true,
-  finishedAt: true,
-  heatsTotal: true,
-  heatsAssigned: true,
-  heatsUnassigned: true,
-  error: true,
-  unfilled: true,
-  reuse: true,
-} as const;
+export const RUN_TRIGGERS = ['manual', 'scheduled'] as const;
+export const RUN_STATUSES = ['running', 'success', 'failed'] as const;
+
+const intSchema = { type: 'integer' };
+const closedObject = (properties: Record<string, unknown>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(properties),
+  properties,
+});
+
+/** The stored open heats of a run (r.unfilled: a json array, or null before the run finished). */
+const storedUnfilledSql = `CASE WHEN jsonb_typeof(r.unfilled::jsonb) = 'array' THEN r.unfilled::jsonb ELSE '[]'::jsonb END`;
+
+/**
+ * A matching run (component Run; RunDetail adds its open heats): the one declaration of its
+ * fields. The Prisma reads select `runSelect` (its columns and the stored `unfilled` list, which
+ * toRunView counts per reason); the SQL (`runView.json()`, over r = MatchingRun) counts the same.
+ */
+export const runView = defineView(
+  'Run',
+  {
+    id: v.json<string>({ type: 'string', format: 'uuid' }),
+    eventId: v.int(),
+    trigger: v.json<string>({ enum: [...RUN_TRIGGERS] }),
+    status: v.json<string>({ enum: [...RUN_STATUSES] }),
+    startedAt: v.dateTime(),
+    finishedAt: v.nullDateTime(),
+    heatsTotal: v.int(),
+    heatsAssigned: v.int(),
+    heatsUnassigned: v.int(),
+    error: v.nullStr(),
+    reuse: v.json<RunReuse | null>({
+      oneOf: [
+        closedObject({
+          previous: intSchema,
+          kept: intSchema,
+          added: intSchema,
+          dropped: intSchema,
+          invalid: intSchema,
+        }),
+        { type: 'null' },
+      ],
+      description:
+        'what became of the pending suggestions the run started from; null for failed runs and runs made before stable re-runs',
+    }),
+    unfilledByReason: v
+      .json<Record<UnfilledReason, number>>(
+        closedObject(Object.fromEntries(UNFILLED_REASONS.map((r) => [r, intSchema]))),
+      )
+      .sql(
+        `json_build_object(${UNFILLED_REASONS.map(
+          (reason) =>
+            `'${reason}', (SELECT count(*)::int FROM jsonb_array_elements(${storedUnfilledSql}) x WHERE x->>'reason' = '${reason}')`,
+        ).join(', ')})`,
+      ),
+  },
+  { alias: 'r' },
+);
+
+/** The run's columns of the view, and the stored open heats toRunView counts. */
+export const runSelect = { ...runView.select, unfilled: true } as const;
 
 type RunRow = Prisma.MatchingRunGetPayload<{ select: typeof runSelect }>;
 
 /** The run without its stored JSON: `reuse` (null before stable re-runs or when failed) and the open heats counted per reason. */
-export type MatchingRunView = Omit<RunRow, 'unfilled' | 'reuse'> & {
-  reuse: RunReuse | null;
-  unfilledByReason: Record<UnfilledReason, number>;
-};
+export type MatchingRunView = ViewOf<typeof runView>;
 
 export function storedUnfilled(run: Pick<RunRow, 'unfilled'>): EngineUnfilled[] {
   return Array.isArray(run.unfilled) ? (run.unfilled as unknown as EngineUnfilled[]) : [];
@@ -115,7 +160,7 @@ export const suggestionSelect = { ...suggestionView.select, heat: { select: heat
 export type SuggestionView = Prisma.RecordingSuggestionGetPayload<{ select: typeof suggestionSelect }>;
 
 /** Every view of this feature, registered as OpenAPI components by src/docs/feature-schemas.ts. */
-export const matchingViews = [suggestionView];
+export const matchingViews = [runView, suggestionView];
 
 /**
  * SQL of the suggestions of one event (SQL expression `event`) where one person (`person`) is
