@@ -1,6 +1,6 @@
 import { eventObjectView, scheduleConfigSchema } from '../modules/events/events.views.js';
 import { UNFILLED_REASONS } from '../modules/matching/matching.unfilled.js';
-import { RECORDER_DELETED } from '../modules/matching/matching.views.js';
+import { RECORDER_DELETED, runView, suggestionView } from '../modules/matching/matching.views.js';
 import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
 
 /**
@@ -219,55 +219,11 @@ const statsRecordings = obj({ done: int, received: int });
 
 
 
-export const suggestionProperties = {
-  id: int,
-  heat: ref('Heat'),
-  dancer: ref('UserSummary'),
-  recorder: { oneOf: [ref('UserSummary'), { type: 'null' }] },
-  status: { enum: ['pending', 'accepted', 'rejected', 'not_found', 'removed', 'cancelled'] },
-  unfilledReason: { oneOf: [ref('UnfilledReason'), { type: 'null' }], description: 'why a `not_found` heat has no recorder; null otherwise' },
-  originRunId: { oneOf: [{ type: 'string', format: 'uuid' }, { type: 'null' }], description: 'the run that proposed the pair; null for an admin pin' },
-  createdAt: dateTime,
-  pinned: { type: 'boolean', description: 'pinned by an admin (kept by runs, counted toward caps)' },
-  why: {
-    oneOf: [
-      obj({
-        locality: { enum: ['city', 'country', 'anywhere'] },
-        optOut: { type: 'boolean' },
-        recorderBalance: int,
-        pinned: { type: 'boolean' },
-      }),
-      { type: 'null' },
-    ],
-    description:
-      'why this recorder: locality tier (dancer vs recorder city/country, trimmed, case-insensitive), whether the recorder opted out, ' +
-      "the recorder's balance for this event (recordings received minus done at other events) and whether the pair is pinned; " +
-      'null without a recorder and on rows written before fair matching',
-  },
-};
+/** The fields of the suggestion view (src/modules/matching/matching.views.ts), for the schemas that extend it. */
+export const suggestionProperties = suggestionView.schema.properties as Record<string, Schema>;
 
-
-const runOutcomeProperties = {
-  reuse: {
-    oneOf: [obj({ previous: int, kept: int, added: int, dropped: int, invalid: int }), { type: 'null' }],
-    description: 'what became of the pending suggestions the run started from; null for failed runs and runs made before stable re-runs',
-  },
-  unfilledByReason: obj(Object.fromEntries(UNFILLED_REASONS.map((r) => [r, int]))),
-};
-
-const runProperties = {
-  id: { type: 'string', format: 'uuid' },
-  eventId: int,
-  trigger: { enum: ['manual', 'scheduled'] },
-  status: { enum: ['running', 'success', 'failed'] },
-  startedAt: dateTime,
-  finishedAt: nullDateTime,
-  heatsTotal: int,
-  heatsAssigned: int,
-  heatsUnassigned: int,
-  error: nullStr,
-  ...runOutcomeProperties,
-};
+/** The fields of the run view (src/modules/matching/matching.views.ts), for RunDetail and RunPreview. */
+const runProperties = runView.schema.properties as Record<string, Schema>;
 
 const unfilledHeat = obj({
   heatId: int,
@@ -338,7 +294,6 @@ export const componentSchemas: Record<string, Schema> = {
     rated: ref('UserBrief'),
     event: ref('EventRef'),
   }),
-  Suggestion: obj(suggestionProperties),
   SuggestionDecision: obj({
     ...suggestionProperties,
     match: {
@@ -346,7 +301,6 @@ export const componentSchemas: Record<string, Schema> = {
       description: 'the accepted match of dancer and recorder after an accept; null after a reject',
     },
   }),
-  Run: obj(runProperties),
   RunDetail: obj({ ...runProperties, unfilledHeats: array(unfilledHeat) }),
   RunPreview: obj({
     dryRun: { const: true },
@@ -355,7 +309,7 @@ export const componentSchemas: Record<string, Schema> = {
     heatsUnassigned: int,
     reuse: obj({ previous: int, kept: int, added: int, dropped: int, invalid: int }),
     pins: { ...obj({ kept: int, dropped: int }), description: 'admin pins the run would keep (counted toward caps) and drop (no longer hold)' },
-    unfilledByReason: runOutcomeProperties.unfilledByReason,
+    unfilledByReason: runProperties.unfilledByReason,
     unfilledHeats: array(unfilledHeat),
   }),
   UnfilledReason: {

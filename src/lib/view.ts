@@ -28,18 +28,25 @@ export interface ViewField<T, S extends FieldSource = FieldSource> {
   readonly expr?: string;
   /** true for timestamps: json() renders them like Date.toJSON */
   readonly timestamp: boolean;
-  /** a nested view: rendered as its json() over its own alias */
-  readonly nested?: { view: AnyView; alias: string };
+  /** a nested view: rendered as its json() over its own alias (null when `nullable` and its row is missing) */
+  readonly nested?: NestedView;
   /** The value is this SQL expression (aliases written out), not a column: left out of `select`. */
   sql(expr: string): ViewField<T, 'expr'>;
   describe(description: string, extra?: Schema): ViewField<T, S>;
   readonly _type?: T;
 }
 
+interface NestedView {
+  view: AnyView;
+  alias: string;
+  /** a LEFT JOINed row that may be missing: the field is null then */
+  nullable?: boolean;
+}
+
 function vf<T, S extends FieldSource = 'column'>(
   schema: Schema,
   timestamp = false,
-  more: { source?: S; expr?: string; nested?: { view: AnyView; alias: string } } = {},
+  more: { source?: S; expr?: string; nested?: NestedView } = {},
 ): ViewField<T, S> {
   return {
     schema,
@@ -72,18 +79,30 @@ export const v = {
     vf<ViewOf<View<F>>, 'nested'>({ $ref: `#/components/schemas/${view.name}` }, false, {
       source: 'nested',
       nested: { view: view as unknown as AnyView, alias },
-    }),
+    }) as Nested<ViewOf<View<F>>, F>,
+  /** A nested view over a LEFT JOINed alias that may find no row: null then, e.g. `recorder: v.nullView(userSummaryView, 'ru')`. */
+  nullView: <F extends Fields>(view: View<F>, alias: string) =>
+    vf<ViewOf<View<F>> | null, 'nested'>(
+      { oneOf: [{ $ref: `#/components/schemas/${view.name}` }, { type: 'null' }] },
+      false,
+      { source: 'nested', nested: { view: view as unknown as AnyView, alias, nullable: true } },
+    ) as Nested<ViewOf<View<F>> | null, F>,
 };
+
+/** A nested view field that keeps its view's fields in its type (phantom, for the Prisma select). */
+type Nested<T, F extends Fields> = ViewField<T, 'nested'> & { readonly _nestedFields?: F };
 
 type Fields = Record<string, ViewField<unknown>>;
 type AnyView = View<Fields>;
 
 /** The Prisma select of a view: its columns, and the select of its nested views. */
 export type SelectOf<F extends Fields> = {
-  [K in keyof F as F[K]['source'] extends 'expr' ? never : K]: F[K] extends { nested?: { view: View<infer N> } }
-    ? F[K]['source'] extends 'nested'
-      ? { select: SelectOf<N> }
-      : true
+  [K in keyof F as F[K]['source'] extends 'expr' ? never : K]: F[K]['source'] extends 'nested'
+    ? F[K] extends { readonly _nestedFields?: infer N }
+      ? N extends Fields
+        ? { select: SelectOf<N> }
+        : never
+      : never
     : true;
 };
 
@@ -121,7 +140,12 @@ export class View<F extends Fields> {
   }
 
   private exprOf(key: string, fld: ViewField<unknown>, alias: string): string {
-    if (fld.nested) return fld.nested.view.json(fld.nested.alias);
+    if (fld.nested) {
+      const { view, alias: at, nullable } = fld.nested;
+      if (!nullable) return view.json(at);
+      const missing = 'id' in view.fields ? `${at}.id IS NULL` : `${at} IS NULL`;
+      return `CASE WHEN ${missing} THEN NULL ELSE ${view.json(at)} END`;
+    }
     if (fld.expr !== undefined) return fld.expr;
     return `${alias}."${key}"`;
   }

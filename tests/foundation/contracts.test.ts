@@ -11,7 +11,14 @@ import { ChatService } from '../../src/modules/chat/chat.service';
 import { systemActor } from '../../src/lib/actor';
 import { prisma } from '../helpers/db';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
-import { createEvent, createUser, joinEvent } from '../helpers/factories';
+import { competitionTypeId, createEvent, createUser, divisionId, joinEvent } from '../helpers/factories';
+import {
+  runSelect,
+  runView,
+  suggestionSelect,
+  suggestionView,
+  toRunView,
+} from '../../src/modules/matching/matching.views';
 import { testDatabase } from '../helpers/db';
 
 /** A view with every kind of field, over e (Event) and p (its participation). */
@@ -150,6 +157,101 @@ describe('the message view (src/modules/chat/chat.views.ts)', () => {
     const page = await new ChatService({ db: prisma }).listRoomMessages(systemActor('test'), { roomId: room.id });
     expect(j).toEqual(JSON.parse(JSON.stringify(page.messages)));
     expect(page.messages.map((m) => m.username)).toEqual([user.username, 'deleted-user']);
+  });
+});
+
+describe('the suggestion view (src/modules/matching/matching.views.ts)', () => {
+  it('is the Suggestion component', () => {
+    const doc = buildOpenApiDocument() as { components: { schemas: Record<string, unknown> } };
+    expect(doc.components.schemas.Suggestion).toEqual(suggestionView.schema);
+  });
+
+  it('renders in SQL exactly what the Prisma select reads, with and without a recorder', async () => {
+    const event = await createEvent();
+    const { user: dancer } = await createUser();
+    const { user: recorder } = await createUser();
+    await joinEvent(dancer, event);
+    const heat = await prisma.heat.create({
+      data: {
+        userId: dancer.id,
+        eventId: event.id,
+        divisionId: await divisionId('NOV'),
+        competitionTypeId: await competitionTypeId('J&J'),
+        heatNumber: 2,
+        role: 'Leader',
+      },
+    });
+    const base = { eventId: event.id, heatId: heat.id, dancerId: dancer.id };
+    const ids = [
+      (await prisma.recordingSuggestion.create({ data: { ...base, recorderId: recorder.id, pinned: true } })).id,
+      (
+        await prisma.recordingSuggestion.create({
+          data: { ...base, status: 'not_found', unfilledReason: 'NO_OTHER_PARTICIPANT' },
+        })
+      ).id,
+    ];
+    const [{ j }] = await testDatabase.sql.rows<{ j: unknown }>(
+      {
+        name: 'contracts_suggestions',
+        text: `SELECT json_agg(${suggestionView.json()} ORDER BY s.id) AS j
+               FROM "RecordingSuggestion" s JOIN "Heat" h ON h.id = s."heatId"
+               JOIN "Division" d ON d.id = h."divisionId" JOIN "CompetitionType" ct ON ct.id = h."competitionTypeId"
+               JOIN "User" du ON du.id = s."dancerId" LEFT JOIN "User" ru ON ru.id = s."recorderId"
+               WHERE s.id = ANY($1::int[])`,
+      },
+      [ids],
+    );
+    const rows = await prisma.recordingSuggestion.findMany({
+      where: { id: { in: ids } },
+      orderBy: { id: 'asc' },
+      select: suggestionSelect,
+    });
+    expect(j).toEqual(JSON.parse(JSON.stringify(rows)));
+    expect(rows.map((r) => r.recorder?.id ?? null)).toEqual([recorder.id, null]);
+  });
+});
+
+describe('the run view (src/modules/matching/matching.views.ts)', () => {
+  it('is the Run component', () => {
+    const doc = buildOpenApiDocument() as { components: { schemas: Record<string, unknown> } };
+    expect(doc.components.schemas.Run).toEqual(runView.schema);
+  });
+
+  it('counts the open heats per reason in SQL as toRunView does, a run without a list included', async () => {
+    const event = await createEvent();
+    const unfilled = [
+      { heatId: 1, reason: 'SLOT_CONFLICT' },
+      { heatId: 2, reason: 'SLOT_CONFLICT' },
+      { heatId: 3, reason: 'ALL_CANDIDATES_AT_CAP' },
+    ];
+    const base = { eventId: event.id, trigger: 'manual', heatsTotal: 5, heatsAssigned: 2, heatsUnassigned: 3 };
+    const ids = [
+      (
+        await prisma.matchingRun.create({
+          data: {
+            ...base,
+            status: 'success',
+            unfilled,
+            reuse: { previous: 1, kept: 1, added: 1, dropped: 0, invalid: 0 },
+          },
+        })
+      ).id,
+      (await prisma.matchingRun.create({ data: { ...base, status: 'failed', error: 'boom' } })).id,
+    ];
+    const [{ j }] = await testDatabase.sql.rows<{ j: unknown }>(
+      {
+        name: 'contracts_runs',
+        text: `SELECT json_agg(${runView.json()} ORDER BY r."startedAt", r.id) AS j FROM "MatchingRun" r WHERE r.id = ANY($1::uuid[])`,
+      },
+      [ids],
+    );
+    const rows = await prisma.matchingRun.findMany({
+      where: { id: { in: ids } },
+      orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
+      select: runSelect,
+    });
+    expect(j).toEqual(JSON.parse(JSON.stringify(rows.map(toRunView))));
+    expect(rows.map(toRunView)[0].unfilledByReason).toMatchObject({ SLOT_CONFLICT: 2, ALL_CANDIDATES_AT_CAP: 1 });
   });
 });
 
