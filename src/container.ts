@@ -254,12 +254,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     createMessage: chat.createMessage.bind(chat),
     listRoomMessages: chat.listRoomMessages.bind(chat),
   };
-  const matches = new MatchesService({ db: prisma, sql: database.sql, notifier, audit, clock });
+  const matches = new MatchesService({ db: prisma, sql: database.sql, notifier, audit, chat, clock });
   const matchRequests = new MatchRequestsService({
     db: prisma,
     notifier,
     audit,
     eventAccess,
+    chat,
     clock,
     settings: {
       requireEmailVerification: config.requireEmailVerification,

@@ -27,8 +27,7 @@ const OWNERS: Owner[] = [
   {
     model: 'chatRoom',
     table: 'ChatRoom',
-    // a match's private room is created with the match (src/modules/matches)
-    writers: ['src/modules/chat/', 'src/modules/matches/match-records.ts'],
+    writers: ['src/modules/chat/'],
   },
   {
     model: 'match',
@@ -39,22 +38,20 @@ const OWNERS: Owner[] = [
   {
     model: 'event',
     table: 'Event',
-    // not yet moved: matching sets Event.matchingRunAt when a run ends
+    // event-access.ts: the writes other features ask of the events feature (matching's run stamp, no-shows, preferences)
     writers: [
       'src/modules/events/events.service.ts',
       'src/modules/events/checkin.service.ts',
-      'src/modules/matching/matching.writer.ts',
+      'src/modules/events/event-access.ts',
     ],
   },
   {
     model: 'eventParticipant',
     table: 'EventParticipant',
-    // not yet moved: matching sets the participants' matching columns (preferences, no-shows)
     writers: [
       'src/modules/events/events.service.ts',
       'src/modules/events/checkin.service.ts',
-      'src/modules/matching/matching-people.service.ts',
-      'src/modules/matching/matching-settings.service.ts',
+      'src/modules/events/event-access.ts',
     ],
   },
 ];

@@ -83,9 +83,9 @@ export interface ChatDeps {
 
 /**
  * Storage and paging of chat rooms' messages (event rooms and private match rooms). The chat
- * feature owns the tables `Message` and `ChatRoom` (event rooms: here and event-room.service.ts;
- * a match's private room is created by the matches feature with the match). Other features
- * write them through the methods below (createEventRoom, removeMessage, anonymiseMessagesOf).
+ * feature owns the tables `Message` and `ChatRoom` (event rooms: here and event-room.service.ts).
+ * Other features write them through the methods below (createEventRoom, createPrivateRoom,
+ * removeMessage, anonymiseMessagesOf).
  */
 export class ChatService {
   constructor(private readonly deps: ChatDeps) {}
@@ -219,6 +219,15 @@ export class ChatService {
   async createEventRoom(_actor: Actor, input: { tx: Prisma.TransactionClient; eventId: number }): Promise<void> {
     const { tx, eventId } = input;
     await tx.chatRoom.createMany({ data: [{ eventId, type: EVENT_ROOM }], skipDuplicates: true });
+  }
+
+  /**
+   * Matches (src/modules/matches), inside the caller's transaction: the private room of an
+   * accepted match, created once (a room belongs to a match, never to an event: ChatRoom_owner_check).
+   */
+  async createPrivateRoom(_actor: Actor, input: { tx: Prisma.TransactionClient; matchId: number }): Promise<void> {
+    const { tx, matchId } = input;
+    await tx.chatRoom.upsert({ where: { matchId }, update: {}, create: { type: 'private', matchId, eventId: null } });
   }
 
   /**

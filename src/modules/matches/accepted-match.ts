@@ -2,7 +2,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { AppError } from '../../lib/errors.js';
 import { randomSlug } from '../../lib/ids.js';
 import { isBlockedPair, lockUserPair } from '../moderation/blocks.views.js';
-import { createPrivateRoom, lockPair, matchInclude, type MatchWithRelations, type Tx } from './match-records.js';
+import { lockPair, matchInclude, type MatchWithRelations, type Tx } from './match-records.js';
 
 export interface AcceptedMatchInput {
   /** the caller's transaction */
@@ -18,6 +18,7 @@ export interface AcceptedMatchInput {
 export async function acceptedMatchInTx(
   input: AcceptedMatchInput,
   now: Date,
+  createPrivateRoom: (tx: Tx, matchId: number) => Promise<void>,
 ): Promise<MatchWithRelations & { becameAccepted: boolean }> {
   const { tx } = input;
   if (input.userAId === input.userBId)

@@ -69,11 +69,6 @@ export async function lockPair(tx: Tx, eventId: number, userAId: number, userBId
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_PAIR}::int, hashtext(${key}))`;
 }
 
-export async function createPrivateRoom(tx: Tx, matchId: number): Promise<void> {
-  // Private rooms belong to a match, never to an event (ChatRoom_owner_check).
-  await tx.chatRoom.upsert({ where: { matchId }, update: {}, create: { type: 'private', matchId, eventId: null } });
-}
-
 /** The match of a slug if the user is one of its two members; 404 "Match not found" otherwise (no existence leak). */
 export async function findMemberMatch(db: Db, slug: string, userId: number) {
   const match = await db.match.findUnique({ where: { slug }, include: matchInclude });

@@ -1,3 +1,4 @@
+import type { ChatService } from '../chat/chat.service.js';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
@@ -10,7 +11,6 @@ import type { ActivityLogService } from '../activity-log/activity-log.service.js
 import type { EventAccess } from '../events/event-access.js';
 import { isBlockedPair, lockUserPair } from '../moderation/blocks.views.js';
 import {
-  createPrivateRoom,
   findMemberMatch,
   LOCK_REQUESTER,
   lockPair,
@@ -44,6 +44,8 @@ export interface MatchRequestsDeps {
   notifier: Notifier;
   audit: ActivityLogService;
   eventAccess: EventAccess;
+  /** the chat feature creates the private room of an accepted match */
+  chat: Pick<ChatService, 'createPrivateRoom'>;
   clock: Clock;
   settings: MatchRequestsSettings;
 }
@@ -114,7 +116,7 @@ export class MatchRequestsService {
         data: { status: 'accepted', respondedAt: clock.now() },
       });
       if (updated.count === 0) throw new AppError('MATCH_NOT_PENDING');
-      await createPrivateRoom(tx, found.id);
+      await this.deps.chat.createPrivateRoom(actor, { tx, matchId: found.id });
       return tx.match.findUniqueOrThrow({ where: { id: found.id }, include: matchInclude });
     }, TX_OPTIONS);
 

@@ -1,3 +1,4 @@
+import type { ChatService } from '../chat/chat.service.js';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
@@ -64,14 +65,16 @@ export interface MatchesDeps {
   sql: SqlReader;
   notifier: Notifier;
   audit: ActivityLogService;
+  /** the chat feature creates the private room of an accepted match */
+  chat: Pick<ChatService, 'createPrivateRoom'>;
   clock: Clock;
 }
 
 /**
  * Matches between two participants of an event: the lists, deletion, and the writes other
  * features ask for (requests and their acceptance are match-requests.service.ts') (a matching suggestion accepted, a block, an account deletion). The
- * matches feature owns the tables Match, Rating (match-ratings.service.ts) and the private
- * ChatRoom of a match; no other feature writes them.
+ * matches feature owns the tables Match and Rating (match-ratings.service.ts); no other feature
+ * writes them. The private room of a match is the chat feature's (ChatService.createPrivateRoom).
  */
 export class MatchesService {
   constructor(private readonly deps: MatchesDeps) {}
@@ -131,7 +134,9 @@ export class MatchesService {
     _actor: Actor,
     input: AcceptedMatchInput,
   ): Promise<MatchWithRelations & { becameAccepted: boolean }> {
-    return acceptedMatchInTx(input, this.deps.clock.now());
+    return acceptedMatchInTx(input, this.deps.clock.now(), (tx, matchId) =>
+      this.deps.chat.createPrivateRoom(_actor, { tx, matchId }),
+    );
   }
 
   /**

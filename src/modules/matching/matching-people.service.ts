@@ -24,7 +24,8 @@ export interface MatchingPeopleDeps {
 
 /**
  * Fair matching for people (docs/fair-matching.md): the admins' pins, removals and no-show
- * marks. Owns the absentAt column of EventParticipant. Writes that change what a run may do
+ * marks (the absentAt column of EventParticipant is written through the events feature's
+ * EventAccess). Writes that change what a run may do
  * hold the event's shared matching lock, so they never interleave with a run. The event's
  * settings and a participant's preferences are matching-settings.service.ts'.
  */
@@ -215,11 +216,8 @@ export class MatchingPeopleService {
     const event = await this.deps.eventAccess.getBySlug(input.slug);
     const cancelledSuggestions = await db.$transaction(async (tx) => {
       await this.deps.lock.holdSharedInTransaction(tx, event.id);
-      const marked = await tx.eventParticipant.updateMany({
-        where: { eventId: event.id, userId: input.userId },
-        data: { absentAt: this.deps.clock.now() },
-      });
-      if (marked.count === 0) throw new AppError('PARTICIPANT_NOT_FOUND');
+      const marked = await this.deps.eventAccess.setAbsent(event.id, input.userId, this.deps.clock.now(), tx);
+      if (marked === 0) throw new AppError('PARTICIPANT_NOT_FOUND');
       const { count } = await tx.recordingSuggestion.updateMany({
         where: { eventId: event.id, recorderId: input.userId, status: { in: ['pending', 'accepted'] } },
         data: { status: 'cancelled' },
@@ -238,12 +236,8 @@ export class MatchingPeopleService {
 
   /** Clears the mark (also when not marked); cancelled suggestions stay cancelled. Audited as admin/participant_absent_cleared. */
   async clearAbsent(actor: Actor, input: AbsentInput) {
-    const { db } = this.deps;
     const event = await this.deps.eventAccess.getBySlug(input.slug);
-    const { count } = await db.eventParticipant.updateMany({
-      where: { eventId: event.id, userId: input.userId },
-      data: { absentAt: null },
-    });
+    const count = await this.deps.eventAccess.setAbsent(event.id, input.userId, null);
     if (count === 0) throw new AppError('PARTICIPANT_NOT_FOUND');
     const result = { userId: input.userId, absent: false as const };
     await this.deps.audit.record(actor, {

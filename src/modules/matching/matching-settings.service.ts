@@ -25,8 +25,9 @@ export interface MatchingSettingsDeps {
 
 /**
  * Fair matching's settings (docs/fair-matching.md): the event's matching settings and a
- * participant's recording preferences, what a run may ask of whom. Owns EventMatchingSettings
- * and the preference columns of EventParticipant (maxRecordings, unavailable). Writes hold the
+ * participant's recording preferences, what a run may ask of whom. Owns EventMatchingSettings;
+ * the preference columns of EventParticipant (maxRecordings, unavailable) are written through
+ * the events feature's EventAccess. Writes hold the
  * event's shared matching lock, so they never interleave with a run. The admins' pins, removals
  * and no-show marks are matching-people.service.ts'.
  */
@@ -125,12 +126,9 @@ export class MatchingSettingsService {
       const data: Prisma.EventParticipantUpdateInput = {};
       if (maxRecordings !== undefined) data.maxRecordings = maxRecordings;
       if (unavailable !== undefined) data.unavailable = unavailable as unknown as Prisma.InputJsonValue;
-      const rows = await tx.eventParticipant.updateManyAndReturn({
-        where: { eventId: event.id, userId },
-        data,
-      });
-      if (rows.length === 0) throw new AppError('NOT_PARTICIPANT');
-      return rows[0];
+      const row = await this.deps.eventAccess.setRecordingPreferences(event.id, userId, data, tx);
+      if (!row) throw new AppError('NOT_PARTICIPANT');
+      return row;
     });
     const view = preferencesView(updated);
     await this.deps.audit.record(actor, {

@@ -5,6 +5,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
+import type { EventAccess } from '../events/event-access.js';
 import { runMatchingEngine, type EngineResult } from './matching.engine.js';
 import { loadEngineInput } from './matching.loader.js';
 import { runSelect, toRunView, type MatchingRunView } from './matching.views.js';
@@ -35,6 +36,8 @@ export const INTERRUPTED_RUN_ERROR = 'Interrupted (the service stopped during th
 /** What a run uses (the runs service's dependencies). */
 export interface RunDeps {
   db: PrismaClient;
+  /** the events feature stamps Event.matchingRunAt */
+  eventAccess: EventAccess;
   notifier: Notifier;
   audit: ActivityLogService;
   logger: Logger;
@@ -118,6 +121,7 @@ export class LockedRun {
     const w0 = performance.now();
     const finishedAt = this.deps.clock.now();
     await writeRunResult(tx, { eventId: event.id, runId, loaded, result, finishedAt });
+    await this.deps.eventAccess.markMatchingRun(event.id, finishedAt, tx);
     if (timings) Object.assign(timings, { loadMs: e0 - l0, engineMs: w0 - e0, writeMs: performance.now() - w0 });
     return { result, dancerOf: new Map(input.heats.map((h) => [h.id, h.userId])) };
   }

@@ -39,7 +39,8 @@ export function reuseOf(pending: PendingSuggestion[], result: EngineResult): Run
  * their reason) are inserted with originRunId = the run (a new pair that was `cancelled`
  * before becomes that suggestion again, pending, same id). Accepted, rejected, removed and
  * cancelled suggestions otherwise stay: they are the history the engine was fed with.
- * Then the run (totals, unfilled reasons, reuse) and Event.matchingRunAt are updated.
+ * Then the run (totals, unfilled reasons, reuse) is updated (the caller stamps Event.matchingRunAt
+ * through the events feature).
  */
 export async function writeRunResult(
   tx: Db,
@@ -90,7 +91,6 @@ export async function writeRunResult(
       reuse: reuseOf(pending, result) as unknown as Prisma.InputJsonValue,
     },
   });
-  await tx.event.update({ where: { id: eventId }, data: { matchingRunAt: finishedAt } });
   return totals;
 }
 
