@@ -1,4 +1,5 @@
 import { eventObjectView, scheduleConfigSchema } from '../modules/events/events.views.js';
+import { heatView } from '../modules/heats/heats.views.js';
 import { UNFILLED_REASONS } from '../modules/matching/matching.unfilled.js';
 import { RECORDER_DELETED, runView, suggestionView } from '../modules/matching/matching.views.js';
 import { ErrorCatalogue, type ErrorCode } from '../lib/errors.js';
@@ -199,17 +200,8 @@ export function operation(method: Method, spec: OperationSpec): Record<string, u
 
 // ------------------------------------------------------------------------------ shared resources
 
-const reference = obj({ id: int, name: str, abbreviation: str });
-
-const heatProperties = {
-  id: int,
-  divisionId: int,
-  division: ref('Reference'),
-  competitionTypeId: int,
-  competitionType: ref('Reference'),
-  heatNumber: { type: 'integer', minimum: 1, maximum: 9 },
-  role: { enum: ['Leader', 'Follower', null] },
-};
+/** The fields of the heat view (src/modules/heats/heats.views.ts), for HeatWithNumber. */
+const heatProperties = heatView.schema.properties as Record<string, Schema>;
 
 const statsMatches = obj({ total: int, pending: int, accepted: int, completed: int });
 const statsRatings = obj({ received: int, given: int, average: { type: ['number', 'null'], description: '2 decimals; null without ratings' } });
@@ -259,7 +251,6 @@ export const componentSchemas: Record<string, Schema> = {
     code: { const: 'ACCOUNT_SUSPENDED' },
     until: { ...nullDateTime, description: 'when the suspension ends by itself; null: until an admin lifts it' },
   }),
-  Reference: { ...reference, description: 'A division or a competition type' },
   UserBrief: obj({ id: int, username: str, avatar: str }),
   DeletedUserBrief: {
     ...obj({ id: { type: 'null' }, username: { const: 'deleted-user' }, avatar: { type: 'null' } }),
@@ -278,7 +269,6 @@ export const componentSchemas: Record<string, Schema> = {
     chatRooms: array(obj({ id: int, eventId: int, type: { const: 'event' }, createdAt: dateTime })),
     _count: obj({ matches: int }),
   }),
-  Heat: obj(heatProperties),
   HeatWithNumber: obj({ ...heatProperties, competitorNumber: nullStr }),
   Rating: obj({
     id: int,

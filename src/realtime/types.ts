@@ -1,3 +1,4 @@
+import type { HeatView } from '../modules/heats/heats.views.js';
 import type { Server, Socket } from 'socket.io';
 import type { AuthUser, TokenSession } from '../lib/auth.js';
 import type { MessageView, PrivateMessageView } from '../modules/chat/chat.views.js';
@@ -31,16 +32,8 @@ export type ChatMessagePayload = MessageView;
 /** A message of a match's private chat. */
 export type PrivateMessagePayload = PrivateMessageView;
 
-export interface HeatPayload {
-  id: number;
-  divisionId: number;
-  division: { id: number; name: string; abbreviation: string };
-  competitionTypeId: number;
-  competitionType: { id: number; name: string; abbreviation: string };
-  heatNumber: number;
-  role: string | null;
-  competitorNumber?: string | null;
-}
+/** A heat (the heat view of src/modules/heats/heats.views.ts), with the competitor number where a list adds it. */
+export type HeatPayload = HeatView & { competitorNumber?: string | null };
 
 /** One activity-log entry as streamed to admins (same shape as GET /admin/activity-logs rows). */
 export interface ActivityLogEntryPayload {

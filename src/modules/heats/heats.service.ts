@@ -7,21 +7,13 @@ import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type HeatPayload } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
+import { heatView, type HeatView } from './heats.views.js';
 import { knownHeatIds, type DeleteHeatInput, type EventSlugInput, type ReplaceHeatsInput } from './heats.schemas.js';
 
 type Db = Prisma.TransactionClient | PrismaClient;
 
-const referenceSelect = { id: true, name: true, abbreviation: true } as const;
-
-export const heatSelect = {
-  id: true,
-  divisionId: true,
-  division: { select: referenceSelect },
-  competitionTypeId: true,
-  competitionType: { select: referenceSelect },
-  heatNumber: true,
-  role: true,
-} as const;
+/** The Prisma select of the heat view (heats.views.ts): a row read with it is the answer's heat. */
+const heatSelect = heatView.select;
 
 /** The heats/me order (competition type, division, heat number), made total by role and id. */
 const heatOrder: Prisma.HeatOrderByWithRelationInput[] = [
@@ -34,14 +26,23 @@ const heatOrder: Prisma.HeatOrderByWithRelationInput[] = [
 
 type HeatRow = Prisma.HeatGetPayload<{ select: typeof heatSelect }>;
 
-const toHeat = (row: HeatRow): HeatPayload => ({
-  id: row.id,
-  divisionId: row.divisionId,
-  division: row.division,
-  competitionTypeId: row.competitionTypeId,
-  competitionType: row.competitionType,
-  heatNumber: row.heatNumber,
-  role: row.role,
+/** The answer's heat of a row read with heatSelect (the same fields; extra columns of the read dropped). */
+const toHeat = ({
+  id,
+  divisionId,
+  division,
+  competitionTypeId,
+  competitionType,
+  heatNumber,
+  role,
+}: HeatRow): HeatView => ({
+  id,
+  divisionId,
+  division,
+  competitionTypeId,
+  competitionType,
+  heatNumber,
+  role,
 });
 
 export interface UserHeats {

@@ -1,5 +1,5 @@
+import { heatView } from '../heats/heats.views.js';
 import type { Prisma } from '../../generated/prisma/client.js';
-import { heatSummarySelect } from '../../lib/heat-summary.js';
 import { userSummarySelect, userSummaryView } from '../../lib/user-summary.js';
 import { defineView, v, type ViewOf } from '../../lib/view.js';
 import { UNFILLED_REASONS, type EngineUnfilled, type UnfilledReason } from './matching.engine.js';
@@ -97,26 +97,17 @@ export function toRunView(row: RunRow): MatchingRunView {
 /** The states of a recording suggestion. */
 export const SUGGESTION_STATUSES = ['pending', 'accepted', 'rejected', 'not_found', 'removed', 'cancelled'] as const;
 
-const referenceJson = (r: string) =>
-  `json_build_object('id', ${r}.id, 'name', ${r}.name, 'abbreviation', ${r}.abbreviation)`;
-
 /**
  * A recording suggestion (component Suggestion): the one declaration of its fields. Its SQL
  * (`suggestionView.json()`) reads s (RecordingSuggestion), h (its Heat) with d (Division) and
  * ct (CompetitionType), du (the dancer) and ru (the recorder, LEFT JOINed); the Prisma reads
- * select `suggestionSelect`. The heat is the heats feature's Heat shape (heatSummarySelect).
+ * select `suggestionSelect`. The heat is the heats feature's Heat view (heats.views.ts).
  */
 export const suggestionView = defineView(
   'Suggestion',
   {
     id: v.int(),
-    heat: v
-      .json<unknown>({ $ref: '#/components/schemas/Heat' })
-      .sql(
-        `json_build_object('id', h.id, 'divisionId', h."divisionId", 'division', ${referenceJson('d')}, ` +
-          `'competitionTypeId', h."competitionTypeId", 'competitionType', ${referenceJson('ct')}, ` +
-          `'heatNumber', h."heatNumber", 'role', h.role)`,
-      ),
+    heat: v.view(heatView, 'h'),
     dancer: v.view(userSummaryView, 'du'),
     recorder: v.nullView(userSummaryView, 'ru'),
     status: v.json<string>({ enum: [...SUGGESTION_STATUSES] }),
@@ -155,7 +146,7 @@ export const suggestionView = defineView(
 );
 
 /** The Prisma select of the suggestion view: its columns and users, and the heat's summary. */
-export const suggestionSelect = { ...suggestionView.select, heat: { select: heatSummarySelect } } as const;
+export const suggestionSelect = suggestionView.select;
 
 export type SuggestionView = Prisma.RecordingSuggestionGetPayload<{ select: typeof suggestionSelect }>;
 
@@ -191,7 +182,7 @@ export const suggestionOrder: Prisma.RecordingSuggestionOrderByWithRelationInput
 ];
 
 /** An open heat with its reason; heat and dancer are null when the heat was deleted since. */
-export const unfilledHeatSelect = { ...heatSummarySelect, user: { select: userSummarySelect } } as const;
+export const unfilledHeatSelect = { ...heatView.select, user: { select: userSummarySelect } } as const;
 type UnfilledHeatRow = Prisma.HeatGetPayload<{ select: typeof unfilledHeatSelect }>;
 
 export function toUnfilledHeats(unfilled: EngineUnfilled[], rows: UnfilledHeatRow[]) {
