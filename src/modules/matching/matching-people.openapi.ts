@@ -1,4 +1,4 @@
-import { array, dataOf, int, json, nullInt, obj, operation, ref } from '../../docs/openapi-helpers.js';
+import { dataOf, int, json, obj, operation, ref } from '../../docs/openapi-helpers.js';
 import {
   absentInput,
   matchingPeopleEventInput,
@@ -7,23 +7,15 @@ import {
   preferencesInput,
   removeSuggestionInput,
 } from './matching-people.schemas.js';
+import { matchingSettingsView, recordingPreferencesView } from './matching.views.js';
 
 /**
  * OpenAPI paths of fair matching for people (merged by src/docs/openapi.ts): settings,
  * preferences, pins and removals, no-shows. Behaviour: docs/fair-matching.md.
  */
-const settings = obj({
-  bufferBefore: { type: 'integer', minimum: 0, maximum: 2 },
-  bufferAfter: { type: 'integer', minimum: 0, maximum: 2 },
-  maxRecordingsPerPerson: { type: 'integer', minimum: 1, maximum: 5 },
-  optOutMode: { enum: ['last', 'exclude'] },
-});
-const entry = obj({
-  competitionTypeId: int,
-  heatNumber: { type: 'integer', minimum: 1, maximum: 9 },
-  divisionId: nullInt,
-});
-const preferences = obj({ maxRecordings: nullInt, unavailable: array(entry) });
+// the answers: the views of matching.views.ts, inline (not components)
+const settings = matchingSettingsView.schema;
+const preferences = recordingPreferencesView.schema;
 
 export const matchingPeopleOpenApi: Record<string, unknown> = {
   '/events/{slug}/matching-settings': {

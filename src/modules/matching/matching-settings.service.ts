@@ -2,6 +2,7 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError, validationFailed } from '../../lib/errors.js';
 import type { ReferenceData } from '../../lib/reference-data.js';
+import type { ViewOf } from '../../lib/view.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
 import { readMatchingSettings, unavailableEntries, type EventMatchingSettingsView } from './matching.loader.js';
@@ -13,6 +14,9 @@ import {
   type MatchingSettingsRequest,
   type PreferencesRequest,
 } from './matching-people.schemas.js';
+import type { recordingPreferencesView } from './matching.views.js';
+
+type RecordingPreferences = ViewOf<typeof recordingPreferencesView>;
 
 /** What the matching settings use (built by src/container.ts). */
 export interface MatchingSettingsDeps {
@@ -141,7 +145,7 @@ export class MatchingSettingsService {
   }
 }
 
-function preferencesView(p: { maxRecordings: number | null; unavailable: unknown }) {
+function preferencesView(p: { maxRecordings: number | null; unavailable: unknown }): RecordingPreferences {
   return { maxRecordings: p.maxRecordings, unavailable: unavailableEntries(p.unavailable) };
 }
 

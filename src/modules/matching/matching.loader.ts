@@ -1,3 +1,5 @@
+import type { ViewOf } from '../../lib/view.js';
+import { matchingSettingsView } from './matching.views.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { EngineInput, OptOutMode, ScheduleSlot, UnavailableEntry } from './matching.engine.js';
 
@@ -26,12 +28,7 @@ export interface PendingSuggestion {
 }
 
 /** The event's matching settings (EventMatchingSettings; no row = these defaults, today's rules). */
-export interface EventMatchingSettingsView {
-  bufferBefore: number;
-  bufferAfter: number;
-  maxRecordingsPerPerson: number;
-  optOutMode: OptOutMode;
-}
+export type EventMatchingSettingsView = ViewOf<typeof matchingSettingsView>;
 
 export const DEFAULT_MATCHING_SETTINGS: EventMatchingSettingsView = {
   bufferBefore: 0,
@@ -41,14 +38,9 @@ export const DEFAULT_MATCHING_SETTINGS: EventMatchingSettingsView = {
 };
 
 export async function readMatchingSettings(db: Db, eventId: number): Promise<EventMatchingSettingsView> {
-  const row = await db.eventMatchingSettings.findUnique({ where: { eventId } });
+  const row = await db.eventMatchingSettings.findUnique({ where: { eventId }, select: matchingSettingsView.select });
   if (!row) return { ...DEFAULT_MATCHING_SETTINGS };
-  return {
-    bufferBefore: row.bufferBefore,
-    bufferAfter: row.bufferAfter,
-    maxRecordingsPerPerson: row.maxRecordingsPerPerson,
-    optOutMode: row.optOutMode as OptOutMode,
-  };
+  return { ...row, optOutMode: row.optOutMode as OptOutMode };
 }
 
 export interface LoadedEvent {

@@ -2,7 +2,13 @@ import { heatView } from '../heats/heats.views.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { userSummarySelect, userSummaryView } from '../../lib/user-summary.js';
 import { defineView, v, type ViewOf } from '../../lib/view.js';
-import { UNFILLED_REASONS, type EngineUnfilled, type UnfilledReason } from './matching.engine.js';
+import {
+  UNFILLED_REASONS,
+  type EngineUnfilled,
+  type OptOutMode,
+  type UnavailableEntry,
+  type UnfilledReason,
+} from './matching.engine.js';
 import type { RunReuse } from './matching.writer.js';
 
 /** The response shapes of matching: runs, suggestions, unfilled heats. */
@@ -200,3 +206,43 @@ export function toUnfilledHeats(unfilled: EngineUnfilled[], rows: UnfilledHeatRo
  * run; suggestions.service.ts releaseDeletedRecorder).
  */
 export const RECORDER_DELETED = 'RECORDER_DELETED';
+
+/**
+ * An event's matching settings (GET/PATCH /events/:slug/matching-settings): the one declaration
+ * of their fields, read from EventMatchingSettings (no row: DEFAULT_MATCHING_SETTINGS).
+ */
+export const matchingSettingsView = defineView(
+  'MatchingSettings',
+  {
+    bufferBefore: v.json<number>({ type: 'integer', minimum: 0, maximum: 2 }),
+    bufferAfter: v.json<number>({ type: 'integer', minimum: 0, maximum: 2 }),
+    maxRecordingsPerPerson: v.json<number>({ type: 'integer', minimum: 1, maximum: 5 }),
+    optOutMode: v.json<OptOutMode>({ enum: ['last', 'exclude'] satisfies OptOutMode[] }),
+  },
+  { alias: 'ms' },
+);
+
+/**
+ * A participant's recording preferences (GET/PATCH /events/:slug/recording-preferences), read
+ * from EventParticipant; `unavailable` is the stored JSON normalised by unavailableEntries.
+ */
+export const recordingPreferencesView = defineView(
+  'RecordingPreferences',
+  {
+    maxRecordings: v.nullInt(),
+    unavailable: v.json<UnavailableEntry[]>({
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['competitionTypeId', 'heatNumber', 'divisionId'],
+        properties: {
+          competitionTypeId: { type: 'integer' },
+          heatNumber: { type: 'integer', minimum: 1, maximum: 9 },
+          divisionId: { type: ['integer', 'null'] },
+        },
+      },
+    }),
+  },
+  { alias: 'ep' },
+);
