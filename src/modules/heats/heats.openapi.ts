@@ -1,16 +1,5 @@
-import {
-  array,
-  dataOf,
-  int,
-  json,
-  listOf,
-  messageOnly,
-  nullStr,
-  obj,
-  operation,
-  ref,
-  str,
-} from '../../docs/openapi-helpers.js';
+import { userHeatsView } from './heats.views.js';
+import { array, dataOf, json, listOf, messageOnly, operation, ref } from '../../docs/openapi-helpers.js';
 import { deleteHeatInput, eventHeatsInput, replaceHeatsInput } from './heats.schemas.js';
 
 /**
@@ -18,13 +7,7 @@ import { deleteHeatInput, eventHeatsInput, replaceHeatsInput } from './heats.sch
  * the input declarations (heats.schemas.ts).
  * Choices made where the interface specification is silent are written into the descriptions.
  */
-const userHeats = obj({
-  userId: int,
-  username: str,
-  avatar: str,
-  competitorNumber: nullStr,
-  heats: array(ref('HeatWithNumber')),
-});
+const userHeats = userHeatsView.schema;
 
 export const heatsOpenApi: Record<string, unknown> = {
   '/divisions': {

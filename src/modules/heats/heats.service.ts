@@ -7,7 +7,7 @@ import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type HeatPayload } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
-import { heatView, type HeatView } from './heats.views.js';
+import { heatView, type HeatView, type UserHeatsView } from './heats.views.js';
 import { knownHeatIds, type DeleteHeatInput, type EventSlugInput, type ReplaceHeatsInput } from './heats.schemas.js';
 
 type Db = Prisma.TransactionClient | PrismaClient;
@@ -45,13 +45,7 @@ const toHeat = ({
   role,
 });
 
-export interface UserHeats {
-  userId: number;
-  username: string;
-  avatar: string;
-  competitorNumber: string | null;
-  heats: HeatPayload[];
-}
+export type UserHeats = UserHeatsView;
 
 // Long enough for concurrent submissions of one user that queue on the participation row lock.
 const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 } as const;

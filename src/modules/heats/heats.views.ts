@@ -29,5 +29,25 @@ export const heatView = defineView(
 );
 export type HeatView = ViewOf<typeof heatView>;
 
+/**
+ * A participant with heats in GET /events/:slug/heats/all: who, the competitor number, and the
+ * heats with it (component HeatWithNumber). Inline in the document (heats.openapi.ts).
+ */
+export const userHeatsView = defineView(
+  'UserHeats',
+  {
+    userId: v.int(),
+    username: v.str(),
+    avatar: v.str(),
+    competitorNumber: v.nullStr(),
+    heats: v.json<(HeatView & { competitorNumber: string | null })[]>({
+      type: 'array',
+      items: { $ref: '#/components/schemas/HeatWithNumber' },
+    }),
+  },
+  { alias: 'u' },
+);
+export type UserHeatsView = ViewOf<typeof userHeatsView>;
+
 /** The views registered as components (src/docs/feature-schemas.ts). */
 export const heatsViews = [referenceView, heatView];

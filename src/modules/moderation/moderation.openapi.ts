@@ -1,12 +1,10 @@
 import {
   dataOf,
   dateTime,
-  int,
   json,
   listOf,
   messageOnly,
   nullDateTime,
-  nullStr,
   obj,
   operation,
   ref,
@@ -22,6 +20,7 @@ import {
   usernameInput,
 } from './moderation.schemas.js';
 import { REPORTS_PAGE_SIZE } from './reports.service.js';
+import { blockView } from './moderation.views.js';
 import { reportQueueItemView, reportView, userBriefOrDeletedSchema } from './reports.views.js';
 
 /** OpenAPI paths of the moderation feature (merged by src/docs/openapi.ts); docs/moderation.md tells the rules at length. */
@@ -29,14 +28,7 @@ import { reportQueueItemView, reportView, userBriefOrDeletedSchema } from './rep
 /** The deleted-user placeholder's brief where a suspension names an admin who no longer exists (reports.views.ts). */
 const briefOrDeleted: Schema = userBriefOrDeletedSchema;
 
-const blockItem = obj({
-  id: int,
-  username: str,
-  avatar: str,
-  firstName: nullStr,
-  lastName: nullStr,
-  blockedAt: { ...dateTime, description: 'when the first block of this user was made' },
-});
+const blockItem: Schema = blockView.schema;
 
 // the report answers: the views of reports.views.ts (the request's targetId is the same value)
 const reportFields = reportView.schema.properties as Record<string, Schema>;

@@ -1,4 +1,5 @@
 import { DELETED_USER_SUMMARY, userRefSelect, userSummarySelect } from '../../lib/user-summary.js';
+import { defineView, v, type ViewOf } from '../../lib/view.js';
 
 /**
  * Response views of the moderation feature (docs/moderation.md, moderation.openapi.ts). A user
@@ -26,15 +27,24 @@ export const refOrDeleted = (user: { id: number; username: string; avatar: strin
     ? { id: user.id, username: user.username, avatar: user.avatar }
     : { id: null, username: DELETED_USER_SUMMARY.username, avatar: null };
 
-/** An item of GET /users/me/blocks and the answer of POST /users/:username/block. */
-export interface BlockView {
-  id: number;
-  username: string;
-  avatar: string;
-  firstName: string | null;
-  lastName: string | null;
-  blockedAt: Date;
-}
+/**
+ * An item of GET /users/me/blocks and the answer of POST /users/:username/block: the blocked
+ * user's summary (read with userSummarySelect) and when the block was made (UserBlock.createdAt).
+ * Inline in the document (moderation.openapi.ts), not a component.
+ */
+export const blockView = defineView(
+  'Block',
+  {
+    id: v.int(),
+    username: v.str(),
+    avatar: v.str(),
+    firstName: v.nullStr(),
+    lastName: v.nullStr(),
+    blockedAt: v.dateTime().describe('when the first block of this user was made'),
+  },
+  { alias: 'u' },
+);
+export type BlockView = ViewOf<typeof blockView>;
 
 export const toBlockView = (user: SummaryRow, blockedAt: Date): BlockView => ({
   id: user.id,
