@@ -7,7 +7,7 @@ import type { Notifier } from '../../realtime/notifier.js';
 import { rooms, type HeatPayload } from '../../realtime/types.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { EventAccess } from '../events/event-access.js';
-import { heatView, type HeatView, type UserHeatsView } from './heats.views.js';
+import { heatView, type UserHeatsView } from './heats.views.js';
 import { knownHeatIds, type DeleteHeatInput, type EventSlugInput, type ReplaceHeatsInput } from './heats.schemas.js';
 
 type Db = Prisma.TransactionClient | PrismaClient;
@@ -23,27 +23,6 @@ const heatOrder: Prisma.HeatOrderByWithRelationInput[] = [
   { role: 'asc' },
   { id: 'asc' },
 ];
-
-type HeatRow = Prisma.HeatGetPayload<{ select: typeof heatSelect }>;
-
-/** The answer's heat of a row read with heatSelect (the same fields; extra columns of the read dropped). */
-const toHeat = ({
-  id,
-  divisionId,
-  division,
-  competitionTypeId,
-  competitionType,
-  heatNumber,
-  role,
-}: HeatRow): HeatView => ({
-  id,
-  divisionId,
-  division,
-  competitionTypeId,
-  competitionType,
-  heatNumber,
-  role,
-});
 
 export type UserHeats = UserHeatsView;
 
@@ -162,7 +141,7 @@ export class HeatsService {
       orderBy: [{ eventId: 'asc' }, ...heatOrder],
     });
     return rows.map(({ participant, event, ...heat }) => ({
-      ...toHeat(heat),
+      ...heat,
       competitorNumber: participant.competitorNumber,
       event,
     }));
@@ -185,7 +164,7 @@ export class HeatsService {
       username: p.user.username,
       avatar: p.user.avatar,
       competitorNumber: p.competitorNumber,
-      heats: p.heats.map((h) => ({ ...toHeat(h), competitorNumber: p.competitorNumber })),
+      heats: p.heats.map((h) => ({ ...h, competitorNumber: p.competitorNumber })),
     }));
   }
 
@@ -212,7 +191,7 @@ export class HeatsService {
     if (count === 0) throw new AppError('HEAT_NOT_FOUND');
     const heats = await this.userHeats(event.id, user.id);
     this.notifier.toRoom(rooms.event(event.id), 'heats_updated', { userId: user.id, username: user.username, heats });
-    const deleted = toHeat(heat);
+    const { userId: _owner, ...deleted } = heat;
     await this.audit.record(actor, {
       category: 'event',
       action: 'heat_delete',
@@ -223,6 +202,6 @@ export class HeatsService {
 
   private async userHeats(eventId: number, userId: number, db: Db = this.db): Promise<HeatPayload[]> {
     const rows = await db.heat.findMany({ where: { eventId, userId }, select: heatSelect, orderBy: heatOrder });
-    return rows.map(toHeat);
+    return rows;
   }
 }
