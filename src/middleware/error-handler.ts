@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Prisma } from '../generated/prisma/client.js';
 import { AppError, validationFailed, type ErrorCode } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
+import type { LoggedFailure } from './request-logger.js';
 import {
   invalidInputSqlState,
   isDatabaseUnavailable,
@@ -80,15 +81,16 @@ export function toErrorResponse(err: unknown): {
 /**
  * The one error handler of the app: every error becomes the envelope. A failed request is
  * logged once (issue 16): the request logger's line carries the code and, for a 5xx other than
- * 503, the cause with its stack (`res.err`). A 503 (database down, pool exhausted) is an outage
+ * 503, the cause with its stack (src/middleware/request-logger.ts). A 503 (database down, pool exhausted) is an outage
  * symptom, logged at `warn` without a stack. Without a request logger this logs the line itself.
  */
 export function errorHandler(logger: Logger) {
-  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
     const { status, body, headers } = toErrorResponse(err);
-    res.locals.errorCode = body.code;
-    if (status >= 500 && status !== 503) res.err = err instanceof Error ? err : new Error(String(err));
-    if (!req.log && status >= 500) {
+    const failure = res.locals as LoggedFailure;
+    failure.errorCode = String(body.code);
+    if (status >= 500 && status !== 503) failure.err = err instanceof Error ? err : new Error(String(err));
+    if (!res.locals.requestLogged && status >= 500) {
       if (status === 503) logger.warn({ code: body.code }, 'request failed: service unavailable');
       else logger.error({ err }, 'request failed');
     }

@@ -1,50 +1,86 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../lib/logger.js';
 
 /** GET /api/health, /api/health/live, /api/health/ready (with or without a query string). */
-const isProbe = (url: string | undefined) => /^\/api\/health(?:\/live|\/ready)?(?:\?|$)/.test(url ?? '');
+const isProbe = (url: string) => /^\/api\/health(?:\/live|\/ready)?(?:\?|$)/.test(url);
+const INCOMING_ID = /^[\w.-]{1,100}$/;
+/** Secrets in query strings (e.g. GET /api/auth/verify-email?token=…) never reach the log. */
+const SECRET_PARAMETER = /([?&](?:token|code)=)[^&]*/gi;
 
-/** One structured log line per request, with a request id echoed in `X-Request-Id`. */
+/** What the error handler leaves for the request's log line (src/middleware/error-handler.ts). */
+export interface LoggedFailure {
+  /** the catalogue code of the answer */
+  errorCode?: string;
+  /** the cause of a 5xx other than 503, logged with its stack */
+  err?: Error;
+}
+
+/**
+ * One structured log line per request, written when the response is finished (or the
+ * connection closed first), with a request id echoed in `X-Request-Id`:
+ * `{ req: { id, method, url }, res: { statusCode }, responseTime, msg: "request completed" }`.
+ * A failed request's line is the only one it gets (issue 16): `warn` for a 4xx, with its `code`;
+ * `error` for a 5xx with its `code` and the cause with its stack (`err`); a 503 is an outage
+ * symptom (database down, pool exhausted): `warn`, the code, no stack. Successful health
+ * probes (every few seconds per orchestrator) are logged at debug only.
+ *
+ * Written here rather than with pino-http: pino-http builds a child logger per request (its
+ * bindings serialised and redacted each time), which cost a sixth of the throughput of a cached
+ * hot read (docs/benchmarks.md, issue 29). The line is the one pino-http wrote.
+ */
 export function createRequestLogger(logger: Logger): RequestHandler {
-  return pinoHttp({
-    logger,
-    genReqId: (req, res) => {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    // One line per request; the error handler hands it the cause (issue 16). A 503 is an outage
-    // symptom (database down, pool exhausted): `warn`, the code, no stack.
-    // Successful health probes (every few seconds per orchestrator) are logged at debug only.
-    customLogLevel: (req, res, err) =>
-      isProbe((req as { originalUrl?: string }).originalUrl ?? req.url) && res.statusCode < 400
-        ? 'debug'
-        : res.statusCode === 503
-          ? 'warn'
-          : err || res.statusCode >= 500
-            ? 'error'
-            : res.statusCode >= 400
-              ? 'warn'
-              : 'info',
-    customErrorObject: (_req, res, _err, val: Record<string, unknown>) => {
-      const code = (res as { locals?: { errorCode?: unknown } }).locals?.errorCode;
-      if (res.statusCode !== 503) return code ? { ...val, code } : val;
-      const { err: _dropped, ...rest } = val;
-      return { ...rest, code: code ?? 'SERVICE_UNAVAILABLE' };
-    },
-    customErrorMessage: (_req, res) =>
-      res.statusCode === 503 ? 'request failed: service unavailable' : 'request failed',
-    serializers: {
-      // Secrets in query strings (e.g. GET /api/auth/verify-email?token=…) never reach the log.
-      req: (req: { id: unknown; method: string; url: string }) => ({
-        id: req.id,
-        method: req.method,
-        url: req.url.replace(/([?&](?:token|code)=)[^&]*/gi, '$1[redacted]'),
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  }) as RequestHandler;
+  return (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    res.locals.requestLogged = true;
+    const start = Date.now();
+    // the URL as it arrived (routers rewrite req.url while they handle it)
+    const url = req.url;
+    const done = (err?: unknown) => {
+      res.removeListener('close', done);
+      res.removeListener('finish', done);
+      res.removeListener('error', done);
+      if (err instanceof Error) (res.locals as LoggedFailure).err ??= err;
+      logLine(logger, req, res, { id, url, responseTime: Date.now() - start }, err instanceof Error);
+    };
+    res.on('close', done);
+    res.on('finish', done);
+    // a response stream error is logged (and, listened to, cannot end the process)
+    res.on('error', done);
+    next();
+  };
+}
+
+function logLine(
+  logger: Logger,
+  req: Request,
+  res: Response,
+  { id, url, responseTime }: { id: string; url: string; responseTime: number },
+  streamError: boolean,
+): void {
+  const status = res.statusCode;
+  const failure = res.locals as LoggedFailure;
+  const line: Record<string, unknown> = {
+    req: { id, method: req.method, url: url.replace(SECRET_PARAMETER, '$1[redacted]') },
+    res: { statusCode: status },
+    responseTime,
+  };
+  if (status < 400 && !streamError) {
+    if (isProbe(url)) logger.debug(line, 'request completed');
+    else logger.info(line, 'request completed');
+    return;
+  }
+  if (failure.errorCode) line.code = failure.errorCode;
+  if (status === 503) {
+    line.code ??= 'SERVICE_UNAVAILABLE';
+    logger.warn(line, 'request failed: service unavailable');
+  } else if (status >= 500 || streamError) {
+    line.err = failure.err ?? new Error(`failed with status code ${status}`);
+    logger.error(line, 'request failed');
+  } else {
+    // as pino-http wrote a 4xx: "request completed" at warn (now with its code)
+    logger.warn(line, 'request completed');
+  }
 }

@@ -1,0 +1,76 @@
+import express, { Router } from 'express';
+import type { Server } from 'node:http';
+import { firstSegment, routeIndex } from '../../src/lib/route-index';
+
+// Apps of their own, called with fetch (supertest answers are checked against the OpenAPI
+// document by tests/setup/after-env.ts). The whole API goes through the index in every other test.
+
+/** A router answering `name` on each of `paths` (GET). */
+function answering(name: string, ...paths: string[]): Router {
+  const router = Router();
+  for (const path of paths) router.get(path, (_req, res) => void res.json({ by: name, path }));
+  return router;
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+/** The app listening on a free port: a GET of a path answers its status, headers and JSON body. */
+async function serve(app: express.Express) {
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  servers.push(server);
+  const { port } = server.address() as { port: number };
+  return {
+    get: async (path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
+      return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
+    },
+  };
+}
+
+function appOf(...routers: Router[]) {
+  const app = express();
+  app.use('/v', routeIndex(routers));
+  app.use((_req, res) => void res.status(404).json({ by: 'not found' }));
+  return serve(app);
+}
+
+describe('route index', () => {
+  it('answers from the first router that has the route, as routers mounted in order do', async () => {
+    const request = await appOf(
+      answering('first', '/events', '/users/me'),
+      answering('second', '/events', '/dashboard'),
+    );
+    expect((await request.get('/v/events')).body).toEqual({ by: 'first', path: '/events' });
+    expect((await request.get('/v/dashboard')).body).toEqual({ by: 'second', path: '/dashboard' });
+  });
+
+  it('passes a path whose first segment no router has on to what follows', async () => {
+    const request = await appOf(answering('first', '/events'));
+    expect((await request.get('/v/nothing/here')).body).toEqual({ by: 'not found' });
+    expect((await request.get('/v')).body).toEqual({ by: 'not found' });
+  });
+
+  it('enters a router whose route starts with a parameter for every first segment', async () => {
+    const request = await appOf(answering('literal', '/events'), answering('param', '/:anything/details'));
+    expect((await request.get('/v/events/details')).body).toEqual({ by: 'param', path: '/:anything/details' });
+    expect((await request.get('/v/other/details')).body).toEqual({ by: 'param', path: '/:anything/details' });
+  });
+
+  it('matches in any letter case, with a trailing slash and a query string, as Express does', async () => {
+    const request = await appOf(answering('first', '/events/:slug'));
+    for (const url of ['/v/EVENTS/a', '/v/Events/a/', '/v/events/a?x=1'])
+      expect((await request.get(url)).body).toEqual({ by: 'first', path: '/events/:slug' });
+  });
+
+  it('takes the first segment of a URL', () => {
+    expect(firstSegment('/Events/abc?x=1')).toBe('events');
+    expect(firstSegment('/dashboard?x=/y')).toBe('dashboard');
+    expect(firstSegment('/')).toBe('');
+    expect(firstSegment('/?x')).toBe('');
+  });
+});
