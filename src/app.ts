@@ -33,10 +33,15 @@ export function buildApp(container: Container): Express {
   app.use(inputGuard());
   app.use(cookieParser());
 
-  // Scrapes skip the per-IP API limit; the token guards the route.
-  app.use(API_MOUNT_PATH, metricsRouter(metrics, config.metrics.token, container.limiters.metricsFailures));
-  // Avatars skip the per-IP API limit too: a page of participants loads many, each cached for a year.
-  app.use(API_MOUNT_PATH, createAvatarsRouter(container));
+  // Scrapes skip the per-IP API limit; the token guards the route. Avatars skip it too: a page
+  // of participants loads many, each cached for a year.
+  app.use(
+    API_MOUNT_PATH,
+    routeIndex([
+      metricsRouter(metrics, config.metrics.token, container.limiters.metricsFailures),
+      createAvatarsRouter(container),
+    ]),
+  );
   app.use(API_MOUNT_PATH, container.limiters.general, container.csrf.protection);
   // one lookup on the path's first segment instead of a walk through every router (src/lib/route-index.ts)
   app.use(API_MOUNT_PATH, routeIndex(createRouters(container)));

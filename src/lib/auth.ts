@@ -39,6 +39,9 @@ const authUsersByIds = sql(
   'SELECT id, username, email, avatar, "isAdmin", "emailVerified", "tokenVersion" FROM "User" WHERE id = ANY($1::int[])',
 );
 
+/** Verified tokens remembered (the oldest go first): more than the sockets of a 3 000-dancer event. */
+const VERIFIED_TOKENS = 20_000;
+
 export interface JwtSettings {
   secret: string;
   expiresInSeconds: number;
@@ -53,6 +56,13 @@ export interface JwtSettings {
 export class TokenAuthenticator {
   /** a key object built once: jsonwebtoken would otherwise build one from the string per call */
   private readonly key: KeyObject;
+  /**
+   * Tokens whose signature and claims were verified, with their session: a token is a fixed
+   * string, so only its expiry needs checking again (a sixteenth of a cached hot read's CPU
+   * went to verifying the same token, issue 29). Whether its session still holds (the user,
+   * the token version) is read on every request as before.
+   */
+  private readonly verified = new Map<string, { session: TokenSession; exp: number }>();
   /** the users of the sessions being checked, read together (see authUsersByIds) */
   private readonly users: BatchedReads<number, AuthUser>;
 
@@ -81,6 +91,16 @@ export class TokenAuthenticator {
    * (issued before token versions existed) counts as version 0.
    */
   verify(token: string): TokenSession {
+    const known = this.verified.get(token);
+    // jsonwebtoken's expiry rule: expired from the second of `exp` on
+    if (known && Math.floor(Date.now() / 1000) < known.exp) return { ...known.session };
+    const { session, exp } = this.verifySignature(token);
+    this.verified.set(token, { session, exp });
+    if (this.verified.size > VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value as string);
+    return { ...session };
+  }
+
+  private verifySignature(token: string): { session: TokenSession; exp: number } {
     try {
       const payload = jwt.verify(token, this.key, { algorithms: ['HS256'] });
       if (typeof payload !== 'object') throw new AppError('INVALID_TOKEN');
@@ -89,7 +109,7 @@ export class TokenAuthenticator {
       if (!payload.sub || !Number.isSafeInteger(userId) || userId <= 0) throw new AppError('INVALID_TOKEN');
       if (typeof payload.exp !== 'number' || !Number.isFinite(payload.exp)) throw new AppError('INVALID_TOKEN');
       if (!Number.isSafeInteger(tokenVersion)) throw new AppError('INVALID_TOKEN');
-      return { userId, tokenVersion, expiresAt: payload.exp * 1000 };
+      return { session: { userId, tokenVersion, expiresAt: payload.exp * 1000 }, exp: payload.exp };
     } catch {
       throw new AppError('INVALID_TOKEN');
     }

@@ -68,7 +68,9 @@ function firstNulIn(body: unknown): string | undefined {
 
 export function inputGuard() {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    const segments = decodedSegments(req.path);
+    const path = req.path;
+    // without a percent sign there is nothing to decode (the usual case)
+    const segments = path.includes('%') ? decodedSegments(path) : [path];
     if (segments?.some((s) => CONTROL.test(s))) {
       throw validationFailed([{ field: 'path', message: 'must not contain control characters' }]);
     }

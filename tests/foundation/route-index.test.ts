@@ -1,6 +1,6 @@
 import express, { Router } from 'express';
 import type { Server } from 'node:http';
-import { firstSegment, routeIndex } from '../../src/lib/route-index';
+import { pathEnds, routeIndex } from '../../src/lib/route-index';
 
 // Apps of their own, called with fetch (supertest answers are checked against the OpenAPI
 // document by tests/setup/after-env.ts). The whole API goes through the index in every other test.
@@ -67,10 +67,29 @@ describe('route index', () => {
       expect((await request.get(url)).body).toEqual({ by: 'first', path: '/events/:slug' });
   });
 
-  it('takes the first segment of a URL', () => {
-    expect(firstSegment('/Events/abc?x=1')).toBe('events');
-    expect(firstSegment('/dashboard?x=/y')).toBe('dashboard');
-    expect(firstSegment('/')).toBe('');
-    expect(firstSegment('/?x')).toBe('');
+  it('enters only the routers with a route for the last segment, a parameter matching any', async () => {
+    const request = await appOf(
+      answering('a', '/events/:slug/a'),
+      answering('b', '/events/:slug/b'),
+      answering('any', '/events/:slug/:part'),
+    );
+    expect((await request.get('/v/events/x/b')).body).toEqual({ by: 'b', path: '/events/:slug/b' });
+    expect((await request.get('/v/events/x/A/')).body).toEqual({ by: 'a', path: '/events/:slug/a' });
+    expect((await request.get('/v/events/x/c')).body).toEqual({ by: 'any', path: '/events/:slug/:part' });
+  });
+
+  it('enters a router whose route has a wildcard or an optional group for every path', async () => {
+    const request = await appOf(answering('literal', '/files/x'), answering('wild', '/files/*rest', '/maybe{/:x}'));
+    expect((await request.get('/v/files/a/b')).body).toEqual({ by: 'wild', path: '/files/*rest' });
+    expect((await request.get('/v/maybe')).body).toEqual({ by: 'wild', path: '/maybe{/:x}' });
+    expect((await request.get('/v/maybe/1')).body).toEqual({ by: 'wild', path: '/maybe{/:x}' });
+  });
+
+  it('takes the first and last segments of a URL', () => {
+    expect(pathEnds('/Events/abc/Details?x=1')).toEqual({ first: 'events', last: 'details' });
+    expect(pathEnds('/dashboard?x=/y')).toEqual({ first: 'dashboard', last: 'dashboard' });
+    expect(pathEnds('/events/abc/')).toEqual({ first: 'events', last: 'abc' });
+    expect(pathEnds('/')).toEqual({ first: '', last: '' });
+    expect(pathEnds('/?x')).toEqual({ first: '', last: '' });
   });
 });
