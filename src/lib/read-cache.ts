@@ -81,6 +81,8 @@ export class ReadCache {
   private readonly changedAt = new Map<string, number>();
   private readonly entries = new Map<string, Entry>();
   private readonly sharedValues = new Map<string, Shared>();
+  /** the reads of readThrough in progress, by key, with the stamp taken before each began */
+  private readonly reading = new Map<string, { stamp: Stamp; value: Promise<unknown> }>();
   private weight = 0;
   private fenceSeq = 0;
   private readonly fences = new Map<string, Fence>();
@@ -244,6 +246,39 @@ export class ReadCache {
    */
   shared<T>(id: string): T | undefined {
     return this.sharedValues.get(id)?.value as T | undefined;
+  }
+
+  /**
+   * The value of `key`, read with `read` when it is absent or anything it depends on changed,
+   * and kept for the next callers (call after a fence): the part of an answer that is the same
+   * for every caller (the participants of an event's details) is read once, not at each
+   * caller's first read (docs/event-day.md, "Cheap misses"). Callers arriving while it is read
+   * share that read as long as no change notice came in since it began (a notice may be a
+   * change it does not show, so a later caller reads again). Without a usable cache: `read()`.
+   */
+  async readThrough<T>(
+    key: string,
+    dependsOn: readonly string[],
+    weigh: (value: T) => number,
+    read: () => Promise<T>,
+  ): Promise<T> {
+    const held = this.get<T>(key);
+    if (held !== undefined) return held;
+    const stamp = this.stamp();
+    if (!stamp) return read();
+    const pending = this.reading.get(key);
+    if (pending && pending.stamp.epoch === stamp.epoch && pending.stamp.seq === stamp.seq) {
+      return pending.value as Promise<T>;
+    }
+    const value = read();
+    this.reading.set(key, { stamp, value });
+    try {
+      const result = await value;
+      this.set(key, result, weigh(result), dependsOn, stamp);
+      return result;
+    } finally {
+      if (this.reading.get(key)?.value === value) this.reading.delete(key);
+    }
   }
 
   /** Stops the connection for good (the container's close). */

@@ -35,6 +35,7 @@ export function createCachedRead(cache: ReadCache | undefined): CachedRead {
     }
     const stamp = cache.stamp();
     if (!stamp) return next();
+    res.locals.freshReads = cache;
     const send = res.send;
     res.send = function (this: Response, body?: unknown) {
       res.send = send;
@@ -58,4 +59,13 @@ export function createCachedRead(cache: ReadCache | undefined): CachedRead {
     };
     next();
   };
+}
+
+/**
+ * The read cache for a handler behind cachedRead, once this request's fence is back (its
+ * `readThrough` shares caller-independent parts of answers); undefined when the answer must be
+ * read from the database (no usable cache, not a GET).
+ */
+export function freshReads(res: Response): ReadCache | undefined {
+  return res.locals.freshReads as ReadCache | undefined;
 }

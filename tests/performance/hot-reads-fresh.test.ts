@@ -235,6 +235,58 @@ describe('authorization after a change of the caller', () => {
   });
 });
 
+describe('the participants of the details, read once for every caller', () => {
+  const participantsOf = (body: { data: { participants: { username: string }[] } }) =>
+    body.data.participants.map((p) => p.username).sort();
+
+  it("a participant's first read shows a participant who joined on the other instance after another caller's read", async () => {
+    const event = await createEvent();
+    const [first, second, joiner] = [await createUser(), await createUser(), await createUser()];
+    await joinEvent(first.user, event);
+    await joinEvent(second.user, event);
+    const path = `/api/events/${event.slug}/details`;
+    await cachedGet(path, first.auth);
+    const token = await checkinTokenFor(event);
+    await b.request.post(`/api/events/checkin/${token}`).set('Authorization', joiner.auth).expect(200);
+    const res = await readOnA(path, second.auth).expect(200);
+    expect(participantsOf(res.body)).toEqual([first.user.username, second.user.username, joiner.user.username].sort());
+    expect(res.body.data.stats.totalParticipants).toBe(3);
+  });
+
+  it("shows a participant's new username, changed by another process, to a caller who never read the details", async () => {
+    const event = await createEvent();
+    const [first, second, renamed] = [await createUser(), await createUser(), await createUser()];
+    for (const u of [first, second, renamed]) await joinEvent(u.user, event);
+    const path = `/api/events/${event.slug}/details`;
+    await cachedGet(path, first.auth);
+    const username = unique('renamed');
+    await prisma.user.update({ where: { id: renamed.user.id }, data: { username } });
+    const res = await readOnA(path, second.auth).expect(200);
+    expect(participantsOf(res.body)).toEqual([first.user.username, second.user.username, username].sort());
+  });
+
+  it('reads the participant list from the database once for callers that have not read the details yet', async () => {
+    const event = await createEvent();
+    const callers = [];
+    for (let i = 0; i < 5; i++) {
+      const u = await createUser();
+      await joinEvent(u.user, event);
+      callers.push(u);
+    }
+    const path = `/api/events/${event.slug}/details`;
+    const rows = jest.spyOn(a.container.database.sql, 'rows');
+    const bodies = [];
+    try {
+      for (const u of callers) bodies.push((await readOnA(path, u.auth).expect(200)).body.data.participants);
+      const reads = rows.mock.calls.filter(([statement]) => statement.name === 'events_details_participants');
+      expect(reads).toHaveLength(1);
+    } finally {
+      rows.mockRestore();
+    }
+    for (const body of bodies) expect(body).toEqual(bodies[0]);
+  });
+});
+
 describe('the LISTEN connection', () => {
   it('drops every entry when the connection is lost, and reads stay exact until and after it is back', async () => {
     const me = await createUser();

@@ -51,8 +51,9 @@ describe('the read cache with many callers of one big answer', () => {
     // each second read: the session and the answer from the cache
     expect(after.hits - before.hits).toBe(2 * readers.length);
     expect(after.misses).toBe(before.misses);
-    // the body once, not ten times
-    expect(after.weight).toBeLessThan(2 * size);
+    // the body once and the participant list under it once (EventsService reads it through the
+    // cache for every caller), not ten bodies
+    expect(after.weight).toBeLessThan(2.5 * size);
   });
 
   it('weighs a shared answer until its last holder is dropped', async () => {

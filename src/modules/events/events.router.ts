@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AuthGuards } from '../../middleware/auth.js';
-import type { CachedRead } from '../../middleware/cached-read.js';
+import { freshReads, type CachedRead } from '../../middleware/cached-read.js';
 import type { CheckinService } from './checkin.service.js';
 import type { EventsService } from './events.service.js';
 import { sendData, sendFile, sendList, sendMessage } from '../../lib/http.js';
@@ -44,7 +44,7 @@ export function createEventsRouter({ guards, cachedRead, events, checkin }: Even
     validate(slugInput),
     cachedRead(DETAILS_TABLES),
     async (req, res) => {
-      sendData(res, await events.getDetails(actorOf(req), slugInput.from(res)));
+      sendData(res, await events.getDetails(actorOf(req), slugInput.from(res), freshReads(res)));
     },
   );
 

@@ -3,6 +3,7 @@ import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import { randomSlug } from '../../lib/ids.js';
 import { RenderedJson, sql, type SqlReader } from '../../lib/sql.js';
+import type { ReadCache } from '../../lib/read-cache.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { CheckinService } from './checkin.service.js';
 import { EVENT_ROOM_TYPE } from './checkin.service.js';
@@ -64,9 +65,6 @@ interface EventDetailsRow {
   matchingRunAt: Date | null;
   isParticipant: boolean;
   checkinToken: string | null;
-  totalParticipants: number;
-  /** ParticipantView[] rendered by PostgreSQL */
-  participants: string;
 }
 
 /**
@@ -78,19 +76,31 @@ const eventDetails = sql(
   'events_details',
   `SELECT e.id, e.slug, e.name, e.location, e."startDate", e."endDate", e.description,
           e."registrationDeadline", e."matchingRunAt",
-          (me.id IS NOT NULL) AS "isParticipant", t.token AS "checkinToken",
-          ps.total AS "totalParticipants", ps.participants
+          (me.id IS NOT NULL) AS "isParticipant", t.token AS "checkinToken"
    FROM "Event" e
    LEFT JOIN "EventParticipant" me ON me."eventId" = e.id AND me."userId" = $2
    LEFT JOIN "EventCheckinToken" t ON t."eventId" = e.id
-   CROSS JOIN LATERAL (
-     SELECT count(*)::int AS total,
-            coalesce(json_agg(${participantView.json()} ORDER BY p."joinedAt" DESC, p.id DESC), '[]'::json)::text
-              AS participants
-     FROM "EventParticipant" p JOIN "User" u ON u.id = p."userId"
-     WHERE p."eventId" = e.id) ps
    WHERE e.slug = $1`,
 );
+
+/** The participants of an event, newest join first, rendered by PostgreSQL (the same for every caller). */
+const eventParticipants = sql(
+  'events_details_participants',
+  `SELECT count(*)::int AS total,
+          coalesce(json_agg(${participantView.json()} ORDER BY p."joinedAt" DESC, p.id DESC), '[]'::json)::text
+            AS participants
+   FROM "EventParticipant" p JOIN "User" u ON u.id = p."userId"
+   WHERE p."eventId" = $1`,
+);
+
+interface EventParticipantsRow {
+  total: number;
+  /** ParticipantView[] rendered by PostgreSQL */
+  participants: string;
+}
+
+/** What the participants of the details are read from (a participation, a participant's user row). */
+const PARTICIPANTS_TABLES = ['EventParticipant', 'User'];
 
 export class EventsService {
   constructor(private readonly deps: EventsServiceDeps) {}
@@ -126,18 +136,32 @@ export class EventsService {
    * participants only; other callers get `checkin: null`. The QR code is shown at the venue:
    * handing its token to anyone with an account would let them check in remotely.
    */
-  async getDetails(actor: Actor, { slug }: SlugInput) {
+  async getDetails(actor: Actor, { slug }: SlugInput, reads?: Pick<ReadCache, 'readThrough'>) {
     const user = userOf(actor);
     const [row] = await this.deps.sql.rows<EventDetailsRow>(eventDetails, [slug, user.id]);
     if (!row) throw new AppError('EVENT_NOT_FOUND');
-    const { isParticipant, checkinToken, totalParticipants, participants, ...event } = row;
-    const checkin = user.isAdmin || isParticipant ? await this.deps.checkin.checkinBlock(event, checkinToken) : null;
+    const { isParticipant, checkinToken, ...event } = row;
+    const [checkin, { total, participants }] = await Promise.all([
+      user.isAdmin || isParticipant ? this.deps.checkin.checkinBlock(event, checkinToken) : null,
+      this.participantsOf(event.id, reads),
+    ]);
     return {
       event,
       checkin,
       participants: new RenderedJson<ParticipantView[]>(participants),
-      stats: { totalParticipants },
+      stats: { totalParticipants: total },
     };
+  }
+
+  /**
+   * The participants of the details: the same for every caller, so with `reads` (the request's
+   * fresh read cache) they are read once for all callers while no participation or user changed,
+   * instead of at every caller's first read (a 3 000-participant list is most of a miss's cost).
+   */
+  private async participantsOf(eventId: number, reads?: Pick<ReadCache, 'readThrough'>) {
+    const read = async () => (await this.deps.sql.rows<EventParticipantsRow>(eventParticipants, [eventId]))[0];
+    if (!reads) return read();
+    return reads.readThrough(`event participants ${eventId}`, PARTICIPANTS_TABLES, (r) => r.participants.length, read);
   }
 
   /** The data export (src/modules/privacy): the user's participations, newest join first. */
