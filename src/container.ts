@@ -126,12 +126,12 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const mailQueue = new MailQueue(databaseUrl, config.mailQueue, mailer, logger, (ref) => accountMails.render(ref));
   mailQueueRef.current = mailQueue;
   const redis = new RedisConnections(config.redisUrl, logger, config.redisKeyPrefix);
-  const tokens = new TokenAuthenticator(database.sql, config.jwt);
   // exact caches of the hot reads (src/lib/read-cache.ts); connects on the first read
   const readCache =
     overrides.readCache === false
       ? undefined
       : new ReadCache({ connectionString: databaseUrl, logger, settings: { maxWeight: config.readCache.maxBytes } });
+  const tokens = new TokenAuthenticator(database.sql, config.jwt, readCache);
 
   const audit = new ActivityLogService({ db: prisma, notifier, logger, clock });
   const registry = new RegistryService({ settings: config.registry, logger, clock });

@@ -66,9 +66,16 @@ export class TokenAuthenticator {
   /** the users of the sessions being checked, read together (see authUsersByIds) */
   private readonly users: BatchedReads<number, AuthUser>;
 
+  /**
+   * `sessions`: the read cache the users of sessions are kept in for reads (GET), see
+   * authenticate. Every read of a user from the database is kept there too (a socket's
+   * handshake, a write's session check): a phone whose socket connected finds its user there at
+   * its first poll (a user read costs a statement at every caller's first read otherwise).
+   */
   constructor(
     db: SqlReader,
     private readonly settings: JwtSettings,
+    private readonly sessions?: ReadCache,
   ) {
     this.key = createSecretKey(Buffer.from(settings.secret, 'utf8'));
     this.users = new BatchedReads(async (ids) => {
@@ -123,13 +130,7 @@ export class TokenAuthenticator {
   async authenticate(token: string, cache?: ReadCache): Promise<AuthUser> {
     const session = this.verify(token);
     if (!cache) return this.currentUser(session);
-    const key = `session ${session.userId}`;
-    let user = cache.get<AuthUser>(key);
-    if (!user) {
-      const stamp = cache.stamp();
-      user = await this.users.load(session.userId);
-      if (user && stamp) cache.set(key, user, 1, [`User:${user.id}`, 'User:*'], stamp);
-    }
+    const user = cache.get<AuthUser>(sessionKey(session.userId)) ?? (await this.loadUser(session.userId, cache));
     if (!user || user.tokenVersion !== session.tokenVersion) throw new AppError('INVALID_TOKEN');
     return { ...user }; // callers never share an object
   }
@@ -142,11 +143,26 @@ export class TokenAuthenticator {
 
   /** Loads the user of a session as it is now; 401 INVALID_TOKEN when deleted or the session was revoked. */
   async currentUser(session: Pick<TokenSession, 'userId' | 'tokenVersion'>): Promise<AuthUser> {
-    const user = await this.users.load(session.userId);
+    const user = await this.loadUser(session.userId);
     if (!user || user.tokenVersion !== session.tokenVersion) throw new AppError('INVALID_TOKEN');
     return { ...user }; // callers of one batch never share an object
   }
+
+  /**
+   * The user as it is in the database now, kept in the sessions' cache: the stamp is taken
+   * before the statement is sent, so a change committed after the read drops the entry (the
+   * read cache's rule for every entry).
+   */
+  private async loadUser(userId: number, cache = this.sessions): Promise<AuthUser | undefined> {
+    const stamp = cache?.stamp();
+    const user = await this.users.load(userId);
+    if (user && stamp) cache!.set(sessionKey(userId), user, 1, [`User:${userId}`, 'User:*'], stamp);
+    return user;
+  }
 }
+
+/** The read cache's key of a session's user. */
+const sessionKey = (userId: number) => `session ${userId}`;
 
 /** Extracts the token of an `Authorization: Bearer <token>` header; undefined when malformed. */
 export function bearerToken(header: string | undefined): string | undefined {

@@ -1,11 +1,14 @@
 import { Client } from 'pg';
+import supertest from 'supertest';
+import { buildApp } from '../../src/app';
 import { prisma } from '../helpers/db';
-import { testConfig } from '../helpers/container';
+import { createTestContainer, testConfig } from '../helpers/container';
 import { checkinTokenFor } from '../helpers/events';
 import { createAdmin, createEvent, createUser, ensureEventRoom, joinEvent, unique } from '../helpers/factories';
 import { insertMatch } from '../helpers/matches';
 import { heat, person, runMatching } from '../helpers/matching';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { connectSocket } from '../helpers/socket';
 
 /**
  * The hot reads are served from the exact read cache (src/lib/read-cache.ts,
@@ -54,6 +57,23 @@ describe('GET /api/events after a write', () => {
     await b.request.post(`/api/events/checkin/${token}`).set('Authorization', me.auth).expect(200);
     const res = await readOnA('/api/events', me.auth).expect(200);
     expect(listed(res.body, event.slug)).toMatchObject({ isJoined: true, participantsCount: 1 });
+  });
+
+  it('answers what the one statement without a cache answers: joined events first, each part by date', async () => {
+    const me = await createUser();
+    const events = [];
+    for (let i = 0; i < 4; i++) events.push(await createEvent());
+    await joinEvent(me.user, events[3]);
+    await joinEvent(me.user, events[1]);
+    const withoutCache = createTestContainer({}, { readCache: false });
+    try {
+      const expected = (
+        await supertest(buildApp(withoutCache)).get('/api/events').set('Authorization', me.auth).expect(200)
+      ).text;
+      expect(JSON.stringify(await cachedGet('/api/events', me.auth))).toBe(expected);
+    } finally {
+      await withoutCache.close();
+    }
   });
 
   it('shows a leave made on the other instance', async () => {
@@ -284,6 +304,34 @@ describe('the participants of the details, read once for every caller', () => {
       rows.mockRestore();
     }
     for (const body of bodies) expect(body).toEqual(bodies[0]);
+  });
+});
+
+describe("the caller's user, kept when a socket connects", () => {
+  it('answers the first read of a user whose socket connected without reading the user again', async () => {
+    const me = await createUser();
+    const socket = await connectSocket(a.url, me.token);
+    try {
+      const before = a.container.readCache!.stats();
+      await readOnA('/api/users/me', me.auth).expect(200);
+      // the session from the cache; the answer is a miss (first read)
+      expect(a.container.readCache!.stats().hits - before.hits).toBe(1);
+    } finally {
+      socket.disconnect();
+    }
+  });
+
+  it('refuses the first read after a session revoked by another process once the socket had connected', async () => {
+    const me = await createUser();
+    const socket = await connectSocket(a.url, me.token);
+    try {
+      await prisma.user.update({ where: { id: me.user.id }, data: { tokenVersion: { increment: 1 } } });
+      const res = await readOnA('/api/users/me', me.auth);
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe('Invalid or expired token');
+    } finally {
+      socket.disconnect();
+    }
   });
 });
 

@@ -27,7 +27,7 @@ export function createEventsRouter({ guards, cachedRead, events, checkin }: Even
   const admin = [guards.requireAuth, guards.requireAdmin];
 
   router.get('/events', guards.requireAuth, cachedRead(LIST_TABLES), async (req, res) => {
-    sendList(res, await events.list(actorOf(req)));
+    sendList(res, await events.list(actorOf(req), freshReads(res)));
   });
 
   router.post('/events/checkin/:token', guards.requireAuth, validate(checkinInput), async (req, res) => {

@@ -53,6 +53,27 @@ const eventSummaries = sql(
    ORDER BY (p.id IS NULL), e."startDate", e.id`,
 );
 
+/**
+ * The list's part that is the same for every caller: every event with its live participant
+ * count, by startDate and id, the caller's fields empty (the join matches no row).
+ */
+const eventsListed = sql(
+  'events_list_all',
+  `SELECT ${eventSummaryView.columns()}
+   FROM "Event" e
+   LEFT JOIN "EventParticipant" p ON false
+   ORDER BY e."startDate", e.id`,
+);
+
+/** The caller's part: the events the caller joined (the unique (userId, eventId)). */
+const callerParticipations = sql(
+  'events_list_joined',
+  'SELECT "eventId", "joinedAt" FROM "EventParticipant" WHERE "userId" = $1',
+);
+
+/** What the list's shared part is read from. */
+const LISTED_TABLES = ['Event', 'EventParticipant'];
+
 interface EventDetailsRow {
   id: number;
   slug: string;
@@ -110,8 +131,22 @@ export class EventsService {
    * participation records; events the caller joined come first, then by startDate ascending.
    * One statement.
    */
-  async list(actor: Actor): Promise<EventSummary[]> {
-    return this.deps.sql.rows<EventSummary>(eventSummaries, [userOf(actor).id]);
+  async list(actor: Actor, reads?: Pick<ReadCache, 'readThrough'>): Promise<EventSummary[]> {
+    const userId = userOf(actor).id;
+    if (!reads) return this.deps.sql.rows<EventSummary>(eventSummaries, [userId]);
+    // With the request's fresh read cache: the events and counts once for every caller, the
+    // caller's participations by the index, put together as the one statement orders them.
+    const readListed = () => this.deps.sql.rows<EventSummary>(eventsListed, []);
+    const [listed, joined] = await Promise.all([
+      reads.readThrough('events listed', LISTED_TABLES, (rows) => 512 * rows.length, readListed),
+      this.deps.sql.rows<{ eventId: number; joinedAt: Date }>(callerParticipations, [userId]),
+    ]);
+    const joinedAt = new Map(joined.map((p) => [p.eventId, p.joinedAt]));
+    // the shared rows are never changed: a joined event is a copy with the caller's fields
+    return [
+      ...listed.filter((e) => joinedAt.has(e.id)).map((e) => ({ ...e, isJoined: true, joinedAt: joinedAt.get(e.id)! })),
+      ...listed.filter((e) => !joinedAt.has(e.id)),
+    ];
   }
 
   /** The public event view: the event, its group room(s) only (never private rooms), number of matches; 404 for an unknown slug. */
