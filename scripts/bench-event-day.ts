@@ -466,6 +466,16 @@ async function runStep(dancers: number): Promise<StepResult> {
       console.log(
         `    ${r.name.padEnd(42)} ${String(r.count).padStart(6)} p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  errors ${r.errors}`,
       );
+    // every endpoint together, per round of polls (each dancer's first read is a miss)
+    const rounds = Array.from({ length: Math.ceil(POLL_SECONDS / POLL_EVERY_SECONDS) }, (_, i) =>
+      fixed.samples
+        .filter((x) => Math.floor(x.sentAt / 1000 / POLL_EVERY_SECONDS) === i)
+        .map((x) => x.latency)
+        .sort((a, b) => a - b),
+    );
+    console.log(
+      `    p50 / p99 per round of ${POLL_EVERY_SECONDS} s (ms): ${rounds.map((r) => `${percentile(r, 50).toFixed(1)} / ${percentile(r, 99).toFixed(1)}`).join(', ')}`,
+    );
 
     // matching: 5 % of the dancers replace their heats through the API, then a re-run
     loads.matching = load();

@@ -5,7 +5,8 @@
  * postgresql://postgres@127.0.0.1:5432/postgres), starts the service as a real child process in
  * production mode (`node --import tsx src/server.ts`, its log to a file), seeds a weekend
  * (scripts/bench-http/seed.ts) and runs matching through the CLI. Then, loopback only:
- *   (a) bare Express 5 hello JSON, its own process (scripts/bench-http/hello-server.ts);
+ *   (a) bare Express 5 hello JSON, its own process (scripts/bench-http/hello-server.ts), and
+ *   (a′) the same process sending the bytes of the details answer (the big body's ceiling);
  *   (b) GET /api/events by hand with pg + jsonwebtoken, its own process
  *       (scripts/bench-http/reference-server.ts); its JSON must equal the service's (keys sorted);
  *   (c) the service's hot reads and a Socket.IO connect + join_event_room.
@@ -21,7 +22,7 @@
  * Notes and EXPLAIN output: scripts/bench-http/NOTES.md.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -43,6 +44,7 @@ const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 30);
 const SOCKET_WORKERS = 10;
 const SQL_SAMPLES = 20;
 const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const REFERENCE = '(b) reference GET /api/events';
 
 const root = path.resolve(__dirname, '..');
 const database = benchDatabase('wcs_bench_http');
@@ -240,10 +242,19 @@ async function main(): Promise<void> {
         `${WEEKEND.eventMessages + WEEKEND.matchMessages} chat messages, ${WEEKEND.matches} matches with messages and ratings`,
     );
 
+    // (a′): bare Express sending the bytes of the details answer (288 kB at 1 500 participants)
+    const detailsFile = path.join(workDir, 'details.json');
+    const detailsAnswer = await fetch(`${serviceUrl}/api/events/${weekend.bigEventSlug}/details`, {
+      headers: {
+        authorization: `Bearer ${jwt.sign({ ev: true }, JWT_SECRET, { algorithm: 'HS256', subject: String(weekend.callerIds[0]), expiresIn: 3600 })}`,
+      },
+    });
+    writeFileSync(detailsFile, Buffer.from(await detailsAnswer.arrayBuffer()));
     const hello = start('hello', 'scripts/bench-http/hello-server.ts', {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
       PORT: String(helloPort),
+      DETAILS_BODY_FILE: detailsFile,
     });
     const reference = start('reference', 'scripts/bench-http/reference-server.ts', {
       PATH: process.env.PATH,
@@ -280,8 +291,9 @@ async function main(): Promise<void> {
     const serviceCount = () => serviceQueryCount(serviceUrl);
     const targets: Target[] = [
       { name: '(a) hello JSON, bare Express 5', kind: 'http', url: `${helloUrl}/hello` },
+      { name: "(a′) the details' bytes, bare Express 5", kind: 'http', url: `${helloUrl}/details` },
       {
-        name: '(b) reference GET /api/events',
+        name: REFERENCE,
         kind: 'http',
         url: `${referenceUrl}/api/events`,
         token,
@@ -323,14 +335,14 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const t of targets) samples.get(t.name)!.push(await run(t, SECONDS));
       const ev = samples.get('GET /api/events')!.at(-1)!;
-      const ref = samples.get(targets[1].name)!.at(-1)!;
+      const ref = samples.get(REFERENCE)!.at(-1)!;
       console.log(
         `  round ${round}: GET /api/events ${ev.rps.toFixed(0)} req/s, reference ${ref.rps.toFixed(0)} req/s (${(ev.rps / ref.rps).toFixed(2)}), load ${os.loadavg()[0].toFixed(2)}`,
       );
     }
 
     const helloRps = median(samples.get(targets[0].name)!.map((s) => s.rps));
-    const refRps = median(samples.get(targets[1].name)!.map((s) => s.rps));
+    const refRps = median(samples.get(REFERENCE)!.map((s) => s.rps));
     console.log('');
     console.log(
       `${'endpoint'.padEnd(40)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'×(a)'.padStart(6)} ${'×(b)'.padStart(6)} ${'SQL/req'.padStart(8)} ${'errors'.padStart(7)}`,
@@ -347,6 +359,19 @@ async function main(): Promise<void> {
           .padStart(7)} ` +
           `${(rps / helloRps).toFixed(2).padStart(6)} ${(rps / refRps).toFixed(2).padStart(6)} ${(sql === undefined ? '–' : sql.toFixed(1)).padStart(8)} ${String(s.reduce((a, x) => a + x.errors, 0)).padStart(7)}`,
       );
+    }
+
+    // Issue 29, item 4: every authenticated hot read at ≥ 0.5 of the bare Express answer; the
+    // details (a big body) also against bare Express sending the same bytes (a′).
+    const rpsOf = (name: string) => median(samples.get(name)!.map((x) => x.rps));
+    const bigRps = rpsOf("(a′) the details' bytes, bare Express 5");
+    console.log('');
+    for (const t of targets.filter(
+      (x) => x.kind === 'http' && x.name.startsWith('GET') && !x.name.includes('/health'),
+    )) {
+      const ratio = rpsOf(t.name) / helloRps;
+      const big = t.name.includes('/details') ? `, ${(rpsOf(t.name) / bigRps).toFixed(2)} of (a′)` : '';
+      console.log(`  ${t.name.padEnd(40)} ${ratio.toFixed(2)} of (a)${big}: ${ratio >= 0.5 ? 'ok' : 'below 0.5'}`);
     }
 
     // Fixed-rate mixed read load: the callers poll like the phones of a weekend.
@@ -379,7 +404,7 @@ async function main(): Promise<void> {
       );
     }
 
-    const ratios = samples.get('GET /api/events')!.map((s, i) => s.rps / samples.get(targets[1].name)![i].rps);
+    const ratios = samples.get('GET /api/events')!.map((s, i) => s.rps / samples.get(REFERENCE)![i].rps);
     console.log('');
     console.log(
       `load average at the start ${load1.toFixed(2)}, at the end ${os.loadavg()[0].toFixed(2)}; service log: ${serviceEnv.LOG_LEVEL} to a file`,

@@ -21,11 +21,19 @@ export interface RateResult {
   errors: number;
 }
 
+/** An answered request: when it was sent (ms after the start) and its latency (ms). */
+export interface RateSample {
+  sentAt: number;
+  latency: number;
+}
+
 export interface FixedRateReport {
   results: RateResult[];
   sent: number;
   /** the largest delay between a request's planned and actual send (ms) */
   maxLateness: number;
+  /** every answered request of every target, in the order they were answered */
+  samples: RateSample[];
 }
 
 export async function runFixedRate(
@@ -42,6 +50,8 @@ export async function runFixedRate(
   const total = Math.round(ratePerSecond * seconds);
   let inFlight = 0;
   let maxLateness = 0;
+  const samples: RateSample[] = [];
+  let start = 0;
 
   const send = (i: number) => {
     const target = sequence[i % sequence.length];
@@ -56,7 +66,10 @@ export async function runFixedRate(
         res.on('end', () => {
           inFlight--;
           if (res.statusCode !== 200) result.errors++;
-          else result.latencies.push(performance.now() - started);
+          else {
+            result.latencies.push(performance.now() - started);
+            samples.push({ sentAt: started - start, latency: performance.now() - started });
+          }
         });
       },
     );
@@ -68,7 +81,7 @@ export async function runFixedRate(
     req.end();
   };
 
-  const start = performance.now();
+  start = performance.now();
   let sent = 0;
   await new Promise<void>((resolve) => {
     const tick = () => {
@@ -87,5 +100,5 @@ export async function runFixedRate(
   const deadline = performance.now() + 15_000;
   while (inFlight > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   agent.destroy();
-  return { results: [...results.values()], sent, maxLateness };
+  return { results: [...results.values()], sent, maxLateness, samples };
 }

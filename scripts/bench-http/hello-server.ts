@@ -1,7 +1,10 @@
 /**
  * (a) of `npm run bench:http`: bare Express 5 answering a small JSON document, the ceiling of
- * the framework on this machine. Runs in its own process; PORT from the environment.
+ * the framework on this machine; and (a′) the same for a big body: the bytes of the service's
+ * details answer (DETAILS_BODY_FILE), sent as the service sends a cached answer (a Buffer with
+ * its ETag). Runs in its own process; PORT from the environment.
  */
+import { readFileSync } from 'node:fs';
 import express from 'express';
 
 const app = express();
@@ -9,4 +12,12 @@ app.disable('x-powered-by');
 app.get('/hello', (_req, res) => {
   res.json({ success: true, data: { hello: 'world' } });
 });
+const detailsFile = process.env.DETAILS_BODY_FILE;
+if (detailsFile) {
+  const body = readFileSync(detailsFile);
+  app.get('/details', (_req, res) => {
+    res.status(200).set('Content-Type', 'application/json; charset=utf-8').set('ETag', '"bench-details"');
+    res.send(body);
+  });
+}
 app.listen(Number(process.env.PORT), '127.0.0.1');
