@@ -1,35 +1,17 @@
 import { Writable } from 'node:stream';
 import express from 'express';
 import pino from 'pino';
-import type { Server } from 'node:http';
 import { AppError } from '../../src/lib/errors';
 import { errorHandler } from '../../src/middleware/error-handler';
 import { createRequestLogger } from '../../src/middleware/request-logger';
+import { useServedApps } from '../helpers/http-stub';
 
 type Line = Record<string, unknown> & { level: number; msg: string };
 
 // An app of its own, called with fetch (supertest answers are checked against the OpenAPI
 // document by tests/setup/after-env.ts).
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
-});
-
-/** The app listening on a free port: a GET of a path answers its status, headers and JSON body. */
-async function serve(app: express.Express) {
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  servers.push(server);
-  const { port } = server.address() as { port: number };
-  return {
-    get: async (path: string, headers: Record<string, string> = {}) => {
-      const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
-      return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
-    },
-  };
-}
+const serve = useServedApps();
 
 /** An app with the request logger and the error handler around a few routes; its log lines. */
 async function appWithLog() {

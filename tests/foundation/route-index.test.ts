@@ -1,6 +1,6 @@
 import express, { Router } from 'express';
-import type { Server } from 'node:http';
 import { pathEnds, routeIndex } from '../../src/lib/route-index';
+import { useServedApps } from '../helpers/http-stub';
 
 // Apps of their own, called with fetch (supertest answers are checked against the OpenAPI
 // document by tests/setup/after-env.ts). The whole API goes through the index in every other test.
@@ -12,25 +12,7 @@ function answering(name: string, ...paths: string[]): Router {
   return router;
 }
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
-});
-
-/** The app listening on a free port: a GET of a path answers its status, headers and JSON body. */
-async function serve(app: express.Express) {
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  servers.push(server);
-  const { port } = server.address() as { port: number };
-  return {
-    get: async (path: string, headers: Record<string, string> = {}) => {
-      const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
-      return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
-    },
-  };
-}
+const serve = useServedApps();
 
 function appOf(...routers: Router[]) {
   const app = express();
