@@ -523,6 +523,9 @@ async function runStep(dancers: number): Promise<StepResult> {
       bytes: number;
       loopP99: number;
       loopMax: number;
+      transportErrors: number;
+      connectedAfterHealth: number[];
+      joinAfterConnect: number[];
     }>({ type: 'storm-wait', healthyAt, deadline: healthyAt + 180_000 });
     const storm = {
       seconds: (back.lastJoinedAt - healthyAt) / 1000,
@@ -539,6 +542,12 @@ async function runStep(dancers: number): Promise<StepResult> {
     console.log(
       `  storm: restart to healthy ${storm.restartSeconds.toFixed(1)} s; ${storm.inRoom}/${dancers} back in the room ${storm.seconds.toFixed(1)} s after health (median ${storm.medianSeconds.toFixed(1)} s); ` +
         `handshakes refused at first try ${storm.firstTryRefused} ${JSON.stringify(storm.refusals)}, join errors ${JSON.stringify(storm.joinErrors)}; service CPU ${storm.cpuSeconds.toFixed(1)} s; clients received ${storm.receivedMiB.toFixed(1)} MiB; load ${loads.storm}`,
+    );
+
+    const seconds = (values: number[]) => values.map((v) => (v / 1000).toFixed(1)).join(' / ');
+    console.log(
+      `    handshake accepted after health, p10 / p50 / p90 / max (s): ${seconds(back.connectedAfterHealth)}; ` +
+        `then the join answered: ${seconds(back.joinAfterConnect)}; transport errors ${back.transportErrors}`,
     );
 
     await clients.ask({ type: 'close' });

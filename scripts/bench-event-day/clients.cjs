@@ -45,6 +45,7 @@ const clients = tokens.map((token, index) => ({
   s: undefined,
   inRoom: false,
   joinedAt: 0,
+  connectedAt: 0,
   attempts: 0,
   tries: 0,
   received: new Map(),
@@ -69,6 +70,7 @@ function open(c) {
   c.s = s;
   s.on('connect', () => {
     c.tries++;
+    c.connectedAt = now();
     const engine = s.io.engine;
     if (!counted.has(engine)) {
       counted.add(engine);
@@ -138,8 +140,21 @@ parentPort.on('message', async (msg) => {
       const t = r.joinTimes[Math.min(r.joinTimes.length - 1, Math.ceil(q * r.joinTimes.length) - 1)];
       return t - msg.healthyAt;
     };
+    // where the time goes: the handshake accepted (after health), then the join answered
+    const quantiles = (values) => {
+      const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+      return [0.1, 0.5, 0.9, 1].map((q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
+    };
+    const back = clients.filter((c) => c.inRoom);
     parentPort.postMessage(
-      report({ inRoom: r.inRoom, lastJoinedAt: r.lastJoinedAt, medianAfterHealth: after(0.5), joinTimes: undefined }),
+      report({
+        inRoom: r.inRoom,
+        lastJoinedAt: r.lastJoinedAt,
+        medianAfterHealth: after(0.5),
+        joinTimes: undefined,
+        connectedAfterHealth: quantiles(back.map((c) => c.connectedAt - msg.healthyAt)),
+        joinAfterConnect: quantiles(back.map((c) => c.joinedAt - c.connectedAt)),
+      }),
     );
   } else if (msg.type === 'chat') {
     // msg.rate messages per second for msg.seconds, each from the next dancer (the flood limit is per user)
