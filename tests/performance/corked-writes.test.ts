@@ -81,8 +81,11 @@ describe('frames sent to one WebSocket together', () => {
     );
     const socket = io.of('/').sockets.get(serverSocketId)!;
     // thirty separate broadcasts, as thirty requests finishing in one turn of the loop send them:
-    // timers due together run in one phase, each its own callback (ticks run between them)
-    for (let n = 0; n < 30; n++) setTimeout(() => io.to(serverSocketId).emit('tick', n), 0);
+    // the immediates queued before a check phase all run in it, each its own callback (ticks run
+    // between them), and the release the first one queues runs in the next turn. Timers of 0 ms
+    // were not deterministic: created across a millisecond boundary on a loaded machine, some
+    // were due only in a later turn (CI once counted 3 writes).
+    for (let n = 0; n < 30; n++) setImmediate(() => io.to(serverSocketId).emit('tick', n));
     await all;
     expect(received).toEqual(Array.from({ length: 30 }, (_, n) => n));
     expect(socket.connected).toBe(true);
