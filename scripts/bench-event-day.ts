@@ -26,7 +26,7 @@
  * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000, each with
  * its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
- * BENCH_LOG_LEVEL (info), BENCH_READ_CACHE_MAX_MB, BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (deltas), BENCH_READ_CACHE_MAX_MB, BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -56,6 +56,10 @@ const SERVICE_NODE_ARGS = [
   ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
 ];
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
+/** BENCH_PRESENCE: the clients' `auth.presence` (docs/realtime.md "Presence"): deltas (the default) or batched */
+const PRESENCE = process.env.BENCH_PRESENCE ?? 'deltas';
+if (PRESENCE !== 'deltas' && PRESENCE !== 'batched')
+  throw new Error(`BENCH_PRESENCE must be deltas or batched, not ${PRESENCE}`);
 
 /** BENCH_SERVICE_ROOT: run the service from another checkout (with its node_modules), for before/after comparisons */
 const root = process.env.BENCH_SERVICE_ROOT ?? path.resolve(__dirname, '..');
@@ -262,7 +266,14 @@ interface StepResult {
   };
   polling: {
     rate: number;
-    rows: { name: string; count: number; p50: number; p99: number; errors: number }[];
+    rows: {
+      name: string;
+      count: number;
+      p50: number;
+      p99: number;
+      errors: number;
+      errorKinds: Record<string, number>;
+    }[];
     generator: LoopDelay;
     service: LoopDelay;
     maxLateness: number;
@@ -286,7 +297,14 @@ interface StepResult {
 /** Runs the sockets' worker and answers its replies one at a time. */
 function startClients(url: string, tokens: string[], slug: string) {
   const worker = new Worker(path.join(__dirname, 'bench-event-day', 'clients.cjs'), {
-    workerData: { url, tokens, slug, transports: TRANSPORTS, clientPath: require.resolve('socket.io-client') },
+    workerData: {
+      url,
+      tokens,
+      slug,
+      transports: TRANSPORTS,
+      presence: PRESENCE,
+      clientPath: require.resolve('socket.io-client'),
+    },
   });
   const ask = <T>(message: object) =>
     new Promise<T>((resolve, reject) => {
@@ -452,6 +470,7 @@ async function runStep(dancers: number): Promise<StepResult> {
           p50: percentile(sorted, 50),
           p99: percentile(sorted, 99),
           errors: r.errors,
+          errorKinds: r.errorKinds,
         };
       }),
       generator: { p99: generatorLoop.percentile(99) / 1e6, max: generatorLoop.max / 1e6 },
@@ -464,7 +483,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     );
     for (const r of polling.rows)
       console.log(
-        `    ${r.name.padEnd(42)} ${String(r.count).padStart(6)} p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  errors ${r.errors}`,
+        `    ${r.name.padEnd(42)} ${String(r.count).padStart(6)} p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  errors ${r.errors}${r.errors > 0 ? ` ${JSON.stringify(r.errorKinds)}` : ''}`,
       );
     // every endpoint together, per round of polls (each dancer's first read is a miss)
     const rounds = Array.from({ length: Math.ceil(POLL_SECONDS / POLL_EVERY_SECONDS) }, (_, i) =>
@@ -653,7 +672,7 @@ function printTable(results: StepResult[]): void {
     `bench:event-day ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average now ${load()}`,
   );
   console.log(
-    `  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`,
+    `  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; presence ${PRESENCE}; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`,
   );
   console.log(
     `  load average (1/5/15 min) at each phase: ${results.map((r) => `${r.dancers}: connect ${r.load.connect}, storm ${r.load.storm}`).join('; ')}`,

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   const drain = new HttpDrain(httpServer);
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
-    httpServer.listen(config.port, config.host, () => resolve());
+    httpServer.listen({ port: config.port, host: config.host, backlog: config.listenBacklog }, () => resolve());
   });
   const address = httpServer.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

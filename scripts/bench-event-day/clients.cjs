@@ -13,7 +13,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { io } = require(workerData.clientPath);
 
-const { url, tokens, slug, transports } = workerData;
+const { url, tokens, slug, transports, presence } = workerData;
 const now = () => performance.timeOrigin + performance.now();
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -66,7 +66,7 @@ function join(c) {
 }
 
 function open(c) {
-  const s = io(url, { transports, auth: { token: c.token }, forceNew: true });
+  const s = io(url, { transports, auth: { token: c.token, presence }, forceNew: true });
   c.s = s;
   s.on('connect', () => {
     c.tries++;

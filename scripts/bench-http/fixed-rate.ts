@@ -19,6 +19,8 @@ export interface RateResult {
   name: string;
   latencies: number[];
   errors: number;
+  /** what the errors were: a status code or a client-side error message, with its count */
+  errorKinds: Record<string, number>;
 }
 
 /** An answered request: when it was sent (ms after the start) and its latency (ms). */
@@ -36,6 +38,11 @@ export interface FixedRateReport {
   samples: RateSample[];
 }
 
+function failed(result: RateResult, kind: string): void {
+  result.errors++;
+  result.errorKinds[kind] = (result.errorKinds[kind] ?? 0) + 1;
+}
+
 export async function runFixedRate(
   baseUrl: string,
   targets: RateTarget[],
@@ -46,7 +53,12 @@ export async function runFixedRate(
   const url = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const sequence = targets.flatMap((t) => Array.from({ length: t.weight }, () => t));
-  const results = new Map(targets.map((t) => [t.name, { name: t.name, latencies: [] as number[], errors: 0 }]));
+  const results = new Map(
+    targets.map((t) => [
+      t.name,
+      { name: t.name, latencies: [] as number[], errors: 0, errorKinds: {} as Record<string, number> },
+    ]),
+  );
   const total = Math.round(ratePerSecond * seconds);
   let inFlight = 0;
   let maxLateness = 0;
@@ -65,7 +77,7 @@ export async function runFixedRate(
         res.on('data', () => undefined);
         res.on('end', () => {
           inFlight--;
-          if (res.statusCode !== 200) result.errors++;
+          if (res.statusCode !== 200) failed(result, String(res.statusCode));
           else {
             result.latencies.push(performance.now() - started);
             samples.push({ sentAt: started - start, latency: performance.now() - started });
@@ -74,9 +86,9 @@ export async function runFixedRate(
       },
     );
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => {
+    req.on('error', (err: NodeJS.ErrnoException) => {
       inFlight--;
-      result.errors++;
+      failed(result, err.code ?? err.message);
     });
     req.end();
   };

@@ -18,6 +18,18 @@ export const socketSchemas: Record<string, Schema> = {
   SocketErrorMessage: obj({ error: str }),
   SocketPresenceUser: obj({ userId: int, username: str, avatar: str }),
   SocketPresenceLeft: obj({ userId: int }),
+  SocketPresenceChanges: obj({
+    changes: {
+      ...array({
+        oneOf: [
+          obj({ event: { const: 'user_joined' }, data: ref('SocketPresenceUser') }),
+          obj({ event: { const: 'user_left' }, data: ref('SocketPresenceLeft') }),
+        ],
+      }),
+      minItems: 1,
+      description: 'in the order the changes happened; apply each as its single event would be applied',
+    },
+  }),
   SocketMatchNotification: obj({
     matchSlug: str,
     event: obj({ slug: str, name: str }),
@@ -111,6 +123,12 @@ export const serverToClient: Record<string, ServerEvent> = {
     room: 'event_<id>',
     payload: s('SocketPresenceLeft'),
   },
+  presence_changes: {
+    description:
+      "Only to sockets whose handshake chose `auth: { presence: 'batched' }`, instead of `user_joined`/`user_left`: the presence changes of a short window (at most 100 ms; changes alone are never delayed longer than the single events would be) in one event, in order, each `{ event, data }` with the name and payload its single event would have. When many dancers join at once (a restart), a member gets a few of these instead of one event per joiner.",
+    room: 'event_<id> (sockets with `auth.presence` batched)',
+    payload: s('SocketPresenceChanges'),
+  },
   heats_updated: { description: "A user's heats after POST heats or a heat deletion.", room: 'event_<id>', payload: s('SocketHeatsUpdated') },
   match_request_received: { description: 'A match was requested from the user.', room: 'user_<id>', payload: s('SocketMatchNotification') },
   match_accepted: { description: "The user's match request was accepted.", room: 'user_<id>', payload: s('SocketMatchNotification') },
@@ -128,7 +146,7 @@ export const serverToClient: Record<string, ServerEvent> = {
 
 export const socketEvents = {
   description:
-    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". At most 20 sockets per user on one service instance: more → `connect_error` "Too many connections for this user" (`data.code` TOO_MANY_CONNECTIONS). Every handshake refusal carries `data.code`: AUTH_REQUIRED (no token), INVALID_TOKEN, TOO_MANY_CONNECTIONS, SERVICE_UNAVAILABLE (database unreachable: retry). Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback. An event the service does not know: with an acknowledgement → `{ success: false, error: "Unknown event", code: "UNKNOWN_EVENT" }` at once; without one → `error_message` `{ error: "Unknown event" }`.',
+    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". At most 20 sockets per user on one service instance: more → `connect_error` "Too many connections for this user" (`data.code` TOO_MANY_CONNECTIONS). Every handshake refusal carries `data.code`: AUTH_REQUIRED (no token), INVALID_TOKEN, TOO_MANY_CONNECTIONS, SERVICE_UNAVAILABLE (database unreachable: retry), VALIDATION_ERROR (`auth.presence` neither `deltas` nor `batched`). Presence in event rooms: `auth.presence` `deltas` (the default, also when absent) sends one `user_joined`/`user_left` per change; `batched` sends `presence_changes` instead (the same changes, several per event). Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback. An event the service does not know: with an acknowledgement → `{ success: false, error: "Unknown event", code: "UNKNOWN_EVENT" }` at once; without one → `error_message` `{ error: "Unknown event" }`.',
   clientToServer,
   serverToClient,
 };

@@ -10,7 +10,7 @@ import type { Metrics } from '../lib/metrics.js';
 import { toAppError } from '../middleware/error-handler.js';
 import type { InputDeclaration, InputOf, InputShape, PayloadDeclaration } from '../middleware/input.js';
 import { socketInputGuard } from '../middleware/input-guard.js';
-import type { Ack, ClientToServerEvents } from './types.js';
+import type { Ack, ClientToServerEvents, PresenceMode } from './types.js';
 import { rooms } from './types.js';
 import { corkWebSocketWrites } from './corked-writes.js';
 import { createResilientAdapter } from './redis-adapter.js';
@@ -154,12 +154,18 @@ export function attachRealtime(
   });
 
   io.use(async (socket, next) => {
-    const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+    const auth = socket.handshake.auth as { token?: unknown; presence?: unknown } | undefined;
+    const presence = presenceMode(auth?.presence);
+    if (presence === undefined) {
+      const refused = new AppError('VALIDATION_ERROR', { message: "auth.presence must be 'deltas' or 'batched'" });
+      return next(Object.assign(new Error(refused.message), { data: { code: refused.code } }));
+    }
+    const fromAuth = auth?.token;
     const header = socket.handshake.headers.authorization;
     let token: string | undefined;
     if (typeof fromAuth === 'string' && fromAuth.length > 0) token = fromAuth.replace(/^Bearer\s+/i, '');
     else if (header) token = bearerToken(header) ?? 'malformed';
-    // issue 23: every handshake refusal carries data.code (AUTH_REQUIRED, INVALID_TOKEN, TOO_MANY_CONNECTIONS, SERVICE_UNAVAILABLE)
+    // issue 23: every handshake refusal carries data.code (AUTH_REQUIRED, INVALID_TOKEN, TOO_MANY_CONNECTIONS, SERVICE_UNAVAILABLE, VALIDATION_ERROR)
     if (!token) return next(Object.assign(new Error('Authentication required'), { data: { code: 'AUTH_REQUIRED' } }));
     try {
       const { user, session } = await tokens.authenticateSession(token);
@@ -181,7 +187,7 @@ export function attachRealtime(
       const refused = new AppError('TOO_MANY_CONNECTIONS');
       return next(Object.assign(new Error(refused.message), { data: { code: refused.code } }));
     }
-    void socket.join(userRoom);
+    void socket.join([userRoom, presence === 'batched' ? rooms.presenceBatched : rooms.presenceDeltas]);
     next();
   });
 
@@ -204,6 +210,12 @@ export function attachRealtime(
 
   notifier.bind(io);
   return io;
+}
+
+/** `auth.presence` of a handshake: absent means the default, one event per change. */
+function presenceMode(value: unknown): PresenceMode | undefined {
+  if (value === undefined || value === null || value === 'deltas') return 'deltas';
+  return value === 'batched' ? 'batched' : undefined;
 }
 
 /**

@@ -106,6 +106,7 @@ export interface ServerToClientEvents {
   active_users: (users: { userId: number; username: string; avatar: string }[]) => void;
   user_joined: (user: { userId: number; username: string; avatar: string }) => void;
   user_left: (payload: { userId: number }) => void;
+  presence_changes: (payload: PresenceChanges) => void;
   heats_updated: (payload: { userId: number; username: string; heats: HeatPayload[] }) => void;
   match_request_received: (payload: MatchNotification) => void;
   match_accepted: (payload: MatchNotification) => void;
@@ -139,7 +140,27 @@ export const rooms = {
   event: (eventId: number) => `event_${eventId}`,
   match: (matchId: number) => `match_${matchId}`,
   adminActivityLogs: 'admin_activity_logs',
+  /**
+   * Every socket is in exactly one of these from its handshake on (`auth.presence`,
+   * src/modules/chat/chat.presence.ts): how it hears of presence changes in its event room.
+   */
+  presenceDeltas: 'presence_deltas',
+  presenceBatched: 'presence_batched',
 } as const;
+
+/** How a socket hears of presence changes: one event per change (the default) or batched. */
+export type PresenceMode = 'deltas' | 'batched';
+
+/**
+ * `presence_changes` s→c (sockets that chose `auth.presence: 'batched'`): the changes that
+ * `user_joined`/`user_left` would have carried one by one, in the same order.
+ */
+export interface PresenceChanges {
+  changes: (
+    | { event: 'user_joined'; data: { userId: number; username: string; avatar: string } }
+    | { event: 'user_left'; data: { userId: number } }
+  )[];
+}
 
 /** The Socket.IO server and socket of this service, typed by the event maps above. */
 export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;

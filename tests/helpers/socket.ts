@@ -5,7 +5,11 @@ import { checkSocketAck, checkSocketEvent, pendingSocketProblems } from './contr
 export type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
 /** A connected Socket.IO client authenticated with `token`; rejects with the connect_error message. */
-export function connectSocket(url: string, token?: string, options: { header?: boolean } = {}): Promise<ClientSocket> {
+export function connectSocket(
+  url: string,
+  token?: string,
+  options: { header?: boolean; auth?: Record<string, unknown> } = {},
+): Promise<ClientSocket> {
   return new Promise((resolve, reject) => {
     const socket: ClientSocket = ioClient(url, {
       path: '/socket.io',
@@ -14,7 +18,7 @@ export function connectSocket(url: string, token?: string, options: { header?: b
       forceNew: true,
       ...(options.header
         ? { extraHeaders: token ? { Authorization: `Bearer ${token}` } : {} }
-        : { auth: token ? { token } : {} }),
+        : { auth: { ...(token ? { token } : {}), ...options.auth } }),
     });
     // Contract check: every payload the client receives must match its schema in the
     // document's x-socket-io section; a mismatch fails the running test (tests/setup/after-env.ts).
@@ -39,17 +43,19 @@ export function connectSocket(url: string, token?: string, options: { header?: b
 }
 
 /**
- * For a test file or describe block: `connect(user or token)` opens an authenticated socket to
- * the server at `url()` (read when connecting, so a server started in beforeAll works); every
- * socket it opened is closed after the block.
+ * For a test file or describe block: `connect(user or token, auth?)` opens an authenticated
+ * socket to the server at `url()` (read when connecting, so a server started in beforeAll
+ * works), with `auth` added to the handshake's; every socket it opened is closed after the block.
  */
-export function useSocketClients(url: () => string): (user: { token: string } | string) => Promise<ClientSocket> {
+export function useSocketClients(
+  url: () => string,
+): (user: { token: string } | string, auth?: Record<string, unknown>) => Promise<ClientSocket> {
   const sockets: ClientSocket[] = [];
   afterAll(() => {
     for (const s of sockets.splice(0)) s.close();
   });
-  return async (user) => {
-    const socket = await connectSocket(url(), typeof user === 'string' ? user : user.token);
+  return async (user, auth) => {
+    const socket = await connectSocket(url(), typeof user === 'string' ? user : user.token, { auth });
     sockets.push(socket);
     return socket;
   };

@@ -1,5 +1,5 @@
 import type { AppServer, AppSocket } from '../../realtime/io.js';
-import { rooms } from '../../realtime/types.js';
+import { rooms, type PresenceChanges } from '../../realtime/types.js';
 
 export interface PresenceUser {
   userId: number;
@@ -157,8 +157,10 @@ export class EventPresence {
     try {
       const listening = outbox.listeners.map((s) => s.id);
       let delivered = 0;
+      // the sockets that chose one event per change (the default), one broadcast per change
+      const notBatched = [...listening, rooms.presenceBatched];
       for (const { event, payload, except } of outbox.deltas) {
-        const target = this.io.to(room).except(except === undefined ? listening : [...listening, except]);
+        const target = this.io.to(room).except(except === undefined ? notBatched : [...notBatched, except]);
         if (event === 'user_joined') target.emit(event, payload as PresenceUser);
         else target.emit(event, payload as { userId: number });
         delivered += this.io.of('/').adapter.rooms.get(room)?.size ?? 0;
@@ -167,6 +169,7 @@ export class EventPresence {
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
       }
+      if (outbox.deltas.length > 0) this.sendBatched(room, outbox.deltas, listening);
       if (outbox.listeners.length > 0) {
         const list = await this.list(room);
         const ids = outbox.listeners.filter((s) => s.connected).map((s) => s.id);
@@ -177,6 +180,23 @@ export class EventPresence {
     } catch (err) {
       outbox.settle(err ?? new Error('presence update failed'));
     }
+  }
+
+  /**
+   * The sockets that chose `auth.presence: 'batched'` get the outbox's changes in one
+   * `presence_changes` event, encoded once for the room. A change's `except` is the joining
+   * socket (waiting for the list, so listening), a disconnecting socket, or the sockets of a
+   * user removed from the room: none of them is a member that should hear of the others.
+   */
+  private sendBatched(room: string, deltas: Outbox['deltas'], listening: string[]): void {
+    const excepts = deltas.flatMap((d) => (d.except === undefined ? [] : [d.except]));
+    const changes = deltas.map(
+      ({ event, payload }) => ({ event, data: payload }) as PresenceChanges['changes'][number],
+    );
+    this.io
+      .to(room)
+      .except([...listening, ...excepts, rooms.presenceDeltas])
+      .emit('presence_changes', { changes });
   }
 
   /** 1 ms per 20 sockets of the room on this instance, at most MAX_SEND_INTERVAL_MS. */
