@@ -26,7 +26,7 @@
  * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000, each with
  * its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
- * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (deltas), BENCH_READ_CACHE_MAX_MB, BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (deltas), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -58,6 +58,8 @@ const SERVICE_NODE_ARGS = [
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
 /** BENCH_PRESENCE: the clients' `auth.presence` (docs/realtime.md "Presence"): deltas (the default) or batched */
 const PRESENCE = process.env.BENCH_PRESENCE ?? 'deltas';
+/** BENCH_CLIENT_THREADS: worker threads holding the dancers' sockets (each a share of them) */
+const CLIENT_THREADS = Math.max(1, Number(process.env.BENCH_CLIENT_THREADS ?? 2));
 if (PRESENCE !== 'deltas' && PRESENCE !== 'batched')
   throw new Error(`BENCH_PRESENCE must be deltas or batched, not ${PRESENCE}`);
 
@@ -294,29 +296,136 @@ interface StepResult {
   internalErrors: number;
 }
 
-/** Runs the sockets' worker and answers its replies one at a time. */
+/** The counters every worker reports with each phase (clients.cjs `report`). */
+interface WorkerPhase {
+  refusals: Record<string, number>;
+  firstTryRefused: number;
+  transportErrors: number;
+  joinErrors: Record<string, number>;
+  bytes: number;
+  loopP99: number;
+  loopMax: number;
+}
+
+/** The phase counters of several workers as one: sums, and the worst loop delay. */
+function mergePhases(parts: WorkerPhase[]): WorkerPhase {
+  const sumMaps = (maps: Record<string, number>[]) => {
+    const out: Record<string, number> = {};
+    for (const m of maps) for (const [k, v] of Object.entries(m)) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  return {
+    refusals: sumMaps(parts.map((p) => p.refusals)),
+    firstTryRefused: parts.reduce((n, p) => n + p.firstTryRefused, 0),
+    transportErrors: parts.reduce((n, p) => n + p.transportErrors, 0),
+    joinErrors: sumMaps(parts.map((p) => p.joinErrors)),
+    bytes: parts.reduce((n, p) => n + p.bytes, 0),
+    loopP99: Math.max(...parts.map((p) => p.loopP99)),
+    loopMax: Math.max(...parts.map((p) => p.loopMax)),
+  };
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+
+/**
+ * The dancers' sockets: CLIENT_THREADS workers (clients.cjs), each holding its share of the
+ * dancers, so the phones' parsing of what the service sends uses more than one core of the
+ * load generator (one thread lagged seconds in the storm at 3 000). Their replies are merged.
+ */
 function startClients(url: string, tokens: string[], slug: string) {
-  const worker = new Worker(path.join(__dirname, 'bench-event-day', 'clients.cjs'), {
-    workerData: {
-      url,
-      tokens,
-      slug,
-      transports: TRANSPORTS,
-      presence: PRESENCE,
-      clientPath: require.resolve('socket.io-client'),
-    },
-  });
-  const ask = <T>(message: object) =>
-    new Promise<T>((resolve, reject) => {
-      const onError = (err: Error) => reject(err);
-      worker.once('error', onError);
-      worker.once('message', (m: T) => {
-        worker.off('error', onError);
-        resolve(m);
-      });
-      worker.postMessage(message);
+  const workers = Array.from({ length: Math.min(CLIENT_THREADS, tokens.length) }, (_, k) => {
+    const worker = new Worker(path.join(__dirname, 'bench-event-day', 'clients.cjs'), {
+      workerData: {
+        url,
+        tokens: tokens.filter((_, i) => i % CLIENT_THREADS === k),
+        slug,
+        transports: TRANSPORTS,
+        presence: PRESENCE,
+        clientPath: require.resolve('socket.io-client'),
+      },
     });
-  return { ask, terminate: () => worker.terminate() };
+    const ask = <T>(message: object) =>
+      new Promise<T>((resolve, reject) => {
+        const onError = (err: Error) => reject(err);
+        worker.once('error', onError);
+        worker.once('message', (m: T) => {
+          worker.off('error', onError);
+          resolve(m);
+        });
+        worker.postMessage(message);
+      });
+    return { worker, ask };
+  });
+  const all = <T>(message: object) => Promise.all(workers.map((w) => w.ask<T>(message)));
+
+  return {
+    async connect(timeoutMs: number) {
+      const parts = await all<WorkerPhase & { startedAt: number; inRoom: number; lastJoinedAt: number }>({
+        type: 'connect',
+        timeoutMs,
+      });
+      return {
+        ...mergePhases(parts),
+        startedAt: Math.min(...parts.map((p) => p.startedAt)),
+        inRoom: parts.reduce((n, p) => n + p.inRoom, 0),
+        lastJoinedAt: Math.max(...parts.map((p) => p.lastJoinedAt)),
+      };
+    },
+    storm: () => all({ type: 'storm' }),
+    async stormWait(healthyAt: number, deadline: number) {
+      const parts = await all<
+        WorkerPhase & {
+          inRoom: number;
+          lastJoinedAt: number;
+          joinTimes: number[];
+          connectedAfterHealth: number[];
+          joinAfterConnect: number[];
+        }
+      >({ type: 'storm-wait', healthyAt, deadline });
+      const sorted = (values: number[]) => values.filter(Number.isFinite).sort((a, b) => a - b);
+      const quantiles = (values: number[]) => [0.1, 0.5, 0.9, 1].map((q) => quantile(sorted(values), q));
+      const joinTimes = sorted(parts.flatMap((p) => p.joinTimes));
+      return {
+        ...mergePhases(parts),
+        inRoom: parts.reduce((n, p) => n + p.inRoom, 0),
+        lastJoinedAt: Math.max(...parts.map((p) => p.lastJoinedAt)),
+        medianAfterHealth: quantile(joinTimes, 0.5) - healthyAt,
+        connectedAfterHealth: quantiles(parts.flatMap((p) => p.connectedAfterHealth)),
+        joinAfterConnect: quantiles(parts.flatMap((p) => p.joinAfterConnect)),
+      };
+    },
+    /** rate messages per second for `seconds`, sent by the first worker's dancers, received by everyone */
+    async chat(rate: number, seconds: number, settleMs: number) {
+      await all({ type: 'chat-reset' });
+      const sent = await workers[0].ask<{ sent: number; acked: number[]; refused: Record<string, number> }>({
+        type: 'chat-send',
+        rate,
+        seconds,
+      });
+      const parts = await all<WorkerPhase & { expected: number; received: number; latencies: number[] }>({
+        type: 'chat-collect',
+        acked: sent.acked,
+        settleMs,
+      });
+      const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
+      const q = (p: number) => (latencies.length ? quantile(latencies, p) : NaN);
+      const merged = mergePhases(parts);
+      return {
+        sent: sent.sent,
+        acked: sent.acked.length,
+        refused: sent.refused,
+        expected: parts.reduce((n, p) => n + p.expected, 0),
+        received: parts.reduce((n, p) => n + p.received, 0),
+        p50: q(0.5),
+        p99: q(0.99),
+        max: latencies[latencies.length - 1],
+        loopP99: merged.loopP99,
+        loopMax: merged.loopMax,
+      };
+    },
+    close: () => all({ type: 'close' }),
+    terminate: () => Promise.all(workers.map((w) => w.worker.terminate())),
+  };
 }
 
 async function runStep(dancers: number): Promise<StepResult> {
@@ -376,18 +485,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     // connect: every dancer at once
     clients = startClients(baseUrl, tokens, slug);
     const socketClients = clients;
-    const connected = await phase('connect', () =>
-      socketClients.ask<{
-        startedAt: number;
-        inRoom: number;
-        lastJoinedAt: number;
-        firstTryRefused: number;
-        refusals: Record<string, number>;
-        joinErrors: Record<string, number>;
-        loopP99: number;
-        loopMax: number;
-      }>({ type: 'connect', timeoutMs: 300_000 }),
-    );
+    const connected = await phase('connect', () => socketClients.connect(300_000));
     const connect = {
       seconds: (connected.lastJoinedAt - connected.startedAt) / 1000,
       inRoom: connected.inRoom,
@@ -404,25 +502,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     );
 
     // chat: 5 messages/s to the room
-    const chatted = await phase('chat', () =>
-      socketClients.ask<{
-        sent: number;
-        acked: number;
-        refused: Record<string, number>;
-        expected: number;
-        received: number;
-        p50: number;
-        p99: number;
-        max: number;
-        loopP99: number;
-        loopMax: number;
-      }>({
-        type: 'chat',
-        rate: CHAT_RATE,
-        seconds: CHAT_SECONDS,
-        settleMs: 30_000,
-      }),
-    );
+    const chatted = await phase('chat', () => socketClients.chat(CHAT_RATE, CHAT_SECONDS, 30_000));
     const chat = {
       p50: chatted.p50,
       p99: chatted.p99,
@@ -525,27 +605,14 @@ async function runStep(dancers: number): Promise<StepResult> {
 
     // storm: SIGTERM, start again, everyone back in the room
     loads.storm = load();
-    await clients.ask({ type: 'storm' });
+    await clients.storm();
     await processes.stop(service, 30_000);
     const restartAt = now();
     service = processes.start(logName(2), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(2), 120_000, 25);
     const healthyAt = now();
     const cpuAtHealth = cpuSeconds(service.pid!);
-    const back = await clients.ask<{
-      inRoom: number;
-      lastJoinedAt: number;
-      medianAfterHealth: number;
-      firstTryRefused: number;
-      refusals: Record<string, number>;
-      joinErrors: Record<string, number>;
-      bytes: number;
-      loopP99: number;
-      loopMax: number;
-      transportErrors: number;
-      connectedAfterHealth: number[];
-      joinAfterConnect: number[];
-    }>({ type: 'storm-wait', healthyAt, deadline: healthyAt + 180_000 });
+    const back = await clients.stormWait(healthyAt, healthyAt + 180_000);
     const storm = {
       seconds: (back.lastJoinedAt - healthyAt) / 1000,
       medianSeconds: back.medianAfterHealth / 1000,
@@ -569,7 +636,7 @@ async function runStep(dancers: number): Promise<StepResult> {
         `then the join answered: ${seconds(back.joinAfterConnect)}; transport errors ${back.transportErrors}`,
     );
 
-    await clients.ask({ type: 'close' });
+    await clients.close();
     const fiveHundreds = polling.rows.reduce((n, r) => n + r.errors, 0);
     const internalErrors =
       errorLines(processes.logFile(logName(1))) +
@@ -672,7 +739,7 @@ function printTable(results: StepResult[]): void {
     `bench:event-day ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average now ${load()}`,
   );
   console.log(
-    `  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; presence ${PRESENCE}; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`,
+    `  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; presence ${PRESENCE}; dancers' sockets in ${CLIENT_THREADS} worker threads; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`,
   );
   console.log(
     `  load average (1/5/15 min) at each phase: ${results.map((r) => `${r.dancers}: connect ${r.load.connect}, storm ${r.load.storm}`).join('; ')}`,

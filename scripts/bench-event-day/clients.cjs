@@ -7,7 +7,8 @@
  * server-side disconnect is retried with the same backoff, as the socket.io-client
  * documentation tells apps to do; after every connect the client joins the event room again.
  *
- * Messages from the main thread: { type: 'connect' | 'storm' | 'chat' | 'close' | 'stats' }.
+ * The main thread may run several of these workers, each with its share of the dancers.
+ * Messages from the main thread: { type: 'connect' | 'storm' | 'storm-wait' | 'chat-reset' | 'chat-send' | 'chat-collect' | 'close' | 'stats' }.
  */
 const { parentPort, workerData } = require('node:worker_threads');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
@@ -135,32 +136,26 @@ parentPort.on('message', async (msg) => {
     for (const c of clients) c.tries = 0;
     parentPort.postMessage({ ready: true });
   } else if (msg.type === 'storm-wait') {
+    // raw figures: the main thread merges the workers' and takes the quantiles
     const r = await allInRoom(msg.deadline);
-    const after = (q) => {
-      const t = r.joinTimes[Math.min(r.joinTimes.length - 1, Math.ceil(q * r.joinTimes.length) - 1)];
-      return t - msg.healthyAt;
-    };
-    // where the time goes: the handshake accepted (after health), then the join answered
-    const quantiles = (values) => {
-      const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-      return [0.1, 0.5, 0.9, 1].map((q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
-    };
     const back = clients.filter((c) => c.inRoom);
     parentPort.postMessage(
       report({
         inRoom: r.inRoom,
         lastJoinedAt: r.lastJoinedAt,
-        medianAfterHealth: after(0.5),
-        joinTimes: undefined,
-        connectedAfterHealth: quantiles(back.map((c) => c.connectedAt - msg.healthyAt)),
-        joinAfterConnect: quantiles(back.map((c) => c.joinedAt - c.connectedAt)),
+        joinTimes: r.joinTimes,
+        // where the time goes: the handshake accepted (after health), then the join answered
+        connectedAfterHealth: back.map((c) => c.connectedAt - msg.healthyAt),
+        joinAfterConnect: back.map((c) => c.joinedAt - c.connectedAt),
       }),
     );
-  } else if (msg.type === 'chat') {
-    // msg.rate messages per second for msg.seconds, each from the next dancer (the flood limit is per user)
+  } else if (msg.type === 'chat-reset') {
     phase = newPhase();
     loop.reset();
     for (const c of clients) c.received.clear();
+    parentPort.postMessage({ reset: true });
+  } else if (msg.type === 'chat-send') {
+    // msg.rate messages per second for msg.seconds, each from the next dancer of this worker (the flood limit is per user)
     const total = Math.round(msg.rate * msg.seconds);
     const acked = [];
     const refused = {};
@@ -174,31 +169,17 @@ parentPort.on('message', async (msg) => {
         else count(refused, err ? 'no ack' : ack.code || ack.error);
       });
     }
-    const expected = () => acked.length * clients.length;
+    while (acked.length + Object.values(refused).reduce((a, b) => a + b, 0) < total) await wait(25);
+    parentPort.postMessage({ sent: total, acked, refused });
+  } else if (msg.type === 'chat-collect') {
+    // every client of this worker should receive every acknowledged message
     const received = () => clients.reduce((n, c) => n + c.received.size, 0);
+    const expected = msg.acked.length * clients.length;
     const deadline = now() + msg.settleMs;
-    while (
-      now() < deadline &&
-      (acked.length + Object.values(refused).reduce((a, b) => a + b, 0) < total || received() < expected())
-    )
-      await wait(25);
+    while (now() < deadline && received() < expected) await wait(25);
     const latencies = [];
     for (const c of clients) for (const ms of c.received.values()) latencies.push(ms);
-    latencies.sort((a, b) => a - b);
-    const q = (p) =>
-      latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] : NaN;
-    parentPort.postMessage(
-      report({
-        sent: total,
-        acked: acked.length,
-        refused,
-        expected: expected(),
-        received: received(),
-        p50: q(0.5),
-        p99: q(0.99),
-        max: latencies[latencies.length - 1],
-      }),
-    );
+    parentPort.postMessage(report({ expected, received: received(), latencies }));
   } else if (msg.type === 'stats') {
     parentPort.postMessage({
       connected: clients.filter((c) => c.s && c.s.connected).length,
