@@ -380,6 +380,8 @@ function startClients(url: string, tokens: string[], slug: string) {
           joinTimes: number[];
           connectedAfterHealth: number[];
           joinAfterConnect: number[];
+          attemptAfterHealth: number[];
+          connectAfterAttempt: number[];
         }
       >({ type: 'storm-wait', healthyAt, deadline });
       const sorted = (values: number[]) => values.filter(Number.isFinite).sort((a, b) => a - b);
@@ -392,6 +394,8 @@ function startClients(url: string, tokens: string[], slug: string) {
         medianAfterHealth: quantile(joinTimes, 0.5) - healthyAt,
         connectedAfterHealth: quantiles(parts.flatMap((p) => p.connectedAfterHealth)),
         joinAfterConnect: quantiles(parts.flatMap((p) => p.joinAfterConnect)),
+        attemptAfterHealth: quantiles(parts.flatMap((p) => p.attemptAfterHealth)),
+        connectAfterAttempt: quantiles(parts.flatMap((p) => p.connectAfterAttempt)),
       };
     },
     /** rate messages per second for `seconds`, sent by the first worker's dancers, received by everyone */
@@ -612,7 +616,9 @@ async function runStep(dancers: number): Promise<StepResult> {
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(2), 120_000, 25);
     const healthyAt = now();
     const cpuAtHealth = cpuSeconds(service.pid!);
+    void serviceLoopDelay(baseUrl); // resets prom-client's histogram: the storm's delay from here
     const back = await clients.stormWait(healthyAt, healthyAt + 180_000);
+    const stormServiceLoop = await serviceLoopDelay(baseUrl);
     const storm = {
       seconds: (back.lastJoinedAt - healthyAt) / 1000,
       medianSeconds: back.medianAfterHealth / 1000,
@@ -634,6 +640,13 @@ async function runStep(dancers: number): Promise<StepResult> {
     console.log(
       `    handshake accepted after health, p10 / p50 / p90 / max (s): ${seconds(back.connectedAfterHealth)}; ` +
         `then the join answered: ${seconds(back.joinAfterConnect)}; transport errors ${back.transportErrors}`,
+    );
+    // the handshake's wait split: the client's backoff until its successful attempt, then the handshake itself
+    console.log(
+      `    the successful attempt after health (backoff): ${seconds(back.attemptAfterHealth)}; ` +
+        `its handshake accepted after: ${seconds(back.connectAfterAttempt)}; ` +
+        `loop delay p99 / max (ms): service ${stormServiceLoop.p99.toFixed(0)} / ${stormServiceLoop.max.toFixed(0)}, ` +
+        `sockets' workers ${back.loopP99.toFixed(0)} / ${back.loopMax.toFixed(0)}`,
     );
 
     await clients.close();

@@ -47,6 +47,7 @@ const clients = tokens.map((token, index) => ({
   inRoom: false,
   joinedAt: 0,
   connectedAt: 0,
+  attemptAt: NaN,
   attempts: 0,
   tries: 0,
   received: new Map(),
@@ -69,6 +70,8 @@ function join(c) {
 function open(c) {
   const s = io(url, { transports, auth: { token: c.token, presence }, forceNew: true });
   c.s = s;
+  // the manager's reconnection attempt (after its backoff) that led to the next connect
+  s.io.on('reconnect_attempt', () => (c.attemptAt = now()));
   s.on('connect', () => {
     c.tries++;
     c.connectedAt = now();
@@ -147,6 +150,8 @@ parentPort.on('message', async (msg) => {
         // where the time goes: the handshake accepted (after health), then the join answered
         connectedAfterHealth: back.map((c) => c.connectedAt - msg.healthyAt),
         joinAfterConnect: back.map((c) => c.joinedAt - c.connectedAt),
+        attemptAfterHealth: back.map((c) => c.attemptAt - msg.healthyAt),
+        connectAfterAttempt: back.map((c) => c.connectedAt - c.attemptAt),
       }),
     );
   } else if (msg.type === 'chat-reset') {
