@@ -26,7 +26,7 @@
  * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000, each with
  * its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
- * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (deltas), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (batched), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -56,8 +56,8 @@ const SERVICE_NODE_ARGS = [
   ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
 ];
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
-/** BENCH_PRESENCE: the clients' `auth.presence` (docs/realtime.md "Presence"): deltas (the default) or batched */
-const PRESENCE = process.env.BENCH_PRESENCE ?? 'deltas';
+/** BENCH_PRESENCE: the clients' `auth.presence` (docs/realtime.md "Batched presence"): batched (what our web app uses; the default here) or deltas (the protocol's default) */
+const PRESENCE = process.env.BENCH_PRESENCE ?? 'batched';
 /** BENCH_CLIENT_THREADS: worker threads holding the dancers' sockets (each a share of them) */
 const CLIENT_THREADS = Math.max(1, Number(process.env.BENCH_CLIENT_THREADS ?? 2));
 if (PRESENCE !== 'deltas' && PRESENCE !== 'batched')
