@@ -20,6 +20,11 @@ export function createResilientAdapter(redis: RedisConnections, opts: Partial<Re
   };
 }
 
+/** Whether broadcasts of this server reach the sockets of other instances (the Redis adapter is in use). */
+export function spansInstances(io: { of(name: '/'): { adapter: unknown } }): boolean {
+  return io.of('/').adapter instanceof RedisAdapter;
+}
+
 /** The command client with `publish` answered at once (0 receivers) while Redis is down, and never rejecting. */
 function guardedPublisher(client: RedisClientType, redis: RedisConnections): RedisClientType {
   const publish = (channel: string, message: string | Buffer): Promise<number> => {

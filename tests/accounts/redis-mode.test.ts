@@ -147,6 +147,32 @@ describe('REDIS_URL: state shared by several instances', () => {
     }
   });
 
+  it('batched presence spans instances: a join on B reaches a batched socket on A as presence_changes and a plain one on B as user_joined', async () => {
+    if (!redisUrl) return;
+    const event = await createEvent({ withChatRoom: true });
+    const [batched, plain, mover] = [await createUser(), await createUser(), await createUser()];
+    for (const u of [batched, plain, mover]) await joinEvent(u.user, event);
+    const onA = await connectSocket(a!.url, batched.token, { auth: { presence: 'batched' } });
+    const onB = await connectSocket(b!.url, plain.token);
+    const moving = await connectSocket(b!.url, mover.token);
+    try {
+      for (const s of [onA, onB])
+        expect(await emitAck(s, 'join_event_room', event.slug)).toMatchObject({ success: true });
+      const changes = nextEvent<{ changes: unknown[] }>(onA, 'presence_changes', 5000);
+      const single = receivesWithin(onA, 'user_joined', 1000);
+      const joined = nextEvent(onB, 'user_joined', 5000);
+      const noBatch = receivesWithin(onB, 'presence_changes', 1000);
+      await emitAck(moving, 'join_event_room', event.slug);
+      const mine = { userId: mover.user.id, username: mover.user.username, avatar: mover.user.avatar };
+      await expect(changes).resolves.toEqual({ changes: [{ event: 'user_joined', data: mine }] });
+      await expect(joined).resolves.toEqual(mine);
+      expect(await single).toBe(false);
+      expect(await noBatch).toBe(false);
+    } finally {
+      for (const s of [onA, onB, moving]) s.close();
+    }
+  });
+
   it('counts the auth rate limit across instances', async () => {
     if (!redisUrl) return;
     expect(await clearRateLimitKeys(redisUrl)).toBe(true);

@@ -1,4 +1,5 @@
 import type { AppServer, AppSocket } from '../../realtime/io.js';
+import { spansInstances } from '../../realtime/redis-adapter.js';
 import { rooms, type PresenceChanges } from '../../realtime/types.js';
 
 export interface PresenceUser {
@@ -157,9 +158,10 @@ export class EventPresence {
     try {
       const listening = outbox.listeners.map((s) => s.id);
       let delivered = 0;
+      const modes = this.modesIn(room);
       // the sockets that chose one event per change (the default), one broadcast per change
       const notBatched = [...listening, rooms.presenceBatched];
-      for (const { event, payload, except } of outbox.deltas) {
+      for (const { event, payload, except } of modes.deltas ? outbox.deltas : []) {
         const target = this.io.to(room).except(except === undefined ? notBatched : [...notBatched, except]);
         if (event === 'user_joined') target.emit(event, payload as PresenceUser);
         else target.emit(event, payload as { userId: number });
@@ -169,7 +171,7 @@ export class EventPresence {
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
       }
-      if (outbox.deltas.length > 0) this.sendBatched(room, outbox.deltas, listening);
+      if (modes.batched && outbox.deltas.length > 0) this.sendBatched(room, outbox.deltas, listening);
       if (outbox.listeners.length > 0) {
         const list = await this.list(room);
         const ids = outbox.listeners.filter((s) => s.connected).map((s) => s.id);
@@ -197,6 +199,26 @@ export class EventPresence {
       .to(room)
       .except([...listening, ...excepts, rooms.presenceDeltas])
       .emit('presence_changes', { changes });
+  }
+
+  /**
+   * Which presence modes the room's members use. On one instance, read off the room (once per
+   * send): a room of batched sockets skips the per-change broadcasts, each of which would
+   * otherwise walk the room and every batched socket of the instance to reach nobody. With other
+   * instances (Redis adapter) their members are unknown here, so both are sent.
+   */
+  private modesIn(room: string): { deltas: boolean; batched: boolean } {
+    if (spansInstances(this.io)) return { deltas: true, batched: true };
+    const all = this.io.of('/').adapter.rooms;
+    const deltaSockets = all.get(rooms.presenceDeltas);
+    const batchedSockets = all.get(rooms.presenceBatched);
+    const modes = { deltas: false, batched: false };
+    for (const id of all.get(room) ?? []) {
+      if (deltaSockets?.has(id)) modes.deltas = true;
+      else if (batchedSockets?.has(id)) modes.batched = true;
+      if (modes.deltas && modes.batched) break;
+    }
+    return modes;
   }
 
   /** 1 ms per 20 sockets of the room on this instance, at most MAX_SEND_INTERVAL_MS. */
