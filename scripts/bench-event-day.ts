@@ -616,9 +616,13 @@ async function runStep(dancers: number): Promise<StepResult> {
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(2), 120_000, 25);
     const healthyAt = now();
     const cpuAtHealth = cpuSeconds(service.pid!);
+    const generatorCpuAtHealth = process.cpuUsage();
     void serviceLoopDelay(baseUrl); // resets prom-client's histogram: the storm's delay from here
     const back = await clients.stormWait(healthyAt, healthyAt + 180_000);
     const stormServiceLoop = await serviceLoopDelay(baseUrl);
+    // this process with its worker threads: the load generator's CPU while the phones came back
+    const generatorCpu = process.cpuUsage(generatorCpuAtHealth);
+    const generatorCpuSeconds = (generatorCpu.user + generatorCpu.system) / 1e6;
     const storm = {
       seconds: (back.lastJoinedAt - healthyAt) / 1000,
       medianSeconds: back.medianAfterHealth / 1000,
@@ -645,6 +649,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     console.log(
       `    the successful attempt after health (backoff): ${seconds(back.attemptAfterHealth)}; ` +
         `its handshake accepted after: ${seconds(back.connectAfterAttempt)}; ` +
+        `load generator CPU ${generatorCpuSeconds.toFixed(1)} s (${(generatorCpu.system / 1e6).toFixed(1)} s in the kernel); ` +
         `loop delay p99 / max (ms): service ${stormServiceLoop.p99.toFixed(0)} / ${stormServiceLoop.max.toFixed(0)}, ` +
         `sockets' workers ${back.loopP99.toFixed(0)} / ${back.loopMax.toFixed(0)}`,
     );
