@@ -1,35 +1,8 @@
 import { prisma } from '../helpers/db';
-import { createEvent, createUser, joinEvent, type TestUser } from '../helpers/factories';
+import { createEvent } from '../helpers/factories';
+import { participants, roster, until } from '../helpers/presence';
 import { useTestServer } from '../helpers/server';
-import { emitAck, useSocketClients, type ClientSocket } from '../helpers/socket';
-
-interface Member {
-  userId: number;
-}
-
-/** The members a client believes are in its room: the last `active_users`, then the deltas as set operations. */
-function roster(socket: ClientSocket): Set<number> {
-  const members = new Set<number>();
-  socket.on('active_users', (list: Member[]) => {
-    members.clear();
-    for (const m of list) members.add(m.userId);
-  });
-  socket.on('user_joined', (m: Member) => members.add(m.userId));
-  socket.on('user_left', (m: Member) => members.delete(m.userId));
-  return members;
-}
-
-async function until(condition: () => boolean, timeoutMs = 15_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  return condition();
-}
-
-async function participants(count: number, event: { id: number }): Promise<TestUser[]> {
-  const users = await Promise.all(Array.from({ length: count }, () => createUser()));
-  for (const u of users) await joinEvent(u.user, event);
-  return users;
-}
+import { emitAck, useSocketClients } from '../helpers/socket';
 
 /**
  * Joins that arrive together (a reconnect storm) share their reads and their presence sends

@@ -1,4 +1,5 @@
-import { createEvent, createUser, joinEvent, type TestUser } from '../helpers/factories';
+import { createEvent, createUser } from '../helpers/factories';
+import { participants, roster, until } from '../helpers/presence';
 import { useTestServer } from '../helpers/server';
 import { connectSocket, emitAck, useSocketClients, type ClientSocket } from '../helpers/socket';
 
@@ -20,34 +21,6 @@ function heard(socket: ClientSocket) {
     /** the batched changes in order, as `event userId` */
     changes: () => batches.flat().map((c) => `${c.event} ${c.data.userId}`),
   };
-}
-
-/** The members a batched socket believes are in its room: `active_users`, then the changes as set operations. */
-function batchedRoster(socket: ClientSocket): Set<number> {
-  const members = new Set<number>();
-  socket.on('active_users', (list: { userId: number }[]) => {
-    members.clear();
-    for (const m of list) members.add(m.userId);
-  });
-  socket.on('presence_changes', ({ changes }: { changes: Change[] }) => {
-    for (const c of changes) {
-      if (c.event === 'user_joined') members.add(c.data.userId);
-      else members.delete(c.data.userId);
-    }
-  });
-  return members;
-}
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  return condition();
-}
-
-async function participants(count: number, event: { id: number }): Promise<TestUser[]> {
-  const users = await Promise.all(Array.from({ length: count }, () => createUser()));
-  for (const u of users) await joinEvent(u.user, event);
-  return users;
 }
 
 /**
@@ -109,7 +82,7 @@ describe('batched presence', () => {
     const [stay, passer, marker] = await participants(3, event);
     const socket = await connect(stay, { presence: 'batched' });
     const told = heard(socket);
-    const members = batchedRoster(socket);
+    const members = roster(socket);
     expect((await emitAck(socket, 'join_event_room', event.slug)).success).toBe(true);
     const passing = await connect(passer);
     expect((await emitAck(passing, 'join_event_room', event.slug)).success).toBe(true);
@@ -142,7 +115,7 @@ describe('batched presence', () => {
     const event = await createEvent({ withChatRoom: true });
     const users = await participants(30, event);
     const sockets = await Promise.all(users.map((u) => connect(u, { presence: 'batched' })));
-    const rosters = sockets.map(batchedRoster);
+    const rosters = sockets.map(roster);
     const acks = await Promise.all(sockets.map((s) => emitAck(s, 'join_event_room', event.slug)));
     expect(acks.every((a) => a.success)).toBe(true);
     const everyone = users.map((u) => u.user.id).sort((a, b) => a - b);
