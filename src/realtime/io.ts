@@ -149,24 +149,23 @@ export function attachRealtime(
         { lagMs: Math.round(lag.lagMs) },
         'event loop lagging: socket handshakes refused (SERVICE_UNAVAILABLE)',
       );
-    const refused = new AppError('SERVICE_UNAVAILABLE');
-    next(Object.assign(new Error(refused.message), { data: { code: refused.code } }));
+    next(handshakeRefusal(new AppError('SERVICE_UNAVAILABLE')));
   });
 
   io.use(async (socket, next) => {
     const auth = socket.handshake.auth as { token?: unknown; presence?: unknown } | undefined;
     const presence = presenceMode(auth?.presence);
-    if (presence === undefined) {
-      const refused = new AppError('VALIDATION_ERROR', { message: "auth.presence must be 'deltas' or 'batched'" });
-      return next(Object.assign(new Error(refused.message), { data: { code: refused.code } }));
-    }
+    if (presence === undefined)
+      return next(
+        handshakeRefusal(new AppError('VALIDATION_ERROR', { message: "auth.presence must be 'deltas' or 'batched'" })),
+      );
     const fromAuth = auth?.token;
     const header = socket.handshake.headers.authorization;
     let token: string | undefined;
     if (typeof fromAuth === 'string' && fromAuth.length > 0) token = fromAuth.replace(/^Bearer\s+/i, '');
     else if (header) token = bearerToken(header) ?? 'malformed';
     // issue 23: every handshake refusal carries data.code (AUTH_REQUIRED, INVALID_TOKEN, TOO_MANY_CONNECTIONS, SERVICE_UNAVAILABLE, VALIDATION_ERROR)
-    if (!token) return next(Object.assign(new Error('Authentication required'), { data: { code: 'AUTH_REQUIRED' } }));
+    if (!token) return next(handshakeRefusal(new AppError('AUTH_REQUIRED')));
     try {
       const { user, session } = await tokens.authenticateSession(token);
       socket.data.user = user;
@@ -184,8 +183,7 @@ export function attachRealtime(
     // fails later is cleaned up by Socket.IO (its rooms are left).
     const userRoom = rooms.user(socket.data.user.id);
     if ((io.of('/').adapter.rooms.get(userRoom)?.size ?? 0) >= config.realtime.maxSocketsPerUser) {
-      const refused = new AppError('TOO_MANY_CONNECTIONS');
-      return next(Object.assign(new Error(refused.message), { data: { code: refused.code } }));
+      return next(handshakeRefusal(new AppError('TOO_MANY_CONNECTIONS')));
     }
     void socket.join([userRoom, presence === 'batched' ? rooms.presenceBatched : rooms.presenceDeltas]);
     next();
@@ -210,6 +208,11 @@ export function attachRealtime(
 
   notifier.bind(io);
   return io;
+}
+
+/** A refused handshake as socket.io-client sees it: `connect_error` with the message and `data.code`. */
+function handshakeRefusal(refused: AppError): Error {
+  return Object.assign(new Error(refused.message), { data: { code: refused.code } });
 }
 
 /** `auth.presence` of a handshake: absent means the default, one event per change. */
