@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
@@ -7,26 +8,33 @@ import { RenderedJson } from './sql.js';
 /**
  * Response envelope (OpenAPI `components.schemas`): `{ success: true, data }`, lists add
  * `count`. A `RenderedJson` inside `data` (a large list PostgreSQL already rendered) is spliced
- * into the body as it is.
+ * into the body as it is: as its bytes, encoded once for every answer that holds the same
+ * `RenderedJson` (RenderedJson.encoded), and the answer's ETag is derived from the small parts
+ * and the rendered parts' digests, so a caller's answer is not encoded or hashed whole again.
  */
 export function sendData(res: Response, data: unknown, status = 200): void {
   if (!hasRenderedJson(data)) {
     res.status(status).json({ success: true, data });
     return;
   }
-  const rendered: string[] = [];
-  const body = JSON.stringify({ success: true, data }, (_key, value: unknown) =>
-    value instanceof RenderedJson ? `${RENDERED_MARK}${rendered.push(value.text) - 1}${RENDERED_MARK}` : value,
+  const rendered: RenderedJson<unknown>[] = [];
+  const envelope = JSON.stringify({ success: true, data }, (_key, value: unknown) =>
+    value instanceof RenderedJson ? `${RENDERED_MARK}${rendered.push(value) - 1}${RENDERED_MARK}` : value,
   );
-  res
-    .status(status)
-    .type('json')
-    .send(body.replace(RENDERED_PLACEHOLDER, (_m, index: string) => rendered[Number(index)]));
+  // split with a capturing group: the texts between placeholders at even indexes, the rendered parts' indexes at odd ones
+  const pieces = envelope.split(RENDERED_PLACEHOLDER);
+  const parts = pieces.map((piece, i) => (i % 2 ? rendered[Number(piece)].encoded() : { bytes: Buffer.from(piece) }));
+  const body = Buffer.concat(parts.map((part) => part.bytes));
+  const hash = createHash('sha1');
+  for (const part of parts) hash.update('digest' in part ? `\u0000${part.digest}\u0000` : part.bytes);
+  // weak, as Express's own ETags: W/"<length in hex>-<27 characters of a SHA-1>"
+  const etag = `W/"${body.length.toString(16)}-${hash.digest('base64').slice(0, 27)}"`;
+  res.status(status).type('json').set('ETag', etag).send(body);
 }
 
 /** JSON.stringify writes the mark as the escape `\u0000`; PostgreSQL text never holds a NUL, so no other string of a body looks like a placeholder. */
 const RENDERED_MARK = '\u0000';
-const RENDERED_PLACEHOLDER = /"\\u0000(\d+)\\u0000"/g;
+const RENDERED_PLACEHOLDER = /"\\u0000(\d+)\\u0000"/;
 
 /** Whether a RenderedJson sits in the first two levels of `data` (where services put them). */
 function hasRenderedJson(data: unknown): boolean {

@@ -8,6 +8,8 @@
  * json → parsed value. So cast `count(*)` to int and `avg()` to float8 in the SQL, and turn
  * timestamps read out of json back into Dates (see `toDate`).
  */
+import { createHash } from 'node:crypto';
+
 export interface SqlStatement {
   /** PostgreSQL prepares a named statement once per connection and reuses its plan */
   readonly name: string;
@@ -38,7 +40,34 @@ export function toDate(value: string | null): Date | null {
  */
 export class RenderedJson<T> {
   declare readonly value?: T;
-  constructor(readonly text: string) {}
+  /** the text until it is encoded, then the bytes alone: one copy is held, not two */
+  private held: string | { bytes: Buffer; digest: string };
+  constructor(text: string) {
+    this.held = text;
+  }
+
+  get text(): string {
+    return typeof this.held === 'string' ? this.held : this.held.bytes.toString('utf8');
+  }
+
+  /** what it holds in memory (bytes, roughly): for the read cache's weights */
+  get size(): number {
+    return typeof this.held === 'string' ? this.held.length : this.held.bytes.length;
+  }
+
+  /**
+   * The text as UTF-8 bytes and their SHA-1 (base64), computed at the first call and kept
+   * instead of the text: a rendered part shared by many callers' answers (the 3 000
+   * participants of an event's details, ~600 KB) is encoded and hashed once, not at every
+   * caller's read (src/lib/http.ts).
+   */
+  encoded(): { bytes: Buffer; digest: string } {
+    if (typeof this.held === 'string') {
+      const bytes = Buffer.from(this.held, 'utf8');
+      this.held = { bytes, digest: createHash('sha1').update(bytes).digest('base64') };
+    }
+    return this.held;
+  }
 
   /** The value itself (tests, socket payloads). */
   parse(): T {

@@ -39,9 +39,10 @@ export function createCachedRead(cache: ReadCache | undefined): CachedRead {
     const send = res.send;
     res.send = function (this: Response, body?: unknown) {
       res.send = send;
-      if (res.statusCode === 200 && typeof body === 'string') {
+      // a Buffer body is kept only with the ETag its handler set (sendData in src/lib/http.ts); a string is hashed as Express would
+      if (res.statusCode === 200 && (typeof body === 'string' || (Buffer.isBuffer(body) && res.get('ETag')))) {
         const etagOf = req.app.get('etag fn') as ((body: string, encoding: string) => string) | undefined;
-        const etag = etagOf?.(body, 'utf8');
+        const etag = Buffer.isBuffer(body) ? (res.get('ETag') as string | undefined) : etagOf?.(body, 'utf8');
         // set before send, so that Express does not hash the body again
         if (etag) res.set('ETag', etag);
         // as Express sends a string body: with its charset
@@ -49,7 +50,8 @@ export function createCachedRead(cache: ReadCache | undefined): CachedRead {
         const type = /charset=/i.test(declared) ? declared : `${declared}; charset=utf-8`;
         // identical answers (same type and ETag, i.e. the same bytes) are held once for every caller
         const shareId = etag ? `${type} ${etag}` : undefined;
-        const bytes = (shareId && cache.shared<Buffer>(shareId)) || Buffer.from(body, 'utf8');
+        const bytes =
+          (shareId && cache.shared<Buffer>(shareId)) || (Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
         const entry = { body: bytes, type, etag } satisfies CachedBody;
         if (shareId)
           cache.set(key, entry, ENTRY_OVERHEAD, tables, stamp, { id: shareId, value: bytes, weight: bytes.length });

@@ -12,7 +12,13 @@ async function send(data: unknown) {
   try {
     const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x`);
     const text = await res.text();
-    return { status: res.status, contentType: res.headers.get('content-type'), text, body: JSON.parse(text) };
+    return {
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      etag: res.headers.get('etag'),
+      text,
+      body: JSON.parse(text),
+    };
   } finally {
     server.close();
   }
@@ -33,5 +39,25 @@ describe('sendData with a list PostgreSQL rendered', () => {
   it('sends plain data unchanged', async () => {
     const res = await send({ a: [1, 2] });
     expect(res.body).toEqual({ success: true, data: { a: [1, 2] } });
+  });
+
+  it('gives the same bytes the same ETag, and another rendered text another one', async () => {
+    const list = (text: string) => ({ event: { id: 1 }, participants: new RenderedJson(text) });
+    const [first, again, other] = [await send(list('[1,2]')), await send(list('[1,2]')), await send(list('[1,3]'))];
+    expect(first.etag).toMatch(/^W\/"[0-9a-f]+-[A-Za-z0-9+/]{27}"$/);
+    expect(again.etag).toBe(first.etag);
+    expect(other.etag).not.toBe(first.etag);
+  });
+
+  it('encodes a rendered list once for every answer that holds it', async () => {
+    const rendered = new RenderedJson('[{"name":"ü"}]');
+    const from = jest.spyOn(Buffer, 'from');
+    try {
+      await send({ list: rendered });
+      await send({ list: rendered });
+      expect(from.mock.calls.filter(([value]) => value === rendered.text)).toHaveLength(1);
+    } finally {
+      from.mockRestore();
+    }
   });
 });

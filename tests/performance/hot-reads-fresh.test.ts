@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import supertest from 'supertest';
 import { buildApp } from '../../src/app';
+import { RenderedJson } from '../../src/lib/sql';
 import { prisma } from '../helpers/db';
 import { createTestContainer, testConfig } from '../helpers/container';
 import { checkinTokenFor } from '../helpers/events';
@@ -304,6 +305,45 @@ describe('the participants of the details, read once for every caller', () => {
       rows.mockRestore();
     }
     for (const body of bodies) expect(body).toEqual(bodies[0]);
+  });
+});
+
+describe('the details of a big event, encoded once', () => {
+  it('encodes the participant list once for every caller while it is kept', async () => {
+    const event = await createEvent();
+    const callers = [];
+    for (let i = 0; i < 3; i++) {
+      const u = await createUser();
+      await joinEvent(u.user, event);
+      callers.push(u);
+    }
+    const admin = await createAdmin();
+    const path = `/api/events/${event.slug}/details`;
+    const encoded = jest.spyOn(RenderedJson.prototype, 'encoded');
+    try {
+      // participants and an admin (their answers hold the check-in block) and the same list
+      for (const u of [...callers, admin]) await readOnA(path, u.auth).expect(200);
+      expect(encoded.mock.contexts).toHaveLength(4);
+      expect(new Set(encoded.mock.contexts).size).toBe(1);
+    } finally {
+      encoded.mockRestore();
+    }
+  });
+
+  it('gives two participants the same details with the same ETag, and a new participant a new one', async () => {
+    const event = await createEvent();
+    const [me, other, joiner] = [await createUser(), await createUser(), await createUser()];
+    await joinEvent(me.user, event);
+    await joinEvent(other.user, event);
+    const path = `/api/events/${event.slug}/details`;
+    const mine = await readOnA(path, me.auth).expect(200);
+    const theirs = await readOnA(path, other.auth).expect(200);
+    expect(theirs.text).toBe(mine.text);
+    expect(theirs.headers.etag).toBe(mine.headers.etag);
+    await joinEvent(joiner.user, event);
+    const res = await readOnA(path, me.auth).expect(200);
+    expect(res.headers.etag).not.toBe(mine.headers.etag);
+    expect(res.body.data.stats.totalParticipants).toBe(3);
   });
 });
 

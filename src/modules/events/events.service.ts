@@ -183,7 +183,7 @@ export class EventsService {
     return {
       event,
       checkin,
-      participants: new RenderedJson<ParticipantView[]>(participants),
+      participants,
       stats: { totalParticipants: total },
     };
   }
@@ -194,9 +194,13 @@ export class EventsService {
    * instead of at every caller's first read (a 3 000-participant list is most of a miss's cost).
    */
   private async participantsOf(eventId: number, reads?: Pick<ReadCache, 'readThrough'>) {
-    const read = async () => (await this.deps.sql.rows<EventParticipantsRow>(eventParticipants, [eventId]))[0];
+    // one RenderedJson for every caller while the list is kept: its bytes are encoded once (src/lib/http.ts)
+    const read = async () => {
+      const [{ total, participants }] = await this.deps.sql.rows<EventParticipantsRow>(eventParticipants, [eventId]);
+      return { total, participants: new RenderedJson<ParticipantView[]>(participants) };
+    };
     if (!reads) return read();
-    return reads.readThrough(`event participants ${eventId}`, PARTICIPANTS_TABLES, (r) => r.participants.length, read);
+    return reads.readThrough(`event participants ${eventId}`, PARTICIPANTS_TABLES, (r) => r.participants.size, read);
   }
 
   /** The data export (src/modules/privacy): the user's participations, newest join first. */
