@@ -46,6 +46,18 @@ async function cachedGet(path: string, auth: string) {
   return res.body;
 }
 
+/** A new event with `count` new participants (the callers). */
+async function eventWithParticipants(count: number) {
+  const event = await createEvent();
+  const callers = [];
+  for (let i = 0; i < count; i++) {
+    const u = await createUser();
+    await joinEvent(u.user, event);
+    callers.push(u);
+  }
+  return { event, callers };
+}
+
 const readOnA = (path: string, auth: string) => a.request.get(path).set('Authorization', auth);
 const listed = (body: { data: { slug: string }[] }, slug: string) => body.data.find((e) => e.slug === slug);
 
@@ -287,13 +299,7 @@ describe('the participants of the details, read once for every caller', () => {
   });
 
   it('reads the participant list from the database once for callers that have not read the details yet', async () => {
-    const event = await createEvent();
-    const callers = [];
-    for (let i = 0; i < 5; i++) {
-      const u = await createUser();
-      await joinEvent(u.user, event);
-      callers.push(u);
-    }
+    const { event, callers } = await eventWithParticipants(5);
     const path = `/api/events/${event.slug}/details`;
     const rows = jest.spyOn(a.container.database.sql, 'rows');
     const bodies = [];
@@ -310,13 +316,7 @@ describe('the participants of the details, read once for every caller', () => {
 
 describe('the details of a big event, encoded once', () => {
   it('encodes the participant list once for every caller while it is kept', async () => {
-    const event = await createEvent();
-    const callers = [];
-    for (let i = 0; i < 3; i++) {
-      const u = await createUser();
-      await joinEvent(u.user, event);
-      callers.push(u);
-    }
+    const { event, callers } = await eventWithParticipants(3);
     const admin = await createAdmin();
     const path = `/api/events/${event.slug}/details`;
     const encoded = jest.spyOn(RenderedJson.prototype, 'encoded');
@@ -331,10 +331,11 @@ describe('the details of a big event, encoded once', () => {
   });
 
   it('gives two participants the same details with the same ETag, and a new participant a new one', async () => {
-    const event = await createEvent();
-    const [me, other, joiner] = [await createUser(), await createUser(), await createUser()];
-    await joinEvent(me.user, event);
-    await joinEvent(other.user, event);
+    const {
+      event,
+      callers: [me, other],
+    } = await eventWithParticipants(2);
+    const joiner = await createUser();
     const path = `/api/events/${event.slug}/details`;
     const mine = await readOnA(path, me.auth).expect(200);
     const theirs = await readOnA(path, other.auth).expect(200);
