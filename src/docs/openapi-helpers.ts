@@ -150,6 +150,28 @@ const RETRY_AFTER_HEADER = {
   schema: { type: 'integer', minimum: 1 },
 };
 
+const ETAG_HEADER = {
+  description:
+    "A weak validator of this answer's bytes (`W/\"<length>-<hash>\"`): send it back as `If-None-Match` on the next poll and an unchanged answer is a 304 without a body.",
+  schema: { type: 'string' },
+};
+
+/**
+ * Every JSON answer of a GET carries an ETag (Express's, or the read cache's for the hot reads:
+ * src/middleware/cached-read.ts, src/lib/http.ts), and a poll that names it in If-None-Match
+ * while the answer is unchanged gets 304 with no body: cheap polling for phones, documented so
+ * that clients use it.
+ */
+function conditionalGet(responses: Record<string, unknown>): void {
+  const ok = responses['200'] as { content?: Record<string, unknown>; headers?: Record<string, unknown> } | undefined;
+  if (!ok?.content?.['application/json']) return;
+  responses['200'] = { ...ok, headers: { ...ok.headers, ETag: ETAG_HEADER } };
+  responses['304'] = {
+    description: "Not Modified: If-None-Match named the current answer's ETag; no body (keep the copy you hold).",
+    headers: { ETag: ETAG_HEADER },
+  };
+}
+
 /** Builds an operation object with the answers every operation of its kind can give. */
 export function operation(method: Method, spec: OperationSpec): Record<string, unknown> {
   const errors = new Map<number, Set<ErrorCode>>();
@@ -177,6 +199,7 @@ export function operation(method: Method, spec: OperationSpec): Record<string, u
   add(503, 'SERVICE_UNAVAILABLE');
 
   const responses: Record<string, unknown> = { ...spec.ok };
+  if (method === 'get') conditionalGet(responses);
   for (const status of [...errors.keys()].sort((a, b) => a - b)) {
     responses[String(status)] = errorResponse([...errors.get(status)!], status);
   }

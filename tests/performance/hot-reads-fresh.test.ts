@@ -348,6 +348,30 @@ describe('the details of a big event, encoded once', () => {
   });
 });
 
+describe('conditional polls', () => {
+  it("answers a poll naming the details' ETag with 304 and no body while nothing changed, and with the new answer after a join", async () => {
+    const {
+      event,
+      callers: [me],
+    } = await eventWithParticipants(1);
+    const path = `/api/events/${event.slug}/details`;
+    const { etag } = (await readOnA(path, me.auth).expect(200)).headers;
+    const unchanged = await readOnA(path, me.auth).set('If-None-Match', etag).expect(304);
+    expect(unchanged.text).toBe('');
+    expect(unchanged.headers.etag).toBe(etag);
+    await joinEvent((await createUser()).user, event);
+    const changed = await readOnA(path, me.auth).set('If-None-Match', etag).expect(200);
+    expect(changed.body.data.stats.totalParticipants).toBe(2);
+  });
+
+  it('answers a poll of the event list naming its ETag with 304', async () => {
+    const me = await createUser();
+    await createEvent();
+    const { etag } = (await readOnA('/api/events', me.auth).expect(200)).headers;
+    await readOnA('/api/events', me.auth).set('If-None-Match', etag).expect(304);
+  });
+});
+
 describe("the caller's user, kept when a socket connects", () => {
   it('answers the first read of a user whose socket connected without reading the user again', async () => {
     const me = await createUser();
