@@ -537,7 +537,11 @@ async function runStep(dancers: number): Promise<StepResult> {
     // polling: one request per dancer every 5 s, sockets connected
     const rate = dancers / POLL_EVERY_SECONDS;
     await serviceLoopDelay(baseUrl); // prom-client resets its histogram at every scrape
-    const cacheSeries = ['wcs_read_cache_lookups_total{result="hit"}', 'wcs_read_cache_lookups_total{result="miss"}'];
+    const cacheSeries = [
+      'wcs_read_cache_lookups_total{result="hit"}',
+      'wcs_read_cache_lookups_total{result="miss"}',
+      'wcs_db_queries_total',
+    ];
     const cacheBefore = await serviceMetrics(baseUrl, cacheSeries);
     const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
     generatorLoop.enable();
@@ -545,7 +549,9 @@ async function runStep(dancers: number): Promise<StepResult> {
     generatorLoop.disable();
     const serviceLoop = await serviceLoopDelay(baseUrl);
     // a series is absent until its first lookup
-    const [hits, misses] = (await serviceMetrics(baseUrl, cacheSeries)).map((v, i) => v - (cacheBefore[i] || 0));
+    const [hits, misses, statements] = (await serviceMetrics(baseUrl, cacheSeries)).map(
+      (v, i) => v - (cacheBefore[i] || 0),
+    );
     const polling = {
       rate,
       rows: fixed.results.map((r) => {
@@ -565,7 +571,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     };
     // the session check and the answer are each one lookup (src/middleware/cached-read.ts)
     console.log(
-      `  polling: ${rate} req/s × ${POLL_SECONDS} s; read cache ${hits} hits, ${misses} misses (${((100 * hits) / (hits + misses)).toFixed(0)} % hits); load ${loads.polling}`,
+      `  polling: ${rate} req/s × ${POLL_SECONDS} s; read cache ${hits} hits, ${misses} misses (${((100 * hits) / (hits + misses)).toFixed(0)} % hits), ${statements} SQL statements (fences included); load ${loads.polling}`,
     );
     for (const r of polling.rows)
       console.log(

@@ -3,7 +3,8 @@
  *
  * Creates a fresh database (TEST_DATABASE_ADMIN_URL), migrates it, seeds the weekend of
  * scripts/bench-http/seed.ts and runs matching, then calls each hot endpoint once through the
- * app in this process while recording the statements sent to PostgreSQL, and prints
+ * app in this process (the caller's first read: a miss of the read cache) while recording the
+ * statements sent to PostgreSQL, and prints
  * `EXPLAIN (ANALYZE, BUFFERS)` of each with the values it was sent with. The output is kept in
  * scripts/bench-http/NOTES.md. Drops the database afterwards.
  */
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
       `EXPLAIN (ANALYZE, BUFFERS) of every statement of the hot reads (PostgreSQL ${(await db.query('SHOW server_version')).rows[0].server_version}, ${new Date().toISOString().slice(0, 10)})`,
     );
     for (const path of paths) {
-      await supertest(app).get(path).set('authorization', `Bearer ${token}`); // prepares the statements
+      // the caller's first read of the path: a read-cache miss, whose statements are the ones that cost
       recording = [];
       const res = await supertest(app).get(path).set('authorization', `Bearer ${token}`);
       const sent = recording;

@@ -7,6 +7,7 @@ import { reasonOf, WarnOnce } from './connection-loss.js';
 import { createPgAdapter, type PoolSettings } from './database-pool.js';
 import type { DatabasePoolStats } from './metrics.js';
 import { sql, type SqlReader } from './sql.js';
+import { CallerBatches } from './caller-batches.js';
 
 const ping = sql('health_ping', 'SELECT 1');
 const appliedMigrations = sql(
@@ -49,7 +50,8 @@ export class Database {
     );
     this.readPoolStats = pg.stats;
     this.endPool = pg.end;
-    this.sql = pg.reader;
+    // per-caller hot reads arriving together are one statement (src/lib/caller-batches.ts)
+    this.sql = new CallerBatches(pg.reader);
     this.prisma = new PrismaClient({ adapter: pg.adapter });
   }
 

@@ -14,15 +14,45 @@ export interface SqlStatement {
   /** PostgreSQL prepares a named statement once per connection and reuses its plan */
   readonly name: string;
   readonly text: string;
+  /** a read of one caller's rows that callers arriving together make as one statement (see `sql`) */
+  readonly perCaller?: PerCallerBatch;
+}
+
+/** The form of a per-caller statement that reads many callers at once (`callerBatches`). */
+export interface PerCallerBatch {
+  /** the caller's parameter, counted from 0 (`$1` is 0) */
+  readonly param: number;
+  /** the same statement over `unnest($n::int[])`: the caller of each row in column "batchCaller" */
+  readonly statement: SqlStatement;
 }
 
 export interface SqlReader {
   rows<T>(statement: SqlStatement, params: readonly unknown[]): Promise<T[]>;
 }
 
-/** A named read statement; names are unique per process (one per constant). */
-export function sql(name: string, text: string): SqlStatement {
-  return { name, text };
+/**
+ * A named read statement; names are unique per process (one per constant).
+ *
+ * `perCaller: n` marks a hot read of one caller's rows, the caller's id being `$n` (an int):
+ * the reader of src/lib/caller-batches.ts sends the reads of that statement arriving together
+ * (the same other parameters, different callers) as one statement over the callers' ids,
+ * instead of one each, so a burst of first reads (every phone after a restart) costs a handful
+ * of round trips. The caller's rows come in the statement's order (each caller's rows are the
+ * statement's, run for that caller as a lateral subquery).
+ */
+export function sql(name: string, text: string, options?: { perCaller: number }): SqlStatement {
+  if (!options) return { name, text };
+  const n = options.perCaller;
+  // `$n` itself, not `$n0`…: the caller becomes the lateral's key; the array takes its place
+  const caller = new RegExp(`\\$${n}(?!\\d)`, 'g');
+  if (!caller.test(text)) throw new Error(`statement ${name} does not use its caller $${n}`);
+  const batched = sql(
+    `${name}_callers`,
+    `SELECT batch_callers.id AS "batchCaller", batch_rows.*
+     FROM unnest($${n}::int[]) AS batch_callers(id)
+     CROSS JOIN LATERAL (${text.replace(caller, 'batch_callers.id')}) AS batch_rows`,
+  );
+  return { name, text, perCaller: { param: n - 1, statement: batched } };
 }
 
 /** A timestamp that json_build_object/json_agg rendered as text, as the Date a column would give. */

@@ -64,6 +64,7 @@ const roomPage = (name: string, before: string) =>
      LEFT JOIN "EventParticipant" me ON me."eventId" = e.id AND me."userId" = $2
      LEFT JOIN "ChatRoom" r ON r."eventId" = e.id AND r.type = '${EVENT_ROOM_TYPE}'
      WHERE e.slug = $1`,
+    { perCaller: 2 },
   );
 const latestPage = roomPage('event_chat_page', '');
 const pageBefore = roomPage('event_chat_page_before', 'AND id < $4');

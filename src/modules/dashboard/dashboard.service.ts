@@ -70,6 +70,7 @@ const dashboardStatement = sql(
       JOIN "User" u ON u.id = m."user1Id"
       LEFT JOIN "ChatRoom" r ON r."matchId" = m.id
       WHERE m."user2Id" = $1 AND m.status = 'pending') AS incoming`,
+  { perCaller: 1 },
 );
 
 type Json<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] extends Date ? string : string | null };

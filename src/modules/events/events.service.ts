@@ -69,6 +69,7 @@ const eventsListed = sql(
 const callerParticipations = sql(
   'events_list_joined',
   'SELECT "eventId", "joinedAt" FROM "EventParticipant" WHERE "userId" = $1',
+  { perCaller: 1 },
 );
 
 /** What the list's shared part is read from. */
@@ -102,6 +103,7 @@ const eventDetails = sql(
    LEFT JOIN "EventParticipant" me ON me."eventId" = e.id AND me."userId" = $2
    LEFT JOIN "EventCheckinToken" t ON t."eventId" = e.id
    WHERE e.slug = $1`,
+  { perCaller: 2 },
 );
 
 /** The participants of an event, newest join first, rendered by PostgreSQL (the same for every caller). */

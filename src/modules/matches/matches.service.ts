@@ -43,6 +43,7 @@ const matchList = sql(
       WHERE (m."user1Id" = $1 OR m."user2Id" = $1)
         AND ($2::text IS NULL OR m."eventId" = (SELECT id FROM ev))
         AND ($3::text IS NULL OR m.status = $3::text)) AS matches`,
+  { perCaller: 1 },
 );
 
 interface MatchListRow {

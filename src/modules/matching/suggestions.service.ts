@@ -51,6 +51,7 @@ const mySuggestions = sql(
    FROM "Event" e
    LEFT JOIN "EventParticipant" me ON me."eventId" = e.id AND me."userId" = $2
    WHERE e.slug = $1`,
+  { perCaller: 2 },
 );
 
 export interface MatchingSettings {

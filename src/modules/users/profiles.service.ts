@@ -29,7 +29,12 @@ const round2 = (n: number | null | undefined) => (n == null ? null : Math.round(
  * ratings received (count, average) and given. Indexes: Match(user1Id, status),
  * Match(user2Id, status), Rating(ratedId, createdAt), Rating(raterId).
  */
-const withStats = (name: string, view: { columns(alias: string): string }, where: string): SqlStatement =>
+const withStats = (
+  name: string,
+  view: { columns(alias: string): string },
+  where: string,
+  options?: { perCaller: number },
+): SqlStatement =>
   sql(
     name,
     `SELECT ${view.columns('u')},
@@ -46,8 +51,9 @@ const withStats = (name: string, view: { columns(alias: string): string }, where
      CROSS JOIN LATERAL (SELECT count(*)::int AS done FROM "RecordingSuggestion" WHERE "recorderId" = u.id AND status = 'accepted') rd
      CROSS JOIN LATERAL (SELECT count(*)::int AS received FROM "RecordingSuggestion" WHERE "dancerId" = u.id AND status = 'accepted') rr
      WHERE ${where}`,
+    options,
   );
-const meWithStats = withStats('users_me', userObjectView, 'u.id = $1');
+const meWithStats = withStats('users_me', userObjectView, 'u.id = $1', { perCaller: 1 });
 // a user who blocked the viewer ($2) is not found by them (docs/moderation.md)
 const profileWithStats = withStats(
   'users_public_profile',
