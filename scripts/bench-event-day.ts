@@ -257,6 +257,8 @@ interface StepResult {
     heapPerSocketKiB: number;
     idleRssMiB: number;
     worker: LoopDelay;
+    receivedMiB: number;
+    generatorCpuSeconds: number;
   };
   chat: {
     p50: number;
@@ -491,7 +493,9 @@ async function runStep(dancers: number): Promise<StepResult> {
     // connect: every dancer at once
     clients = startClients(baseUrl, tokens, slug);
     const socketClients = clients;
+    const generatorCpuAtConnect = process.cpuUsage();
     const connected = await phase('connect', () => socketClients.connect(300_000));
+    const generatorConnectCpu = process.cpuUsage(generatorCpuAtConnect);
     const connect = {
       seconds: (connected.lastJoinedAt - connected.startedAt) / 1000,
       inRoom: connected.inRoom,
@@ -502,9 +506,14 @@ async function runStep(dancers: number): Promise<StepResult> {
       heapPerSocketKiB: NaN,
       idleRssMiB: idleRss / 1024,
       worker: { p99: connected.loopP99, max: connected.loopMax },
+      // every joiner's member list and every member's news of later joiners: quadratic by contract
+      receivedMiB: connected.bytes / 1024 / 1024,
+      generatorCpuSeconds: (generatorConnectCpu.user + generatorConnectCpu.system) / 1e6,
     };
     console.log(
-      `  connect: ${connect.inRoom}/${dancers} in the room after ${connect.seconds.toFixed(1)} s; first try refused ${connect.firstTryRefused} ${JSON.stringify(connect.refusals)}; load ${loads.connect}`,
+      `  connect: ${connect.inRoom}/${dancers} in the room after ${connect.seconds.toFixed(1)} s; first try refused ${connect.firstTryRefused} ${JSON.stringify(connect.refusals)}; ` +
+        `clients received ${connect.receivedMiB.toFixed(1)} MiB, load generator CPU ${connect.generatorCpuSeconds.toFixed(1)} s, ` +
+        `loop delay p99 / max of the sockets' workers ${connect.worker.p99.toFixed(0)} / ${connect.worker.max.toFixed(0)} ms; load ${loads.connect}`,
     );
 
     // chat: 5 messages/s to the room
@@ -586,6 +595,16 @@ async function runStep(dancers: number): Promise<StepResult> {
     );
     console.log(
       `    p50 / p99 per round of ${POLL_EVERY_SECONDS} s (ms): ${rounds.map((r) => `${percentile(r, 50).toFixed(1)} / ${percentile(r, 99).toFixed(1)}`).join(', ')}`,
+    );
+    // the first round second by second: where the queue of first reads (all misses, code not yet optimised) builds and drains
+    const firstRound = Array.from({ length: POLL_EVERY_SECONDS }, (_, i) =>
+      fixed.samples
+        .filter((x) => Math.floor(x.sentAt / 1000) === i)
+        .map((x) => x.latency)
+        .sort((a, b) => a - b),
+    );
+    console.log(
+      `    first round, p50 / p99 / max per second sent (ms): ${firstRound.map((r) => `${percentile(r, 50).toFixed(1)} / ${percentile(r, 99).toFixed(1)} / ${(r.at(-1) ?? NaN).toFixed(0)}`).join(', ')}`,
     );
 
     // matching: 5 % of the dancers replace their heats through the API, then a re-run
@@ -702,6 +721,8 @@ const figures = (results: StepResult[]): Figure[] => {
     { name: 'connect: all in the room', unit: 's', value: (r) => r.connect.seconds, growth: true },
     { name: 'connect: first-try refusals', unit: '', value: (r) => r.connect.firstTryRefused },
     { name: 'connect: service CPU', unit: 's', value: (r) => r.cpu.connect, growth: true },
+    { name: 'connect: bytes received by clients', unit: 'MiB', value: (r) => r.connect.receivedMiB, growth: true },
+    { name: 'connect: load generator CPU', unit: 's', value: (r) => r.connect.generatorCpuSeconds },
     {
       name: 'connect: RSS per socket',
       unit: 'KiB',
