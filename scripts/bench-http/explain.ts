@@ -81,6 +81,11 @@ async function main(): Promise<void> {
       recording = undefined;
       console.log(`\n### GET ${path.replace(slug, ':slug')} (${res.status}, ${sent.length} statements)`);
       for (const s of sent) {
+        // the read cache's own set-up (LISTEN) travels on the recorded connections too: only queries have plans
+        if (!/^\s*(SELECT|WITH)\b/i.test(s.text)) {
+          console.log(`\n${s.text.replace(/\s+/g, ' ').trim()}\n   (not a query: no plan)`);
+          continue;
+        }
         const plan = await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${s.text}`, s.values);
         console.log(`\n${s.text.replace(/\s+/g, ' ').trim()}\n-- values ${JSON.stringify(s.values)}`);
         for (const row of plan.rows) console.log(`   ${row['QUERY PLAN']}`);
