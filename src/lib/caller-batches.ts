@@ -24,7 +24,8 @@ export class CallerBatches implements SqlReader {
   rows<T>(statement: SqlStatement, params: readonly unknown[]): Promise<T[]> {
     const batch = statement.perCaller;
     if (!batch) return this.reader.rows<T>(statement, params);
-    // the key names the caller and the other parameters; reads of equal keys share their rows
+    // the key names the caller and the other parameters (JSON values: ids, slugs, page sizes);
+    // reads of equal keys share their rows
     return this.batcherOf(statement.name, batch)
       .load(JSON.stringify(params))
       .then((rows) => (rows ?? []) as T[]);
@@ -44,7 +45,8 @@ export class CallerBatches implements SqlReader {
     const groups = new Map<string, { params: unknown[]; callers: Map<number, string> }>();
     for (const key of keys) {
       const params = JSON.parse(key) as unknown[];
-      const caller = params[batch.param] as number;
+      // as PostgreSQL answers it (an int), whatever form the caller's id was given in
+      const caller = Number(params[batch.param]);
       params[batch.param] = null;
       const others = JSON.stringify(params);
       let group = groups.get(others);
