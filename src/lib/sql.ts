@@ -18,7 +18,7 @@ export interface SqlStatement {
   readonly perCaller?: PerCallerBatch;
 }
 
-/** The form of a per-caller statement that reads many callers at once (`callerBatches`). */
+/** The form of a per-caller statement that reads many callers at once (`CallerBatches`, src/lib/caller-batches.ts). */
 export interface PerCallerBatch {
   /** the caller's parameter, counted from 0 (`$1` is 0) */
   readonly param: number;
@@ -37,8 +37,9 @@ export interface SqlReader {
  * the reader of src/lib/caller-batches.ts sends the reads of that statement arriving together
  * (the same other parameters, different callers) as one statement over the callers' ids,
  * instead of one each, so a burst of first reads (every phone after a restart) costs a handful
- * of round trips. The caller's rows come in the statement's order (each caller's rows are the
- * statement's, run for that caller as a lateral subquery).
+ * of round trips. Each caller's rows are the statement's, run for that caller as a lateral
+ * subquery; SQL does not promise their order across the batch, so mark only statements of one
+ * row per caller, or whose rows' order does not matter (the events list's participations).
  */
 export function sql(name: string, text: string, options?: { perCaller: number }): SqlStatement {
   if (!options) return { name, text };
