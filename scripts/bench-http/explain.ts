@@ -100,12 +100,43 @@ async function main(): Promise<void> {
           for (const row of indexed.rows)
             if (/Scan/.test(String(row['QUERY PLAN']))) console.log(`   ${row['QUERY PLAN']}`);
         }
+        if (s.values.length > 0) await printGenericPlan(db, s);
       }
     }
     await db.end();
   } finally {
     await container.close();
     await database.drop();
+  }
+}
+
+/** A value as an SQL literal for EXECUTE (the recorded values: numbers, text, null, arrays of ids). */
+function literal(db: Client, value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number') return String(value);
+  if (Array.isArray(value)) return db.escapeLiteral(`{${value.join(',')}}`);
+  return db.escapeLiteral(String(value));
+}
+
+/**
+ * The plan PostgreSQL keeps for a prepared statement after its fifth execution on a connection
+ * (the generic plan, for any values), which is what the hot reads run on: its scans only. The
+ * per-caller statements in their batched form (`unnest($n::int[])`) must still reach each
+ * caller's rows by index there, not read whole tables for a guessed number of callers.
+ */
+async function printGenericPlan(db: Client, s: Sent): Promise<void> {
+  await db.query('BEGIN');
+  try {
+    await db.query('SET LOCAL plan_cache_mode = force_generic_plan');
+    await db.query(`PREPARE generic_plan AS ${s.text}`);
+    const args = s.values.map((v) => literal(db, v)).join(', ');
+    const plan = await db.query(`EXPLAIN (COSTS OFF) EXECUTE generic_plan(${args})`);
+    console.log('   -- generic plan (after the fifth execution on a connection), the scans only:');
+    for (const row of plan.rows)
+      if (/Scan|Loop|Join/.test(String(row['QUERY PLAN']))) console.log(`   ${row['QUERY PLAN']}`);
+  } finally {
+    await db.query('ROLLBACK');
+    await db.query('DEALLOCATE ALL');
   }
 }
 
