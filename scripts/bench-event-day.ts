@@ -77,6 +77,16 @@ const load = () =>
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
+/** The latencies of the samples sent in each of `count` windows of `seconds`, each sorted. */
+function latenciesBy(samples: { sentAt: number; latency: number }[], seconds: number, count: number): number[][] {
+  return Array.from({ length: count }, (_, i) =>
+    samples
+      .filter((x) => Math.floor(x.sentAt / 1000 / seconds) === i)
+      .map((x) => x.latency)
+      .sort((a, b) => a - b),
+  );
+}
+
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0
     ? NaN
@@ -586,25 +596,14 @@ async function runStep(dancers: number): Promise<StepResult> {
       console.log(
         `    ${r.name.padEnd(42)} ${String(r.count).padStart(6)} p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  errors ${r.errors}${r.errors > 0 ? ` ${JSON.stringify(r.errorKinds)}` : ''}`,
       );
-    // every endpoint together, per round of polls (each dancer's first read is a miss)
-    const rounds = Array.from({ length: Math.ceil(POLL_SECONDS / POLL_EVERY_SECONDS) }, (_, i) =>
-      fixed.samples
-        .filter((x) => Math.floor(x.sentAt / 1000 / POLL_EVERY_SECONDS) === i)
-        .map((x) => x.latency)
-        .sort((a, b) => a - b),
-    );
+    // every endpoint together, per round of polls (each dancer's first read is a miss), and the
+    // first round second by second: where the queue of first reads (all misses, code not yet optimised) builds and drains
+    const rounds = latenciesBy(fixed.samples, POLL_EVERY_SECONDS, Math.ceil(POLL_SECONDS / POLL_EVERY_SECONDS));
+    const firstRound = latenciesBy(fixed.samples, 1, POLL_EVERY_SECONDS);
+    const p50p99 = (r: number[]) => `${percentile(r, 50).toFixed(1)} / ${percentile(r, 99).toFixed(1)}`;
+    console.log(`    p50 / p99 per round of ${POLL_EVERY_SECONDS} s (ms): ${rounds.map(p50p99).join(', ')}`);
     console.log(
-      `    p50 / p99 per round of ${POLL_EVERY_SECONDS} s (ms): ${rounds.map((r) => `${percentile(r, 50).toFixed(1)} / ${percentile(r, 99).toFixed(1)}`).join(', ')}`,
-    );
-    // the first round second by second: where the queue of first reads (all misses, code not yet optimised) builds and drains
-    const firstRound = Array.from({ length: POLL_EVERY_SECONDS }, (_, i) =>
-      fixed.samples
-        .filter((x) => Math.floor(x.sentAt / 1000) === i)
-        .map((x) => x.latency)
-        .sort((a, b) => a - b),
-    );
-    console.log(
-      `    first round, p50 / p99 / max per second sent (ms): ${firstRound.map((r) => `${percentile(r, 50).toFixed(1)} / ${percentile(r, 99).toFixed(1)} / ${(r.at(-1) ?? NaN).toFixed(0)}`).join(', ')}`,
+      `    first round, p50 / p99 / max per second sent (ms): ${firstRound.map((r) => `${p50p99(r)} / ${(r.at(-1) ?? NaN).toFixed(0)}`).join(', ')}`,
     );
 
     // matching: 5 % of the dancers replace their heats through the API, then a re-run
