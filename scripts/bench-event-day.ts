@@ -26,7 +26,7 @@
  * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000, each with
  * its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
- * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (batched), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -56,12 +56,16 @@ const SERVICE_NODE_ARGS = [
   ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
 ];
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
-/** BENCH_PRESENCE: the clients' `auth.presence` (docs/realtime.md "Batched presence"): batched (what our web app uses; the default here) or deltas (the protocol's default) */
-const PRESENCE = process.env.BENCH_PRESENCE ?? 'batched';
+/**
+ * BENCH_PRESENCE: the clients' `auth.presence` (docs/realtime.md): count (the head count, the
+ * list paged on demand: what our web app uses in big rooms; the default here), batched (the
+ * whole list on join, the changes batched) or deltas (the protocol's default, a change each)
+ */
+const PRESENCE = process.env.BENCH_PRESENCE ?? 'count';
 /** BENCH_CLIENT_THREADS: worker threads holding the dancers' sockets (each a share of them) */
 const CLIENT_THREADS = Math.max(1, Number(process.env.BENCH_CLIENT_THREADS ?? 2));
-if (PRESENCE !== 'deltas' && PRESENCE !== 'batched')
-  throw new Error(`BENCH_PRESENCE must be deltas or batched, not ${PRESENCE}`);
+if (PRESENCE !== 'deltas' && PRESENCE !== 'batched' && PRESENCE !== 'count')
+  throw new Error(`BENCH_PRESENCE must be deltas, batched or count, not ${PRESENCE}`);
 
 /** BENCH_SERVICE_ROOT: run the service from another checkout (with its node_modules), for before/after comparisons */
 const root = process.env.BENCH_SERVICE_ROOT ?? path.resolve(__dirname, '..');

@@ -1,5 +1,5 @@
 import { array, int, obj, ref, str, type Schema } from './openapi-helpers.js';
-import { joinEventRoomInput } from '../modules/chat/chat.schemas.js';
+import { activeUsersPageInput, joinEventRoomInput } from '../modules/chat/chat.schemas.js';
 import { webrtcSignalInput } from '../modules/webrtc/webrtc.schemas.js';
 
 /**
@@ -18,6 +18,7 @@ export const socketSchemas: Record<string, Schema> = {
   SocketErrorMessage: obj({ error: str }),
   SocketPresenceUser: obj({ userId: int, username: str, avatar: str }),
   SocketPresenceLeft: obj({ userId: int }),
+  SocketPresenceCount: obj({ count: { type: 'integer', minimum: 0, description: 'users in the event room (a user with several sockets counts once)' } }),
   SocketPresenceChanges: obj({
     changes: {
       ...array({
@@ -74,6 +75,12 @@ export const clientToServer: Record<string, ClientEvent> = {
     ack: ack(obj({ eventId: int, slug: str, roomId: int })),
   },
   leave_event_room: { description: 'Leaves the joined event room.', ack: ack() },
+  list_active_users: {
+    description:
+      "A page of the joined event room's users, by ascending `userId`: those with an id above `after` (default 0), at most `limit` (1-100, default 100), with the room's `count`; `nextAfter` is the `after` of the next page (null on the last). Any presence mode; meant for `auth.presence: 'count'`, whose sockets get no list on join. Not in an event room → 400 NOT_IN_ROOM \"Join an event room first\". Per socket at most 60 pages at once, then 10 a second (more → 429 RATE_LIMITED). The payload may be left out.",
+    payload: activeUsersPageInput.openapi.body,
+    ack: ack(obj({ users: array(s('SocketPresenceUser')), count: int, nextAfter: { type: ['integer', 'null'] } })),
+  },
   send_event_message: {
     description:
       'Posts to the joined event room (1-2000 characters after trim; verified e-mail; 5 messages/s, bursts of 10). Broadcast as `event_message`, except to users in a blocked pair with the sender. The same text (trimmed, case-insensitive) the same user stored in the same room less than 30 s earlier → ack `DUPLICATE_MESSAGE` "Duplicate message", nothing stored or broadcast.',
@@ -129,6 +136,12 @@ export const serverToClient: Record<string, ServerEvent> = {
     room: 'event_<id> (sockets with `auth.presence` batched)',
     payload: s('SocketPresenceChanges'),
   },
+  presence_count: {
+    description:
+      "Only to sockets whose handshake chose `auth: { presence: 'count' }`, instead of `active_users` and the changes: how many users are in the event room. The joining socket gets it after join_event_room; the members get it again when the count changed, at most once a second (per service instance). Page through the users with list_active_users. What a member receives no longer grows with the room: the list and the changes cost every member of a room of n users about n frames' worth of data each time the room fills up (a restart), this costs a few bytes a second.",
+    room: 'event_<id> (sockets with `auth.presence` count) and the joining socket',
+    payload: s('SocketPresenceCount'),
+  },
   heats_updated: { description: "A user's heats after POST heats or a heat deletion.", room: 'event_<id>', payload: s('SocketHeatsUpdated') },
   match_request_received: { description: 'A match was requested from the user.', room: 'user_<id>', payload: s('SocketMatchNotification') },
   match_accepted: { description: "The user's match request was accepted.", room: 'user_<id>', payload: s('SocketMatchNotification') },
@@ -146,7 +159,7 @@ export const serverToClient: Record<string, ServerEvent> = {
 
 export const socketEvents = {
   description:
-    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". At most 20 sockets per user on one service instance: more → `connect_error` "Too many connections for this user" (`data.code` TOO_MANY_CONNECTIONS). Every handshake refusal carries `data.code`: AUTH_REQUIRED (no token), INVALID_TOKEN, TOO_MANY_CONNECTIONS, SERVICE_UNAVAILABLE (database unreachable: retry), VALIDATION_ERROR (`auth.presence` neither `deltas` nor `batched`). Presence in event rooms: `auth.presence` `deltas` (the default, also when absent) sends one `user_joined`/`user_left` per change; `batched` sends `presence_changes` instead (the same changes, several per event). Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback. An event the service does not know: with an acknowledgement → `{ success: false, error: "Unknown event", code: "UNKNOWN_EVENT" }` at once; without one → `error_message` `{ error: "Unknown event" }`.',
+    'Socket.IO on the API port, path `/socket.io`. Auth: `io(url, { auth: { token } })` or `Authorization: Bearer` in the handshake headers; missing or invalid → `connect_error` "Authentication required" / "Invalid or expired token". At most 20 sockets per user on one service instance: more → `connect_error` "Too many connections for this user" (`data.code` TOO_MANY_CONNECTIONS). Every handshake refusal carries `data.code`: AUTH_REQUIRED (no token), INVALID_TOKEN, TOO_MANY_CONNECTIONS, SERVICE_UNAVAILABLE (database unreachable: retry), VALIDATION_ERROR (`auth.presence` not `deltas`, `batched` or `count`). Presence in event rooms: `auth.presence` `deltas` (the default, also when absent) sends one `user_joined`/`user_left` per change; `batched` sends `presence_changes` instead (the same changes, several per event); `count` sends neither nor `active_users`, only `presence_count` (the list is paged with `list_active_users`): for big rooms, where the others cost each phone data that grows with the size of the room. Every socket joins `user_<id>`. Every client event takes an optional acknowledgement callback. An event the service does not know: with an acknowledgement → `{ success: false, error: "Unknown event", code: "UNKNOWN_EVENT" }` at once; without one → `error_message` `{ error: "Unknown event" }`.',
   clientToServer,
   serverToClient,
 };

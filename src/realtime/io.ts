@@ -157,7 +157,9 @@ export function attachRealtime(
     const presence = presenceMode(auth?.presence);
     if (presence === undefined)
       return next(
-        handshakeRefusal(new AppError('VALIDATION_ERROR', { message: "auth.presence must be 'deltas' or 'batched'" })),
+        handshakeRefusal(
+          new AppError('VALIDATION_ERROR', { message: "auth.presence must be 'deltas', 'batched' or 'count'" }),
+        ),
       );
     const fromAuth = auth?.token;
     const header = socket.handshake.headers.authorization;
@@ -185,7 +187,7 @@ export function attachRealtime(
     if ((io.of('/').adapter.rooms.get(userRoom)?.size ?? 0) >= config.realtime.maxSocketsPerUser) {
       return next(handshakeRefusal(new AppError('TOO_MANY_CONNECTIONS')));
     }
-    void socket.join([userRoom, presence === 'batched' ? rooms.presenceBatched : rooms.presenceDeltas]);
+    void socket.join([userRoom, presenceRooms[presence]]);
     next();
   });
 
@@ -218,8 +220,15 @@ function handshakeRefusal(refused: AppError): Error {
 /** `auth.presence` of a handshake: absent means the default, one event per change. */
 function presenceMode(value: unknown): PresenceMode | undefined {
   if (value === undefined || value === null || value === 'deltas') return 'deltas';
-  return value === 'batched' ? 'batched' : undefined;
+  return value === 'batched' || value === 'count' ? value : undefined;
 }
+
+/** The room that marks a socket's presence mode (src/modules/chat/chat.presence.ts). */
+const presenceRooms: Record<PresenceMode, string> = {
+  deltas: rooms.presenceDeltas,
+  batched: rooms.presenceBatched,
+  count: rooms.presenceCount,
+};
 
 /**
  * A client→server event that no handler is registered for (a typo, an old or newer client):

@@ -91,6 +91,7 @@ export interface ClientToServerEvents {
   join_event_room: (slug: string, ack?: Ack) => void;
   leave_event_room: (ack?: Ack) => void;
   send_event_message: (payload: { content: string }, ack?: Ack) => void;
+  list_active_users: (payload?: { after?: number; limit?: number }, ack?: Ack) => void;
   join_private_room: (payload: { matchId: number }, ack?: Ack) => void;
   send_private_message: (payload: { matchId: number; content: string }, ack?: Ack) => void;
   join_admin_activity_logs: (ack?: Ack) => void;
@@ -107,6 +108,7 @@ export interface ServerToClientEvents {
   user_joined: (user: { userId: number; username: string; avatar: string }) => void;
   user_left: (payload: { userId: number }) => void;
   presence_changes: (payload: PresenceChanges) => void;
+  presence_count: (payload: PresenceCount) => void;
   heats_updated: (payload: { userId: number; username: string; heats: HeatPayload[] }) => void;
   match_request_received: (payload: MatchNotification) => void;
   match_accepted: (payload: MatchNotification) => void;
@@ -146,10 +148,27 @@ export const rooms = {
    */
   presenceDeltas: 'presence_deltas',
   presenceBatched: 'presence_batched',
+  presenceCount: 'presence_count',
 } as const;
 
-/** How a socket hears of presence changes: one event per change (the default) or batched. */
-export type PresenceMode = 'deltas' | 'batched';
+/**
+ * How a socket hears of presence changes: one event per change (the default), batched, or only
+ * the room's head count (`presence_count`, the list paged on demand with `list_active_users`).
+ */
+export type PresenceMode = 'deltas' | 'batched' | 'count';
+
+/** `presence_count` s→c (sockets that chose `auth.presence: 'count'`): how many users are in the room. */
+export interface PresenceCount {
+  count: number;
+}
+
+/** The ack data of `list_active_users`: a page of the room's users by ascending id. */
+export interface ActiveUsersPage {
+  users: { userId: number; username: string; avatar: string }[];
+  count: number;
+  /** the `after` of the next page; null on the last page */
+  nextAfter: number | null;
+}
 
 /**
  * `presence_changes` s→c (sockets that chose `auth.presence: 'batched'`): the changes that

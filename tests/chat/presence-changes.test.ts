@@ -127,7 +127,7 @@ describe('batched presence', () => {
     const { token } = await createUser();
     const refused = connectSocket(server.url, token, { auth: { presence: 'sometimes' } });
     await expect(refused).rejects.toMatchObject({
-      message: "auth.presence must be 'deltas' or 'batched'",
+      message: "auth.presence must be 'deltas', 'batched' or 'count'",
       data: { code: 'VALIDATION_ERROR' },
     });
   });

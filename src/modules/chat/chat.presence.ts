@@ -1,6 +1,9 @@
+import { AppError } from '../../lib/errors.js';
+import { TokenBucketLimiter } from '../../lib/flood-limit.js';
 import type { AppServer, AppSocket } from '../../realtime/io.js';
 import { spansInstances } from '../../realtime/redis-adapter.js';
-import { rooms, type PresenceChanges } from '../../realtime/types.js';
+import { rooms, type ActiveUsersPage, type PresenceChanges } from '../../realtime/types.js';
+import { MAX_PAGE_SIZE } from './chat.schemas.js';
 
 export interface PresenceUser {
   userId: number;
@@ -25,6 +28,13 @@ export interface PresenceUser {
  * Deltas and lists leave through the room's outbox (see `outbox`): in decision order, batched
  * for a few milliseconds in big rooms, so a reconnect storm writes each member a handful of
  * batches instead of one frame per joiner and builds the member list once per batch.
+ *
+ * Sockets that chose `auth.presence: 'count'` get neither the list nor the deltas: the joining
+ * socket gets `presence_count` (the room's users), the members get it again when the count
+ * changed, at most once per COUNT_INTERVAL_MS, and anyone in the room pages through the list
+ * with `list_active_users`. Every other mode costs each joiner a list of the whole room and
+ * each member a delta per joiner, so its bytes grow with the square of the room; this one
+ * grows linearly (docs/event-day.md).
  */
 export class EventPresence {
   private readonly queues = new Map<number, Promise<unknown>>();
@@ -33,6 +43,11 @@ export class EventPresence {
   private readonly lastSentAt = new Map<string, number>();
   /** per room: the send in progress (a room's outboxes are sent one after the other) */
   private readonly sending = new Map<string, Promise<void>>();
+  /** per room: the pending `presence_count` broadcast, and the last one (when, what) */
+  private readonly countTimers = new Map<string, NodeJS.Timeout>();
+  private readonly lastCount = new Map<string, { at: number; count: number }>();
+  /** list_active_users pages per socket: bursts of PAGE_BURST, PAGE_RATE a second */
+  private readonly pages = new TokenBucketLimiter<string>(PAGE_RATE, PAGE_BURST);
 
   constructor(private readonly io: AppServer) {}
 
@@ -110,6 +125,26 @@ export class EventPresence {
     }
   }
 
+  /**
+   * list_active_users: the users of the socket's event room by ascending id, `limit` of them
+   * after the id `after`, with the room's count. Only a socket in an event room may list it
+   * (400 NOT_IN_ROOM); 429 RATE_LIMITED beyond PAGE_BURST pages at once.
+   */
+  async page(
+    socket: AppSocket,
+    { after = 0, limit = MAX_PAGE_SIZE }: { after?: number; limit?: number },
+  ): Promise<ActiveUsersPage> {
+    const eventId = socket.data.eventId;
+    if (eventId === undefined || !socket.rooms.has(rooms.event(eventId))) throw new AppError('NOT_IN_ROOM');
+    if (!this.pages.take(socket.id)) throw new AppError('RATE_LIMITED');
+    const all = (await this.list(rooms.event(eventId))).sort((a, b) => a.userId - b.userId);
+    const start = all.findIndex((u) => u.userId > after);
+    const users = start === -1 ? [] : all.slice(start, start + limit);
+    const last = users[users.length - 1];
+    const nextAfter = last !== undefined && start + limit < all.length ? last.userId : null;
+    return { users, count: all.length, nextAfter };
+  }
+
   /** Whether another socket of this socket's user is in `room` (all instances). */
   private async hasOtherSocketIn(socket: AppSocket, room: string): Promise<boolean> {
     const mine = await this.io.in(rooms.user(socket.data.user.id)).fetchSockets();
@@ -160,7 +195,7 @@ export class EventPresence {
       let delivered = 0;
       const modes = this.modesIn(room);
       // the sockets that chose one event per change (the default), one broadcast per change
-      const notBatched = [...listening, rooms.presenceBatched];
+      const notBatched = [...listening, rooms.presenceBatched, rooms.presenceCount];
       for (const { event, payload, except } of modes.deltas ? outbox.deltas : []) {
         const target = this.io.to(room).except(except === undefined ? notBatched : [...notBatched, except]);
         if (event === 'user_joined') target.emit(event, payload as PresenceUser);
@@ -172,11 +207,18 @@ export class EventPresence {
         }
       }
       if (modes.batched && outbox.deltas.length > 0) this.sendBatched(room, outbox.deltas, listening);
-      if (outbox.listeners.length > 0) {
+      if (modes.count && outbox.deltas.length > 0) this.countChanged(room);
+      const counting = outbox.listeners.filter((s) => s.rooms.has(rooms.presenceCount));
+      if (counting.length < outbox.listeners.length) {
         const list = await this.list(room);
-        const ids = outbox.listeners.filter((s) => s.connected).map((s) => s.id);
+        const ids = outbox.listeners.filter((s) => s.connected && !s.rooms.has(rooms.presenceCount)).map((s) => s.id);
         // one encoding for every waiting socket; socket ids are rooms of this instance
         if (ids.length > 0) this.io.local.to(ids).emit('active_users', list);
+      }
+      if (counting.length > 0) {
+        const count = await this.count(room);
+        const ids = counting.filter((s) => s.connected).map((s) => s.id);
+        if (ids.length > 0) this.io.local.to(ids).emit('presence_count', { count });
       }
       outbox.settle();
     } catch (err) {
@@ -197,7 +239,7 @@ export class EventPresence {
     );
     this.io
       .to(room)
-      .except([...listening, ...excepts, rooms.presenceDeltas])
+      .except([...listening, ...excepts, rooms.presenceDeltas, rooms.presenceCount])
       .emit('presence_changes', { changes });
   }
 
@@ -207,18 +249,57 @@ export class EventPresence {
    * otherwise walk the room and every batched socket of the instance to reach nobody. With other
    * instances (Redis adapter) their members are unknown here, so both are sent.
    */
-  private modesIn(room: string): { deltas: boolean; batched: boolean } {
-    if (spansInstances(this.io)) return { deltas: true, batched: true };
+  private modesIn(room: string): { deltas: boolean; batched: boolean; count: boolean } {
+    if (spansInstances(this.io)) return { deltas: true, batched: true, count: true };
     const all = this.io.of('/').adapter.rooms;
     const deltaSockets = all.get(rooms.presenceDeltas);
     const batchedSockets = all.get(rooms.presenceBatched);
-    const modes = { deltas: false, batched: false };
+    const countSockets = all.get(rooms.presenceCount);
+    const modes = { deltas: false, batched: false, count: false };
     for (const id of all.get(room) ?? []) {
       if (deltaSockets?.has(id)) modes.deltas = true;
       else if (batchedSockets?.has(id)) modes.batched = true;
-      if (modes.deltas && modes.batched) break;
+      else if (countSockets?.has(id)) modes.count = true;
+      if (modes.deltas && modes.batched && modes.count) break;
     }
     return modes;
+  }
+
+  /**
+   * The room's count changed (a delta was decided): its `count` members hear the new count at
+   * once if they last heard one COUNT_INTERVAL_MS ago or more, else when that is over. With
+   * the Redis adapter each instance sends its own (members may hear one per instance a second).
+   * Not sent when the count is the one sent last (a join and a leave in between).
+   */
+  private countChanged(room: string): void {
+    if (this.countTimers.has(room)) return;
+    const wait = Math.max(0, (this.lastCount.get(room)?.at ?? -Infinity) + COUNT_INTERVAL_MS - Date.now());
+    const timer = setTimeout(() => {
+      this.countTimers.delete(room);
+      void this.count(room)
+        .then((count) => {
+          const previous = this.lastCount.get(room);
+          if (this.lastCount.size > 10_000) this.lastCount.clear();
+          this.lastCount.set(room, { at: Date.now(), count });
+          if (previous?.count !== count)
+            this.io.to(room).except([rooms.presenceDeltas, rooms.presenceBatched]).emit('presence_count', { count });
+        })
+        .catch(() => undefined); // the next change sends it
+    }, wait);
+    timer.unref();
+    this.countTimers.set(room, timer);
+  }
+
+  /** How many users are in the room (all instances); on one instance without building the list. */
+  private async count(room: string): Promise<number> {
+    if (spansInstances(this.io)) return (await this.list(room)).length;
+    const sockets = this.io.of('/').sockets;
+    const users = new Set<number>();
+    for (const id of this.io.of('/').adapter.rooms.get(room) ?? []) {
+      const user = sockets.get(id)?.data.user;
+      if (user) users.add(user.id);
+    }
+    return users.size;
   }
 
   /** 1 ms per 20 sockets of the room on this instance, at most MAX_SEND_INTERVAL_MS. */
@@ -254,6 +335,11 @@ export class EventPresence {
 const MAX_SEND_INTERVAL_MS = 100;
 /** A send of many deltas to a big room lets the event loop run after about this many deliveries. */
 const YIELD_EVERY = 20_000;
+/** The shortest time between two `presence_count` broadcasts to a room (one instance). */
+const COUNT_INTERVAL_MS = 1000;
+/** list_active_users pages: a socket may ask PAGE_BURST at once (a room of 6 000), then PAGE_RATE a second */
+const PAGE_RATE = 10;
+const PAGE_BURST = 60;
 
 interface Outbox {
   deltas: { event: 'user_joined' | 'user_left'; payload: PresenceUser | { userId: number }; except?: string }[];

@@ -78,3 +78,26 @@ export const joinEventRoomInput = definePayload(
 export interface JoinEventRoomInput {
   slug: PayloadOf<typeof joinEventRoomInput>;
 }
+
+/**
+ * list_active_users `{ after?, limit? }`: a page of the joined event room's users by ascending
+ * id, those with an id above `after` (default 0), at most `limit` (1-100, default 100).
+ */
+export const activeUsersPageInput = defineInput('activeUsersPage', {
+  body: {
+    after: f
+      .custom<number>({ type: 'integer', minimum: 0, maximum: INT32_MAX, default: 0 }, (chain) =>
+        chain.isInt({ min: 0, max: INT32_MAX }).withMessage('after must be a user id (an integer from 0)').toInt(),
+      )
+      .optional()
+      .describe('the nextAfter of the previous page'),
+    limit: f
+      .custom<number>({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MAX_PAGE_SIZE }, (chain) =>
+        chain
+          .isInt({ min: 1, max: MAX_PAGE_SIZE })
+          .withMessage(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
+          .toInt(),
+      )
+      .optional(),
+  },
+});

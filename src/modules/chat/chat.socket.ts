@@ -9,7 +9,7 @@ import {
 import type { Notifier } from '../../realtime/notifier.js';
 import { rooms } from '../../realtime/types.js';
 import { eventPresence } from './chat.presence.js';
-import { eventMessageInput, joinEventRoomInput } from './chat.schemas.js';
+import { activeUsersPageInput, eventMessageInput, joinEventRoomInput } from './chat.schemas.js';
 import type { EventMessagesService } from './event-messages.service.js';
 import type { EventRoomService } from './event-room.service.js';
 
@@ -31,7 +31,8 @@ function joinedRoom(socket: AppSocket) {
  * Event group chat over Socket.IO (src/realtime/types.ts):
  * join_event_room(slug) → joins `event_<id>`; the socket gets message_history (last 20,
  * oldest first) and active_users; the room gets user_joined / user_left deltas
- * (chat.presence.ts). leave_event_room; send_event_message({ content }) → event_message to
+ * (chat.presence.ts), or `presence_count` for sockets that chose it; list_active_users pages
+ * through the room's users. leave_event_room; send_event_message({ content }) → event_message to
  * the room only. The rules live in EventRoomService
  * and EventMessagesService (the join throttle in src/realtime/io.ts).
  */
@@ -56,6 +57,13 @@ export const registerChatSocket: SocketRegistrar<ChatSocketDeps> = (
   );
 
   handle(socket, 'leave_event_room', () => presence.leave(socket), edge);
+
+  handle(
+    socket,
+    'list_active_users',
+    async (payload: unknown) => presence.page(socket, await parsePayload(activeUsersPageInput, payload ?? {})),
+    edge,
+  );
 
   handle(
     socket,
