@@ -594,7 +594,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     };
     // the session check and the answer are each one lookup (src/middleware/cached-read.ts)
     console.log(
-      `  polling: ${rate} req/s × ${POLL_SECONDS} s; read cache ${hits} hits, ${misses} misses (${((100 * hits) / (hits + misses)).toFixed(0)} % hits), ${statements} SQL statements (fences included); load ${loads.polling}`,
+      `  polling: ${rate} req/s × ${POLL_SECONDS} s; read cache ${hits} hits, ${misses} misses (${((100 * hits) / (hits + misses)).toFixed(0)} % hits), ${statements} SQL statements (fences included); ${fixed.retriedResets} sent again after a keep-alive reset; load ${loads.polling}`,
     );
     for (const r of polling.rows)
       console.log(

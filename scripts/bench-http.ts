@@ -387,7 +387,7 @@ async function main(): Promise<void> {
     const [serviceLoopP99, serviceLoopMax] = (await serviceMetrics(serviceUrl, loopNames)).map((v) => v * 1000);
     console.log('');
     console.log(
-      `fixed rate: ${fixed.sent} requests at ${RATE} req/s for ${RATE_SECONDS} s, ${tokens.length} callers (scheduler late by at most ${fixed.maxLateness.toFixed(1)} ms)`,
+      `fixed rate: ${fixed.sent} requests at ${RATE} req/s for ${RATE_SECONDS} s, ${tokens.length} callers (scheduler late by at most ${fixed.maxLateness.toFixed(1)} ms; ${fixed.retriedResets} sent again after a keep-alive reset)`,
     );
     console.log(
       `  event-loop delay during the mix: service p99 ${serviceLoopP99.toFixed(1)} ms, max ${serviceLoopMax.toFixed(1)} ms; ` +

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   const { closeRealtime } = await import('./realtime/io.js');
   const { startMatchingScheduler } = await import('./modules/matching/matching.scheduler.js');
   const { HttpDrain, StartupAborted, duringStartup, prepareDatabase } = await import('./lib/lifecycle.js');
+  const { listenOn } = await import('./lib/listeners.js');
   const { unhandledRejectionPolicy } = await import('./lib/connection-loss.js');
 
   const config = loadConfig(process.env);
@@ -75,13 +76,22 @@ async function main(): Promise<void> {
 
   const { httpServer, io } = createAppServer(container);
   const drain = new HttpDrain(httpServer);
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen({ port: config.port, host: config.host, backlog: config.listenBacklog }, () => resolve());
-  });
-  const address = httpServer.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ port, database: container.database.kind, env: config.env }, `listening on http://localhost:${port}`);
+  const listening = await listenOn(
+    httpServer,
+    { port: config.port, host: config.host, backlog: config.listenBacklog, sockets: config.listenSockets },
+    (err) => logger.error({ err }, 'a listening socket failed'),
+  );
+  httpServer.on('error', (err) => logger.error({ err }, 'the HTTP server failed'));
+  const { port, sockets } = listening;
+  if (sockets < config.listenSockets)
+    logger.info(
+      { requested: config.listenSockets },
+      'one listening socket: LISTEN_SOCKETS needs Node.js 22.12 or later',
+    );
+  logger.info(
+    { port, listeningSockets: sockets, database: container.database.kind, env: config.env },
+    `listening on http://localhost:${port}`,
+  );
   // Start-up figure (process start → listening); docs/benchmarks.md records measured values.
   const startupMs = Math.round(performance.now());
   const on =
@@ -106,6 +116,7 @@ async function main(): Promise<void> {
     shuttingDown = true;
     container.instance.shuttingDown = true;
     drain.begin();
+    listening.closeOthers();
     logger.info({ signal, inFlight: drain.active }, 'shutting down');
     void (async () => {
       // A mail being sent gets the same time; if it overruns, pg-boss retries it later.

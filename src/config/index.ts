@@ -157,6 +157,7 @@ const schema = z.object({
   PORT: int(3000, 0, 65535), // 0: a free port chosen by the system (logged at start)
   HOST: optionalString,
   LISTEN_BACKLOG: int(4096, 1, 65535),
+  LISTEN_SOCKETS: int(8, 1, 64),
   DATABASE_URL: url(),
   EMBEDDED_DB_DIR: optionalString,
   EMBEDDED_DB_PORT: int(0, 0, 65535),
@@ -302,6 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     // Node's default of 511 overflowed when 3 000 phones reconnected at once after a restart: the
     // dropped SYNs were retried by the phones' kernels after 1, 3, 7 and 15 s (docs/event-day.md).
     listenBacklog: e.LISTEN_BACKLOG,
+    listenSockets: e.LISTEN_SOCKETS,
     databaseUrl: e.DATABASE_URL,
     // The embedded PostgreSQL server used when DATABASE_URL is unset; port 0 = a free port.
     embeddedDb: { dir: e.EMBEDDED_DB_DIR ?? '.data/postgres', port: e.EMBEDDED_DB_PORT || undefined },
