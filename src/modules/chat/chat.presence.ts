@@ -31,7 +31,7 @@ export interface PresenceUser {
  *
  * Sockets that chose `auth.presence: 'count'` get neither the list nor the deltas: the joining
  * socket gets `presence_count` (the room's users), the members get it again when the count
- * changed, at most once per COUNT_INTERVAL_MS, and anyone in the room pages through the list
+ * changed, at most once a second (less often above 1 000 sockets), and anyone in the room pages through the list
  * with `list_active_users`. Every other mode costs each joiner a list of the whole room and
  * each member a delta per joiner, so its bytes grow with the square of the room; this one
  * grows linearly (docs/event-day.md).
@@ -267,13 +267,13 @@ export class EventPresence {
 
   /**
    * The room's count changed (a delta was decided): its `count` members hear the new count at
-   * once if they last heard one COUNT_INTERVAL_MS ago or more, else when that is over. With
+   * once if they last heard one countInterval(room) ago or more, else when that is over. With
    * the Redis adapter each instance sends its own (members may hear one per instance a second).
    * Not sent when the count is the one sent last (a join and a leave in between).
    */
   private countChanged(room: string): void {
     if (this.countTimers.has(room)) return;
-    const wait = Math.max(0, (this.lastCount.get(room)?.at ?? -Infinity) + COUNT_INTERVAL_MS - Date.now());
+    const wait = Math.max(0, (this.lastCount.get(room)?.at ?? -Infinity) + this.countInterval(room) - Date.now());
     const timer = setTimeout(() => {
       this.countTimers.delete(room);
       void this.count(room)
@@ -288,6 +288,15 @@ export class EventPresence {
     }, wait);
     timer.unref();
     this.countTimers.set(room, timer);
+  }
+
+  /**
+   * COUNT_INTERVAL_MS, or 1 ms per socket of the room on this instance above 1 000 of them: a
+   * room's count broadcasts cost at most ~1 000 frames a second whatever its size (a room of
+   * 3 000 hears its count every 3 s at most), so they too grow linearly with the room.
+   */
+  private countInterval(room: string): number {
+    return Math.max(COUNT_INTERVAL_MS, this.io.of('/').adapter.rooms.get(room)?.size ?? 0);
   }
 
   /** How many users are in the room (all instances); on one instance without building the list. */
@@ -335,7 +344,7 @@ export class EventPresence {
 const MAX_SEND_INTERVAL_MS = 100;
 /** A send of many deltas to a big room lets the event loop run after about this many deliveries. */
 const YIELD_EVERY = 20_000;
-/** The shortest time between two `presence_count` broadcasts to a room (one instance). */
+/** The shortest time between two `presence_count` broadcasts to a room of up to 1 000 sockets (one instance). */
 const COUNT_INTERVAL_MS = 1000;
 /** list_active_users pages: a socket may ask PAGE_BURST at once (a room of 6 000), then PAGE_RATE a second */
 const PAGE_RATE = 10;
