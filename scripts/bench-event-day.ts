@@ -528,7 +528,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     };
     console.log(
       `  connect: ${connect.inRoom}/${dancers} in the room after ${connect.seconds.toFixed(1)} s; first try refused ${connect.firstTryRefused} ${JSON.stringify(connect.refusals)}; ` +
-        `clients received ${connect.receivedMiB.toFixed(1)} MiB, load generator CPU ${connect.generatorCpuSeconds.toFixed(1)} s, ` +
+        `clients received ${connect.receivedMiB.toFixed(1)} MiB (${((connect.receivedMiB * 1024 * 1024) / dancers).toFixed(0)} bytes each), load generator CPU ${connect.generatorCpuSeconds.toFixed(1)} s, ` +
         `loop delay p99 / max of the sockets' workers ${connect.worker.p99.toFixed(0)} / ${connect.worker.max.toFixed(0)} ms; load ${loads.connect}`,
     );
 
@@ -669,7 +669,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     };
     console.log(
       `  storm: restart to healthy ${storm.restartSeconds.toFixed(1)} s; ${storm.inRoom}/${dancers} back in the room ${storm.seconds.toFixed(1)} s after health (median ${storm.medianSeconds.toFixed(1)} s); ` +
-        `handshakes refused at first try ${storm.firstTryRefused} ${JSON.stringify(storm.refusals)}, join errors ${JSON.stringify(storm.joinErrors)}; service CPU ${storm.cpuSeconds.toFixed(1)} s; clients received ${storm.receivedMiB.toFixed(1)} MiB; load ${loads.storm}`,
+        `handshakes refused at first try ${storm.firstTryRefused} ${JSON.stringify(storm.refusals)}, join errors ${JSON.stringify(storm.joinErrors)}; service CPU ${storm.cpuSeconds.toFixed(1)} s; clients received ${storm.receivedMiB.toFixed(1)} MiB (${((storm.receivedMiB * 1024 * 1024) / dancers).toFixed(0)} bytes each); load ${loads.storm}`,
     );
 
     const seconds = (values: number[]) => values.map((v) => (v / 1000).toFixed(1)).join(' / ');
