@@ -34,6 +34,18 @@ export const messageContent = f.custom<string>(
   (chain) => chain.custom((v: unknown) => validateContent(v)),
 );
 
+/** A page's `limit`: an integer from 1 to 100, `defaultSize` when absent. */
+function pageLimit(defaultSize: number) {
+  return f
+    .custom<number>({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: defaultSize }, (chain) =>
+      chain
+        .isInt({ min: 1, max: MAX_PAGE_SIZE })
+        .withMessage(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
+        .toInt(),
+    )
+    .optional();
+}
+
 /** A page of a chat history: `before` (a message id) and `limit` (1-100), as query fields. */
 export const messagePageQuery = {
   before: f
@@ -42,14 +54,7 @@ export const messagePageQuery = {
     )
     .optional()
     .describe('message id: only older messages'),
-  limit: f
-    .custom<number>({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }, (chain) =>
-      chain
-        .isInt({ min: 1, max: MAX_PAGE_SIZE })
-        .withMessage(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
-        .toInt(),
-    )
-    .optional(),
+  limit: pageLimit(DEFAULT_PAGE_SIZE),
 };
 
 /** GET /events/:slug/messages */
@@ -91,13 +96,6 @@ export const activeUsersPageInput = defineInput('activeUsersPage', {
       )
       .optional()
       .describe('the nextAfter of the previous page'),
-    limit: f
-      .custom<number>({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MAX_PAGE_SIZE }, (chain) =>
-        chain
-          .isInt({ min: 1, max: MAX_PAGE_SIZE })
-          .withMessage(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
-          .toInt(),
-      )
-      .optional(),
+    limit: pageLimit(MAX_PAGE_SIZE),
   },
 });
