@@ -207,15 +207,16 @@ export class EventPresence {
         }
       }
       if (modes.batched && outbox.deltas.length > 0) this.sendBatched(room, outbox.deltas, listening);
-      if (modes.count && outbox.deltas.length > 0) this.countChanged(room);
       const counting = outbox.listeners.filter((s) => s.rooms.has(rooms.presenceCount));
+      // a count broadcast now reaches the waiting `count` sockets too (one message, not two)
+      const countSent = modes.count && outbox.deltas.length > 0 && (await this.countChanged(room));
       if (counting.length < outbox.listeners.length) {
         const list = await this.list(room);
         const ids = outbox.listeners.filter((s) => s.connected && !s.rooms.has(rooms.presenceCount)).map((s) => s.id);
         // one encoding for every waiting socket; socket ids are rooms of this instance
         if (ids.length > 0) this.io.local.to(ids).emit('active_users', list);
       }
-      if (counting.length > 0) {
+      if (counting.length > 0 && !countSent) {
         const count = await this.count(room);
         const ids = counting.filter((s) => s.connected).map((s) => s.id);
         if (ids.length > 0) this.io.local.to(ids).emit('presence_count', { count });
@@ -266,28 +267,37 @@ export class EventPresence {
   }
 
   /**
-   * The room's count changed (a delta was decided): its `count` members hear the new count at
-   * once if they last heard one countInterval(room) ago or more, else when that is over. With
+   * The room's count changed (a delta was decided): its `count` members hear the new count now
+   * if they last heard one countInterval(room) ago or more (resolves true: the sockets waiting
+   * for their first count, already in the room, heard it too), else when that is over. With
    * the Redis adapter each instance sends its own (members may hear one per instance a second).
-   * Not sent when the count is the one sent last (a join and a leave in between).
+   * A later broadcast is not sent when the count is the one sent last (a join and a leave in
+   * between).
    */
-  private countChanged(room: string): void {
-    if (this.countTimers.has(room)) return;
-    const wait = Math.max(0, (this.lastCount.get(room)?.at ?? -Infinity) + this.countInterval(room) - Date.now());
+  private async countChanged(room: string): Promise<boolean> {
+    if (this.countTimers.has(room)) return false;
+    const wait = (this.lastCount.get(room)?.at ?? -Infinity) + this.countInterval(room) - Date.now();
+    if (wait <= 0) {
+      await this.broadcastCount(room, true);
+      return true;
+    }
     const timer = setTimeout(() => {
       this.countTimers.delete(room);
-      void this.count(room)
-        .then((count) => {
-          const previous = this.lastCount.get(room);
-          if (this.lastCount.size > 10_000) this.lastCount.clear();
-          this.lastCount.set(room, { at: Date.now(), count });
-          if (previous?.count !== count)
-            this.io.to(room).except([rooms.presenceDeltas, rooms.presenceBatched]).emit('presence_count', { count });
-        })
-        .catch(() => undefined); // the next change sends it
+      void this.broadcastCount(room, false).catch(() => undefined); // the next change sends it
     }, wait);
     timer.unref();
     this.countTimers.set(room, timer);
+    return false;
+  }
+
+  /** `presence_count` to the room's `count` members (unless unchanged since the last and not `always`). */
+  private async broadcastCount(room: string, always: boolean): Promise<void> {
+    const count = await this.count(room);
+    const previous = this.lastCount.get(room);
+    if (this.lastCount.size > 10_000) this.lastCount.clear();
+    this.lastCount.set(room, { at: Date.now(), count });
+    if (always || previous?.count !== count)
+      this.io.to(room).except([rooms.presenceDeltas, rooms.presenceBatched]).emit('presence_count', { count });
   }
 
   /**
