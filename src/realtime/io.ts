@@ -220,7 +220,8 @@ function handshakeRefusal(refused: AppError): Error {
 /** `auth.presence` of a handshake: absent means the default, one event per change. */
 function presenceMode(value: unknown): PresenceMode | undefined {
   if (value === undefined || value === null || value === 'deltas') return 'deltas';
-  return value === 'batched' || value === 'count' ? value : undefined;
+  // the modes are the keys of presenceRooms
+  return typeof value === 'string' && Object.hasOwn(presenceRooms, value) ? (value as PresenceMode) : undefined;
 }
 
 /** The room that marks a socket's presence mode (src/modules/chat/chat.presence.ts). */

@@ -208,11 +208,12 @@ export class EventPresence {
       }
       if (modes.batched && outbox.deltas.length > 0) this.sendBatched(room, outbox.deltas, listening);
       const counting = outbox.listeners.filter((s) => s.rooms.has(rooms.presenceCount));
+      const listing = outbox.listeners.filter((s) => !s.rooms.has(rooms.presenceCount));
       // a count broadcast now reaches the waiting `count` sockets too (one message, not two)
       const countSent = modes.count && outbox.deltas.length > 0 && (await this.countChanged(room));
-      if (counting.length < outbox.listeners.length) {
+      if (listing.length > 0) {
         const list = await this.list(room);
-        const ids = outbox.listeners.filter((s) => s.connected && !s.rooms.has(rooms.presenceCount)).map((s) => s.id);
+        const ids = listing.filter((s) => s.connected).map((s) => s.id);
         // one encoding for every waiting socket; socket ids are rooms of this instance
         if (ids.length > 0) this.io.local.to(ids).emit('active_users', list);
       }
