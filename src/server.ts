@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const { startMatchingScheduler } = await import('./modules/matching/matching.scheduler.js');
   const { HttpDrain, StartupAborted, duringStartup, prepareDatabase } = await import('./lib/lifecycle.js');
   const { listenOn } = await import('./lib/listeners.js');
-  const { unhandledRejectionPolicy } = await import('./lib/connection-loss.js');
+  const { reasonOf, unhandledRejectionPolicy } = await import('./lib/connection-loss.js');
 
   const config = loadConfig(process.env);
   if (startup.signal.aborted) process.exit(0);
@@ -73,6 +73,11 @@ async function main(): Promise<void> {
   await container.matching
     .closeInterruptedRuns(systemActor('start-up'))
     .catch((err: unknown) => logger.error({ err }, 'closing interrupted matching runs failed'));
+
+  // DATABASE_POOL_MIN connections opened now rather than by the first requests (a failure is not fatal)
+  await container.database
+    .warm()
+    .catch((err: unknown) => logger.warn({ reason: reasonOf(err) }, 'opening the kept database connections failed'));
 
   const { httpServer, io } = createAppServer(container);
   const drain = new HttpDrain(httpServer);

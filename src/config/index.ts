@@ -165,6 +165,8 @@ const schema = z.object({
   DATABASE_POOL_SIZE: int(10, 1, 1000),
   DATABASE_POOL_TIMEOUT_MS: int(5000, 1, 600_000),
   DATABASE_POOL_QUEUE_SIZE: int(200, 0, 1_000_000),
+  DATABASE_POOL_MIN: int(0, 0, 1000),
+  DATABASE_POOL_IDLE_MS: int(10_000, 0, 86_400_000),
   DATABASE_STARTUP_TIMEOUT_SECONDS: int(30, 0, 3600),
   SHUTDOWN_TIMEOUT_MS: int(2500, 0, 600_000),
   JWT_SECRET: optionalString,
@@ -252,6 +254,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   const e = parsed.data;
   const isProduction = e.NODE_ENV === 'production';
+  if (e.DATABASE_POOL_MIN > e.DATABASE_POOL_SIZE) {
+    throw new ConfigError(
+      `Invalid configuration:\n  DATABASE_POOL_MIN: must not exceed DATABASE_POOL_SIZE (${e.DATABASE_POOL_SIZE})`,
+    );
+  }
   const isTest = e.NODE_ENV === 'test';
 
   if (isProduction && (!e.JWT_SECRET || e.JWT_SECRET.length < 32)) {
@@ -310,12 +317,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     /**
      * At most `size` connections; a query waits up to `timeoutMs` for one, behind at most
      * `queueSize` others; past either the request answers 503 with Retry-After
-     * (src/lib/database-pool.ts, src/lib/prisma-errors.ts).
+     * (src/lib/database-pool.ts, src/lib/prisma-errors.ts). `min` connections are opened before
+     * the service listens and kept; the others close after `idleMs` unused (0: never).
      */
     databasePool: {
       size: e.DATABASE_POOL_SIZE,
       timeoutMs: e.DATABASE_POOL_TIMEOUT_MS,
       queueSize: e.DATABASE_POOL_QUEUE_SIZE,
+      min: e.DATABASE_POOL_MIN,
+      idleMs: e.DATABASE_POOL_IDLE_MS,
     },
     /** How long the start waits for an unreachable database, retrying with backoff (src/lifecycle.ts). */
     databaseStartupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,

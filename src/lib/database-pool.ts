@@ -26,6 +26,14 @@ export interface PoolSettings {
   timeoutMs: number;
   /** most queries waiting for a connection; one more is refused at once (503) instead of queueing */
   queueSize: number;
+  /**
+   * connections kept open however long they are idle (pg's `min`; default 0), opened by `warm`
+   * before the service listens: the first burst of reads after a quiet spell or a start then
+   * finds them open (a new PostgreSQL connection is a process to fork and caches to fill)
+   */
+  min?: number;
+  /** how long a connection above `min` stays open unused (pg's `idleTimeoutMillis`; default 10 000, 0: never closed) */
+  idleMs?: number;
 }
 
 /** The refusal of a full wait queue; src/lib/prisma-errors.ts reads it as "database unavailable". */
@@ -57,6 +65,8 @@ export function createPgAdapter(
   adapter: PrismaPg;
   reader: SqlReader;
   stats: () => DatabasePoolStats;
+  /** opens the pool's `min` connections at once (answers how many are open); a failure rejects */
+  warm: () => Promise<number>;
   /** ends the pool unless Prisma's disconnect already did (Prisma may never have connected) */
   end: () => Promise<void>;
 } {
@@ -71,6 +81,8 @@ export function createPgAdapter(
     connectionString,
     max: settings.size,
     connectionTimeoutMillis: settings.timeoutMs,
+    min: settings.min ?? 0,
+    idleTimeoutMillis: settings.idleMs ?? 10_000,
     Client: CountingClient,
   });
   boundQueue(pool, settings);
@@ -84,6 +96,14 @@ export function createPgAdapter(
         (await pool.query({ name: statement.name, text: statement.text, values: params as unknown[] })).rows as T[],
     },
     stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, queries }),
+    warm: async () => {
+      const wanted = Math.max(0, (settings.min ?? 0) - pool.totalCount);
+      const opened = await Promise.allSettled(Array.from({ length: wanted }, () => pool.connect()));
+      for (const c of opened) if (c.status === 'fulfilled') c.value.release();
+      const failed = opened.find((c) => c.status === 'rejected');
+      if (failed) throw failed.reason;
+      return pool.totalCount;
+    },
     end: async () => {
       if (!pool.ended) await pool.end();
     },

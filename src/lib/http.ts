@@ -24,12 +24,37 @@ export function sendData(res: Response, data: unknown, status = 200): void {
   // split with a capturing group: the texts between placeholders at even indexes, the rendered parts' indexes at odd ones
   const pieces = envelope.split(RENDERED_PLACEHOLDER);
   const parts = pieces.map((piece, i) => (i % 2 ? rendered[Number(piece)].encoded() : { bytes: Buffer.from(piece) }));
-  const body = Buffer.concat(parts.map((part) => part.bytes));
   const hash = createHash('sha1');
-  for (const part of parts) hash.update('digest' in part ? `\u0000${part.digest}\u0000` : part.bytes);
+  let length = 0;
+  for (const part of parts) {
+    hash.update('digest' in part ? `\u0000${part.digest}\u0000` : part.bytes);
+    length += part.bytes.length;
+  }
   // weak, as Express's own ETags: W/"<length in hex>-<27 characters of a SHA-1>"
-  const etag = `W/"${body.length.toString(16)}-${hash.digest('base64').slice(0, 27)}"`;
-  res.status(status).type('json').set('ETag', etag).send(body);
+  const etag = `W/"${length.toString(16)}-${hash.digest('base64').slice(0, 27)}"`;
+  res.status(status).type('json').set('ETag', etag).send(assembled(etag, parts));
+}
+
+/**
+ * The last large bodies put together, by ETag (the same ETag is the same bytes: the read cache
+ * shares bodies on it too). Many callers' identical answers (every participant's details of a
+ * big event: ~600 KB at 3 000 participants) are then copied into one body once, not once per
+ * caller: at 600 first reads a second, those copies and their garbage were ~5 % of the
+ * service's time (docs/event-day.md). Small bodies are not kept: copying them is cheap.
+ */
+const recentBodies = new Map<string, Buffer>();
+const RECENT_BODIES = 8;
+const RECENT_BODY_MIN_BYTES = 64 * 1024;
+
+function assembled(etag: string, parts: { bytes: Buffer }[]): Buffer {
+  const known = recentBodies.get(etag);
+  if (known) return known;
+  const body = Buffer.concat(parts.map((part) => part.bytes));
+  if (body.length >= RECENT_BODY_MIN_BYTES) {
+    if (recentBodies.size >= RECENT_BODIES) recentBodies.delete(recentBodies.keys().next().value!);
+    recentBodies.set(etag, body);
+  }
+  return body;
 }
 
 /** JSON.stringify writes the mark as the escape `\u0000`; PostgreSQL text never holds a NUL, so no other string of a body looks like a placeholder. */

@@ -30,6 +30,7 @@ export class Database {
   /** plain SQL reads of the hot paths on the same connections (src/lib/sql.ts) */
   readonly sql: SqlReader;
   private readonly readPoolStats: () => DatabasePoolStats;
+  private readonly warmPool: () => Promise<number>;
   private readonly endPool: () => Promise<void>;
 
   constructor(
@@ -49,6 +50,7 @@ export class Database {
       ),
     );
     this.readPoolStats = pg.stats;
+    this.warmPool = pg.warm;
     this.endPool = pg.end;
     // per-caller hot reads arriving together are one statement (src/lib/caller-batches.ts)
     this.sql = new CallerBatches(pg.reader);
@@ -85,6 +87,15 @@ export class Database {
   /** The pg pool's counters (for the metrics). */
   poolStats(): DatabasePoolStats {
     return this.readPoolStats();
+  }
+
+  /**
+   * Opens the pool's kept connections (DATABASE_POOL_MIN) before the service listens, so the
+   * first burst of requests does not wait for them; answers how many are open. Rejects when the
+   * database refuses a connection (the caller logs it: requests open connections as usual).
+   */
+  warm(): Promise<number> {
+    return this.warmPool();
   }
 
   /** true when a trivial query succeeds */

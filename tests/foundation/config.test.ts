@@ -13,6 +13,7 @@ describe('configuration', () => {
     expect(c.rateLimit.email).toEqual({ max: 5, windowMs: 60 * 60 * 1000 });
     expect(c.jwt.expiresInSeconds).toBe(24 * 60 * 60);
     expect(c.readCache.maxBytes).toBe(64 * 1024 * 1024);
+    expect(c.databasePool).toMatchObject({ size: 10, min: 0, idleMs: 10_000 });
   });
 
   it('reads READ_CACHE_MAX_MB into the read cache bound, in bytes', () => {
@@ -28,6 +29,8 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
     [{ READ_CACHE_MAX_MB: '0' }, 'READ_CACHE_MAX_MB'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
+    [{ DATABASE_POOL_MIN: '11' }, 'DATABASE_POOL_MIN: must not exceed DATABASE_POOL_SIZE \\(10\\)'],
+    [{ DATABASE_POOL_IDLE_MS: '-1' }, 'DATABASE_POOL_IDLE_MS'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'short' }, 'JWT_SECRET'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

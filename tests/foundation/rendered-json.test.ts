@@ -60,4 +60,28 @@ describe('sendData with a list PostgreSQL rendered', () => {
       from.mockRestore();
     }
   });
+
+  it('puts a large answer together once for every caller whose answer has the same bytes', async () => {
+    // ~120 KB: above the size from which bodies are kept (src/lib/http.ts)
+    const rendered = new RenderedJson(JSON.stringify(Array.from({ length: 10_000 }, (_, i) => ({ n: i }))));
+    const concat = jest.spyOn(Buffer, 'concat');
+    // the copies of the rendered list into an answer (fetch concatenates what it receives, too)
+    const copies = () =>
+      concat.mock.calls.filter(([list]) => list.some((b) => b === rendered.encoded().bytes)).length;
+    try {
+      const first = await send({ checkin: null, list: rendered });
+      const again = await send({ checkin: null, list: rendered });
+      expect(copies()).toBe(1);
+      expect(again.text).toBe(first.text);
+      expect(again.etag).toBe(first.etag);
+      // another caller's answer differs in a small part: its own body, with its own bytes
+      const other = await send({ checkin: { token: 'x' }, list: rendered });
+      expect(copies()).toBe(2);
+      expect(other.body.data.checkin).toEqual({ token: 'x' });
+      expect(other.body.data.list).toHaveLength(10_000);
+      expect(other.etag).not.toBe(first.etag);
+    } finally {
+      concat.mockRestore();
+    }
+  });
 });
