@@ -66,8 +66,7 @@ describe('sendData with a list PostgreSQL rendered', () => {
     const rendered = new RenderedJson(JSON.stringify(Array.from({ length: 10_000 }, (_, i) => ({ n: i }))));
     const concat = jest.spyOn(Buffer, 'concat');
     // the copies of the rendered list into an answer (fetch concatenates what it receives, too)
-    const copies = () =>
-      concat.mock.calls.filter(([list]) => list.some((b) => b === rendered.encoded().bytes)).length;
+    const copies = () => concat.mock.calls.filter(([list]) => list.some((b) => b === rendered.encoded().bytes)).length;
     try {
       const first = await send({ checkin: null, list: rendered });
       const again = await send({ checkin: null, list: rendered });
