@@ -26,7 +26,7 @@
  * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000, each with
  * its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
- * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_LISTEN_SOCKETS, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -120,6 +120,8 @@ function serviceEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
     // BENCH_DATABASE_POOL_MIN: the service's DATABASE_POOL_MIN; by default every connection of the
     // pool is kept, as docs/operations.md advises for a big event
     DATABASE_POOL_MIN: process.env.BENCH_DATABASE_POOL_MIN ?? process.env.BENCH_DATABASE_POOL_SIZE ?? '10',
+    // BENCH_WARMUP_MS: the service's WARMUP_MS; by default 3 s, as docs/operations.md advises for a big event
+    WARMUP_MS: process.env.BENCH_WARMUP_MS ?? '3000',
     // BENCH_LISTEN_SOCKETS: the service's LISTEN_SOCKETS (its default when unset)
     ...(process.env.BENCH_LISTEN_SOCKETS ? { LISTEN_SOCKETS: process.env.BENCH_LISTEN_SOCKETS } : {}),
   };
@@ -462,11 +464,13 @@ async function runStep(dancers: number): Promise<StepResult> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = serviceEnv(database.url, port);
   const logName = (k: number) => `service-${dancers}-${k}`;
-  let service: ChildProcess = processes.start(logName(1), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
+  // process 0 applies the migrations and serves the seeding's requests; process 1, started on
+  // the event's data as one started during an event (its warm-up reads it), is measured
+  let service: ChildProcess = processes.start(logName(0), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
   let clients: ReturnType<typeof startClients> | undefined;
   const loads: Record<string, string> = {};
   try {
-    await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(1));
+    await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(0));
     const db = new Client({ connectionString: database.url });
     await db.connect();
     const seedStart = performance.now();
@@ -493,6 +497,11 @@ async function runStep(dancers: number): Promise<StepResult> {
     console.log(
       `\n[${dancers} dancers] seeded and matched in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (first run ${firstSeconds.toFixed(2)} s); load ${load()}`,
     );
+    await processes.stop(service, 30_000);
+    service = processes.start(logName(1), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
+    await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(1), 120_000, 25);
+    const warmed = /(warmed up|warm-up stopped)[^"]*/.exec(readFileSync(processes.logFile(logName(1)), 'utf8'));
+    if (warmed) console.log(`  started again on the event's data: ${warmed[0]}`);
     await sleep(2000);
     await collectGarbage(processes.logFile(logName(1)));
     const idleRss = rssKiB(service.pid!);
@@ -721,6 +730,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     await clients.close();
     const fiveHundreds = polling.rows.reduce((n, r) => n + r.errors, 0);
     const internalErrors =
+      errorLines(processes.logFile(logName(0))) +
       errorLines(processes.logFile(logName(1))) +
       errorLines(processes.logFile(logName(2))) +
       (chat.refused.INTERNAL_ERROR ?? 0) +

@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   const { startMatchingScheduler } = await import('./modules/matching/matching.scheduler.js');
   const { HttpDrain, StartupAborted, duringStartup, prepareDatabase } = await import('./lib/lifecycle.js');
   const { listenOn } = await import('./lib/listeners.js');
+  const { warmUp } = await import('./lib/warm-up.js');
   const { reasonOf, unhandledRejectionPolicy } = await import('./lib/connection-loss.js');
 
   const config = loadConfig(process.env);
@@ -79,7 +80,24 @@ async function main(): Promise<void> {
     .warm()
     .catch((err: unknown) => logger.warn({ reason: reasonOf(err) }, 'opening the kept database connections failed'));
 
-  const { httpServer, io } = createAppServer(container);
+  const { app, httpServer, io } = createAppServer(container);
+  // WARMUP_MS: the hot reads sent through the app before it listens (src/lib/warm-up.ts), with
+  // the read cache listening already, so the first polls after a start find a warm process
+  if (config.warmUp.ms > 0) {
+    await container.readCache?.start();
+    const source = {
+      warmUpCallers: (limit: number) => container.events.warmUpCallers(limit),
+      signFor: (userId: number, seconds: number) => container.tokens.signFor(userId, seconds),
+    };
+    const report = await warmUp(app, source, config.warmUp).catch((err: unknown) => ({
+      reads: 0,
+      ms: 0,
+      callers: 0,
+      stoppedBy: reasonOf(err),
+    }));
+    if (report.stoppedBy) logger.warn(report, `warm-up stopped after ${report.reads} reads: ${report.stoppedBy}`);
+    else logger.info(report, `warmed up: ${report.reads} reads as ${report.callers} participants in ${report.ms} ms`);
+  }
   const drain = new HttpDrain(httpServer);
   const listening = await listenOn(
     httpServer,

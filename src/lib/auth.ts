@@ -84,12 +84,21 @@ export class TokenAuthenticator {
     });
   }
 
-  sign(user: { id: number; emailVerified?: boolean; tokenVersion?: number }): string {
+  sign(
+    user: { id: number; emailVerified?: boolean; tokenVersion?: number },
+    expiresInSeconds = this.settings.expiresInSeconds,
+  ): string {
     return jwt.sign({ ev: user.emailVerified ?? false, tv: user.tokenVersion ?? 0 }, this.key, {
       algorithm: 'HS256',
       subject: String(user.id),
-      expiresIn: this.settings.expiresInSeconds,
+      expiresIn: expiresInSeconds,
     });
+  }
+
+  /** A token of the user as the user is now (their token version), for `seconds`; undefined for an unknown user. */
+  async signFor(userId: number, seconds: number): Promise<string | undefined> {
+    const user = await this.users.load(userId);
+    return user && this.sign(user, seconds);
   }
 
   /**

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError } from './errors.js';
+import { isWarmUpRequest } from './warm-up.js';
 
 /**
  * Prometheus metrics of one service instance (served at GET /api/metrics, see docs/operations.md,
@@ -332,6 +333,8 @@ export function routeTemplate(req: Request, mountPath: string): string {
  */
 export function httpMetricsMiddleware(metrics: Metrics, mountPath: string): RequestHandler {
   return (req, res, next) => {
+    // the start-up's warm-up (src/lib/warm-up.ts) is not traffic
+    if (isWarmUpRequest(req)) return next();
     const start = process.hrtime.bigint();
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;

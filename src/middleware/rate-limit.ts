@@ -5,6 +5,7 @@ import type { Config } from '../config/index.js';
 import { AppError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { REDIS_DEADLINE_MS, RedisUnavailableError, type RedisConnections } from '../lib/redis.js';
+import { isWarmUpRequest } from '../lib/warm-up.js';
 
 /**
  * Rate limiters in three tiers, per client IP (docs/operations.md "Configuration"):
@@ -51,7 +52,8 @@ function createLimiter(
     standardHeaders: 'draft-7',
     legacyHeaders: false,
     skipSuccessfulRequests: variant?.skipSuccessfulRequests ?? false,
-    skip: (_req: Request) => !config.rateLimit.enabled,
+    // the start-up's warm-up (src/lib/warm-up.ts) is not a client
+    skip: (req: Request) => !config.rateLimit.enabled || isWarmUpRequest(req),
     // 429 in the service's error envelope; the RateLimit-* and Retry-After headers are already set.
     handler: (_req, _res, next) => next(new AppError('RATE_LIMITED', { message })),
   };

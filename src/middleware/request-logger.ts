@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../lib/logger.js';
+import { isWarmUpRequest } from '../lib/warm-up.js';
 
 /** GET /api/health, /api/health/live, /api/health/ready (with or without a query string). */
 const isProbe = (url: string) => /^\/api\/health(?:\/live|\/ready)?(?:\?|$)/.test(url);
@@ -34,6 +35,8 @@ export function createRequestLogger(base: Logger): RequestHandler {
   // above): the logger's redaction paths, which cost as much as the rest of the line, are skipped.
   const logger = base.child({}, { redact: [] });
   return (req, res, next) => {
+    // the start-up's warm-up (src/lib/warm-up.ts) logs one line for all its requests
+    if (isWarmUpRequest(req)) return next();
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', id);

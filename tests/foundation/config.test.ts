@@ -14,6 +14,7 @@ describe('configuration', () => {
     expect(c.jwt.expiresInSeconds).toBe(24 * 60 * 60);
     expect(c.readCache.maxBytes).toBe(64 * 1024 * 1024);
     expect(c.databasePool).toMatchObject({ size: 10, min: 0, idleMs: 10_000 });
+    expect(c.warmUp.ms).toBe(0);
   });
 
   it('reads READ_CACHE_MAX_MB into the read cache bound, in bytes', () => {
@@ -31,6 +32,7 @@ describe('configuration', () => {
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
     [{ DATABASE_POOL_MIN: '11' }, 'DATABASE_POOL_MIN: must not exceed DATABASE_POOL_SIZE \\(10\\)'],
     [{ DATABASE_POOL_IDLE_MS: '-1' }, 'DATABASE_POOL_IDLE_MS'],
+    [{ WARMUP_MS: '60001' }, 'WARMUP_MS'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'short' }, 'JWT_SECRET'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -122,6 +122,20 @@ interface EventParticipantsRow {
   participants: string;
 }
 
+/**
+ * The warm-up's callers (src/lib/warm-up.ts): the busiest event that has not ended more than a
+ * week ago (else the busiest of all), and the first `$1` of its participants who are not suspended.
+ */
+const warmUpCallers = sql(
+  'events_warm_up_callers',
+  `SELECT e.slug,
+          array(SELECT p."userId" FROM "EventParticipant" p JOIN "User" u ON u.id = p."userId"
+                WHERE p."eventId" = e.id AND u."suspendedAt" IS NULL ORDER BY p.id LIMIT $1) AS "userIds"
+   FROM "Event" e
+   ORDER BY (e."endDate" >= now() - interval '7 days') DESC, e."participantsCount" DESC, e.id
+   LIMIT 1`,
+);
+
 /** What the participants of the details are read from (a participation, a participant's user row). */
 const PARTICIPANTS_TABLES = ['EventParticipant', 'User'];
 
@@ -203,6 +217,12 @@ export class EventsService {
     };
     if (!reads) return read();
     return reads.readThrough(`event participants ${eventId}`, PARTICIPANTS_TABLES, (r) => r.participants.size, read);
+  }
+
+  /** Who the start-up's warm-up reads as (src/lib/warm-up.ts); undefined without a participant. */
+  async warmUpCallers(limit: number): Promise<{ slug: string; userIds: number[] } | undefined> {
+    const [row] = await this.deps.sql.rows<{ slug: string; userIds: number[] }>(warmUpCallers, [limit]);
+    return row && row.userIds.length > 0 ? row : undefined;
   }
 
   /** The data export (src/modules/privacy): the user's participations, newest join first. */
