@@ -89,7 +89,8 @@ async function main(): Promise<void> {
       warmUpCallers: (limit: number) => container.events.warmUpCallers(limit),
       signFor: (userId: number, seconds: number) => container.tokens.signFor(userId, seconds),
     };
-    const report = await warmUp(app, source, config.warmUp).catch((err: unknown) => ({
+    logger.info({ ms: config.warmUp.ms }, `warming up for ${config.warmUp.ms} ms before listening`);
+    const report = await warmUp(app, source, { ...config.warmUp, signal: startup.signal }).catch((err: unknown) => ({
       reads: 0,
       ms: 0,
       callers: 0,

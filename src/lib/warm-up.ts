@@ -10,8 +10,8 @@
  * 127.0.0.1 on a free port and closed afterwards, with tokens signed in this process for a
  * minute and never sent anywhere else. Its requests are marked (`isWarmUpRequest`): the rate
  * limits, the request log and the HTTP metrics leave them out. It stops at its time budget, or
- * at the first answer that is not 200 (logged by the caller); a warm-up that cannot run (an
- * empty database) does nothing.
+ * at the first answer that is not 200 (logged by the caller), or when the start is aborted; a
+ * warm-up that cannot run (an empty database) does nothing.
  */
 import { Agent, createServer, request, type IncomingMessage, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +30,8 @@ export interface WarmUpSettings {
   callers: number;
   /** requests in flight at once */
   concurrency: number;
+  /** ends the warm-up early (a SIGTERM during the start) */
+  signal?: AbortSignal;
 }
 
 /** Who the warm-up reads as (structural: the events and auth services provide it). */
@@ -98,7 +100,7 @@ export async function warmUp(
 
   // every caller's reads of every path in turn (first reads: misses), then again (hits)
   const worker = async () => {
-    while (!stoppedBy && performance.now() < deadline) {
+    while (!stoppedBy && !settings.signal?.aborted && performance.now() < deadline) {
       const i = next++;
       const path = paths[i % paths.length];
       const token = tokens[Math.floor(i / paths.length) % tokens.length];

@@ -131,5 +131,21 @@ describe('start-up warm-up', () => {
       const health = await fetch(`${server!.url}/api/health`);
       expect(health.status).toBe(200);
     }, 60_000);
+
+    it('ends the warm-up at a SIGTERM and exits 0 without waiting for its time', async () => {
+      const started = Date.now();
+      const exited = await asBusiest(event, async () => {
+        const s = await spawnServer({ DATABASE_URL: process.env.DATABASE_URL, WARMUP_MS: '60000' });
+        server = s;
+        await s.waitForOutput(/warming up for 60000 ms/);
+        await new Promise((r) => setTimeout(r, 500));
+        s.child.kill('SIGTERM');
+        return s.exited;
+      });
+      expect(exited).toEqual({ code: 0, signal: null });
+      // the warm-up's 60 s were cut short
+      expect(Date.now() - started).toBeLessThan(40_000);
+      expect(server!.output()).toMatch(/warmed up: \d+ reads/);
+    }, 60_000);
   });
 });
