@@ -38,7 +38,7 @@ import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
 import WebSocket from 'ws';
 import { freePort } from '../src/lib/embedded-postgres.js';
-import { runFixedRate } from './bench-http/fixed-rate.js';
+import { runFixedRate, type FixedRateReport } from './bench-http/fixed-rate.js';
 import { hotReadMix, seedWeekend, WEEKEND, type WeekendShape } from './bench-http/seed.js';
 import { benchDatabase } from './lib/bench-database.js';
 import { BenchProcesses } from './lib/bench-process.js';
@@ -75,6 +75,21 @@ const JWT_SECRET = 'bench-event-day-secret-that-is-at-least-32-characters';
 const METRICS_TOKEN = 'bench-event-day-metrics-token-0123456789';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Per endpoint of a fixed-rate run: answered requests, p50 / p99 latency (ms), errors. */
+function endpointRows(report: FixedRateReport) {
+  return report.results.map((r) => {
+    const sorted = r.latencies.sort((a, b) => a - b);
+    return {
+      name: r.name,
+      count: sorted.length,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      errors: r.errors,
+      errorKinds: r.errorKinds,
+    };
+  });
+}
 const now = () => performance.timeOrigin + performance.now();
 const load = () =>
   os
@@ -591,17 +606,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     );
     const polling = {
       rate,
-      rows: fixed.results.map((r) => {
-        const sorted = r.latencies.sort((a, b) => a - b);
-        return {
-          name: r.name,
-          count: sorted.length,
-          p50: percentile(sorted, 50),
-          p99: percentile(sorted, 99),
-          errors: r.errors,
-          errorKinds: r.errorKinds,
-        };
-      }),
+      rows: endpointRows(fixed),
       generator: { p99: generatorLoop.percentile(99) / 1e6, max: generatorLoop.max / 1e6 },
       service: serviceLoop,
       maxLateness: fixed.maxLateness,
@@ -634,18 +639,13 @@ async function runStep(dancers: number): Promise<StepResult> {
       const tables = await c.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public'`);
       for (const { t } of tables.rows) await c.query(`SELECT pg_notify('wcs_changes', $1)`, [t]);
       await c.end();
-      await new Promise((r) => setTimeout(r, 2000));
+      await sleep(2000);
       const again = await runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS);
       const all = again.results.flatMap((r) => r.latencies).sort((a, b) => a - b);
-      const errors = again.results.reduce((n, r) => n + r.errors, 0);
-      const p99s = again.results.map((r) =>
-        percentile(
-          r.latencies.sort((a, b) => a - b),
-          99,
-        ),
-      );
+      const rows = endpointRows(again);
+      const p99s = rows.map((r) => r.p99);
       console.log(
-        `  polling again, every cached read dropped: p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms (per endpoint ${Math.min(...p99s).toFixed(0)}-${Math.max(...p99s).toFixed(0)}), errors ${errors}`,
+        `  polling again, every cached read dropped: p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms (per endpoint ${Math.min(...p99s).toFixed(0)}-${Math.max(...p99s).toFixed(0)}), errors ${rows.reduce((n, r) => n + r.errors, 0)}`,
       );
       const againRounds = latenciesBy(again.samples, POLL_EVERY_SECONDS, Math.ceil(POLL_SECONDS / POLL_EVERY_SECONDS));
       const againFirst = latenciesBy(again.samples, 1, POLL_EVERY_SECONDS);

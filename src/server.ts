@@ -85,12 +85,8 @@ async function main(): Promise<void> {
   // the read cache listening already, so the first polls after a start find a warm process
   if (config.warmUp.ms > 0) {
     await container.readCache?.start();
-    const source = {
-      warmUpCallers: (limit: number) => container.events.warmUpCallers(limit),
-      signFor: (userId: number, seconds: number) => container.tokens.signFor(userId, seconds),
-    };
     logger.info({ ms: config.warmUp.ms }, `warming up for ${config.warmUp.ms} ms before listening`);
-    const report = await warmUp(app, source, { ...config.warmUp, signal: startup.signal }).catch((err: unknown) => ({
+    const report = await warmUp(app, container, { ...config.warmUp, signal: startup.signal }).catch((err: unknown) => ({
       reads: 0,
       ms: 0,
       callers: 0,

@@ -5,6 +5,7 @@
  */
 import type { Client } from 'pg';
 import { mulberry32 } from '../lib/generate-event.js';
+import { warmUpPaths } from '../../src/lib/warm-up.js';
 import type { RateTarget } from './fixed-rate.js';
 
 /** The size of a seeded weekend (bench:event-day seeds the same weekend around bigger events). */
@@ -65,38 +66,32 @@ async function insertRows(
 
 /** The hot reads the benchmark measures and its EXPLAIN script analyses (`slug`: the big event). */
 export function hotReadPaths(slug: string): string[] {
-  return [
-    '/api/events',
-    '/api/users/me',
-    `/api/events/${slug}/details`,
-    `/api/events/${slug}/messages`,
-    '/api/dashboard',
-    '/api/matches',
-    `/api/events/${slug}/match-suggestions`,
-    '/api/health',
-  ];
+  return [...warmUpPaths(slug), '/api/health'];
 }
 
+/** A phone's polling over a weekend: the weight of each hot read (by its path template). */
+const POLL_WEIGHTS: Record<string, number> = {
+  '/api/events': 5,
+  '/api/events/:slug/messages': 4,
+  '/api/dashboard': 3,
+  '/api/matches': 2,
+  '/api/events/:slug/match-suggestions': 2,
+  '/api/users/me': 2,
+  '/api/events/:slug/details': 1,
+  '/api/health': 1,
+};
+
 /**
- * The fixed-rate mix of reads (weights: a phone's polling over a weekend), shared by bench:http
- * and bench:event-day.
+ * The fixed-rate mix of reads, shared by bench:http and bench:event-day: the service's own list
+ * of hot reads (src/lib/warm-up.ts, which its start-up warm-up sends) and the health check.
  */
 export function hotReadMix(slug: string): RateTarget[] {
-  return [
-    { name: 'GET /api/events', path: '/api/events', weight: 5, auth: true },
-    { name: 'GET /api/events/:slug/messages', path: `/api/events/${slug}/messages`, weight: 4, auth: true },
-    { name: 'GET /api/dashboard', path: '/api/dashboard', weight: 3, auth: true },
-    { name: 'GET /api/matches', path: '/api/matches', weight: 2, auth: true },
-    {
-      name: 'GET /api/events/:slug/match-suggestions',
-      path: `/api/events/${slug}/match-suggestions`,
-      weight: 2,
-      auth: true,
-    },
-    { name: 'GET /api/users/me', path: '/api/users/me', weight: 2, auth: true },
-    { name: 'GET /api/events/:slug/details', path: `/api/events/${slug}/details`, weight: 1, auth: true },
-    { name: 'GET /api/health', path: '/api/health', weight: 1, auth: false },
-  ];
+  return hotReadPaths(':slug').map((template) => ({
+    name: `GET ${template}`,
+    path: template.replace(':slug', slug),
+    weight: POLL_WEIGHTS[template],
+    auth: template !== '/api/health',
+  }));
 }
 
 export interface SeededWeekend {

@@ -7,8 +7,8 @@
  *
  * The warm-up sends the hot reads (GET only, nothing is written) of real participants of the
  * busiest current event through the service's own app, on a listener of its own bound to
- * 127.0.0.1 on a free port and closed afterwards, with tokens signed in this process for a
- * minute and never sent anywhere else. Its requests are marked (`isWarmUpRequest`): the rate
+ * 127.0.0.1 on a free port and closed afterwards, with tokens signed in this process for two
+ * minutes and never sent anywhere else. Its requests are marked (`isWarmUpRequest`): the rate
  * limits, the request log and the HTTP metrics leave them out. It stops at its time budget, or
  * at the first answer that is not 200 (logged by the caller), or when the start is aborted; a
  * warm-up that cannot run (an empty database) does nothing.
@@ -34,12 +34,16 @@ export interface WarmUpSettings {
   signal?: AbortSignal;
 }
 
-/** Who the warm-up reads as (structural: the events and auth services provide it). */
+/** Who the warm-up reads as: the container's events and auth services (structural, as lib does not import modules). */
 export interface WarmUpSource {
-  /** the busiest current event's slug and up to `limit` of its participants' ids; undefined: none */
-  warmUpCallers(limit: number): Promise<{ slug: string; userIds: number[] } | undefined>;
-  /** a token of a user as the user is now, valid for `seconds`; undefined for an unknown user */
-  signFor(userId: number, seconds: number): Promise<string | undefined>;
+  events: {
+    /** the busiest current event's slug and up to `limit` of its participants' ids; undefined: none */
+    warmUpCallers(limit: number): Promise<{ slug: string; userIds: number[] } | undefined>;
+  };
+  tokens: {
+    /** a token of a user as the user is now, valid for `seconds`; undefined for an unknown user */
+    signFor(userId: number, seconds: number): Promise<string | undefined>;
+  };
 }
 
 export interface WarmUpReport {
@@ -74,9 +78,9 @@ export async function warmUp(
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   if (settings.ms <= 0) return { reads: 0, ms: 0, callers: 0 };
-  const target = await source.warmUpCallers(settings.callers);
+  const target = await source.events.warmUpCallers(settings.callers);
   const tokens = target
-    ? (await Promise.all(target.userIds.map((id) => source.signFor(id, TOKEN_SECONDS)))).filter(
+    ? (await Promise.all(target.userIds.map((id) => source.tokens.signFor(id, TOKEN_SECONDS)))).filter(
         (t): t is string => t !== undefined,
       )
     : [];
