@@ -3,13 +3,13 @@ import { createClient } from 'redis';
 import supertest from 'supertest';
 import { createAdmin, createEvent, createUser, joinEvent } from '../helpers/factories';
 import { childEnv, freePort, spawnTs } from '../helpers/process';
-import { usePrivateRedis } from '../helpers/redis-server';
+import { describeWithRedis, usePrivateRedis } from '../helpers/redis-server';
 import { connectSocket, emitAck, nextEvent, receivesWithin } from '../helpers/socket';
 
 /**
  * REDIS_URL mode, against a private real redis-server of this file (tests/helpers/redis-server.ts):
  * two real service instances share the rate-limit counters and Socket.IO broadcasts. Skipped
- * with a warning when redis-server is not installed; with CI=true that fails instead.
+ * when redis-server is not installed (describeWithRedis); with CI=true that fails instead.
  */
 
 /** Clears the rate-limit keys; false when Redis does not answer. */
@@ -76,15 +76,14 @@ async function stop(instance: Instance | undefined): Promise<void> {
   });
 }
 
-describe('REDIS_URL: state shared by several instances', () => {
+describeWithRedis('REDIS_URL: state shared by several instances', () => {
   const privateRedis = usePrivateRedis();
-  let redisUrl: string | undefined;
+  let redisUrl: string;
   let a: Instance | undefined;
   let b: Instance | undefined;
 
   beforeAll(async () => {
-    redisUrl = privateRedis.get()?.url;
-    if (!redisUrl) return;
+    redisUrl = privateRedis.get()!.url;
     [a, b] = await Promise.all([startInstance(redisUrl), startInstance(redisUrl)]);
   }, 60_000);
 
@@ -93,7 +92,6 @@ describe('REDIS_URL: state shared by several instances', () => {
   });
 
   it('delivers an activity log entry logged on instance B to an admin socket on instance A', async () => {
-    if (!redisUrl) return;
     const admin = await createAdmin();
     const user = await createUser();
     const socket = await connectSocket(a!.url, admin.token);
@@ -111,7 +109,6 @@ describe('REDIS_URL: state shared by several instances', () => {
   });
 
   it("presence spans instances: deltas only for a user's first socket joined and last socket gone, wherever they are", async () => {
-    if (!redisUrl) return;
     const event = await createEvent({ withChatRoom: true });
     const watcher = await createUser();
     const mover = await createUser();
@@ -148,7 +145,6 @@ describe('REDIS_URL: state shared by several instances', () => {
   });
 
   it('batched presence spans instances: a join on B reaches a batched socket on A as presence_changes and a plain one on B as user_joined', async () => {
-    if (!redisUrl) return;
     const event = await createEvent({ withChatRoom: true });
     const [batched, plain, mover] = [await createUser(), await createUser(), await createUser()];
     for (const u of [batched, plain, mover]) await joinEvent(u.user, event);
@@ -174,7 +170,6 @@ describe('REDIS_URL: state shared by several instances', () => {
   });
 
   it('counts the auth rate limit across instances', async () => {
-    if (!redisUrl) return;
     expect(await clearRateLimitKeys(redisUrl)).toBe(true);
     const body = { email: 'nobody-redis@example.test', password: 'wrong' };
     const statuses = [

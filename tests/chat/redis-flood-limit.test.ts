@@ -9,14 +9,14 @@ import { createTestContainer } from '../helpers/container';
 import { prisma } from '../helpers/db';
 import { createEvent, createUser, ensureEventRoom, joinEvent } from '../helpers/factories';
 import { childEnv, startServer, waitForHealth, type ServerProcess } from '../helpers/process';
-import { usePrivateRedis } from '../helpers/redis-server';
+import { describeWithRedis, usePrivateRedis } from '../helpers/redis-server';
 import { connectSocket, emitAck, type ClientSocket } from '../helpers/socket';
 
 /**
  * The chat flood limit with REDIS_URL, against a private real redis-server of this file
  * (tests/helpers/redis-server.ts). Every key this file writes starts with a prefix of its own
- * (REDIS_KEY_PREFIX). Skipped with a warning when redis-server is not installed; with CI=true
- * that fails instead.
+ * (REDIS_KEY_PREFIX). The tests that need it are skipped when redis-server is not installed
+ * (describeWithRedis); with CI=true that fails instead.
  */
 const privateRedis = usePrivateRedis();
 let REDIS_URL = '';
@@ -31,10 +31,8 @@ function capturingLogger() {
   return { logger, lines };
 }
 
-let available = false;
 beforeAll(() => {
   REDIS_URL = privateRedis.get()?.url ?? '';
-  available = REDIS_URL !== '';
 });
 
 const takeMany = async (container: Container, userId: number, n: number) => {
@@ -43,7 +41,7 @@ const takeMany = async (container: Container, userId: number, n: number) => {
   return allowed;
 };
 
-describe('chat flood limit in Redis, two containers with a frozen clock', () => {
+describeWithRedis('chat flood limit in Redis, two containers with a frozen clock', () => {
   let now = new Date('2030-06-01T12:00:00.000Z');
   const clock = { now: () => now };
   const containers: Container[] = [];
@@ -57,7 +55,6 @@ describe('chat flood limit in Redis, two containers with a frozen clock', () => 
   };
 
   it('shares one bucket per user: 6 + 6 takes on two instances allow 10, one more after 200 ms', async () => {
-    if (!available) return;
     const [a, b] = [instance(), instance()];
     const userId = 1_000_000 + Math.floor(Math.random() * 1_000_000);
     expect((await takeMany(a, userId, 6)) + (await takeMany(b, userId, 6))).toBe(BURST);
@@ -104,13 +101,12 @@ describe('chat flood limit with a Redis that does not answer', () => {
   });
 });
 
-describe('REDIS_URL: the chat flood limit across two service instances', () => {
+describeWithRedis('REDIS_URL: the chat flood limit across two service instances', () => {
   let a: ServerProcess | undefined;
   let b: ServerProcess | undefined;
   const sockets: ClientSocket[] = [];
 
   beforeAll(async () => {
-    if (!available) return;
     const env = childEnv({
       REDIS_URL,
       REDIS_KEY_PREFIX: PREFIX,
@@ -132,7 +128,6 @@ describe('REDIS_URL: the chat flood limit across two service instances', () => {
   });
 
   it('limits a burst split across instance A and B in total', async () => {
-    if (!available) return;
     const event = await createEvent();
     const user = await createUser();
     await joinEvent(user.user, event);

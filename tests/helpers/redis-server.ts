@@ -100,6 +100,14 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
  * it, or undefined when redis-server is not installed (the tests then return early with a
  * warning). With CI=true a missing redis-server fails the block's first test.
  */
+/**
+ * `describe` for tests that need redis-server: skipped (reported as skipped, never as passed)
+ * when the binary is missing outside CI; with CI=true they run, and `usePrivateRedis().get()`
+ * fails them.
+ */
+export const describeWithRedis: jest.Describe =
+  binaryAvailable() || process.env.CI === 'true' ? describe : describe.skip;
+
 export function usePrivateRedis(): { get(): PrivateRedis | undefined } {
   let redis: PrivateRedis | undefined;
   let missing = false;

@@ -1,5 +1,5 @@
 import { createAdmin, createEvent, createUser, joinEvent, type TestUser } from '../helpers/factories';
-import { usePrivateRedis, type PrivateRedis } from '../helpers/redis-server';
+import { describeWithRedis, usePrivateRedis, type PrivateRedis } from '../helpers/redis-server';
 import { spawnServer, until, type ServerProcess } from '../helpers/server-process';
 import { connectSocket, emitAck, nextEvent, type ClientSocket } from '../helpers/socket';
 
@@ -13,9 +13,9 @@ import { connectSocket, emitAck, nextEvent, type ClientSocket } from '../helpers
 const WITHIN_MS = 5000;
 const OUTAGE_LINE = /"msg":"Redis unavailable/g;
 
-describe('two instances and a Redis that freezes, dies and comes back', () => {
+describeWithRedis('two instances and a Redis that freezes, dies and comes back', () => {
   const privateRedis = usePrivateRedis();
-  let redis: PrivateRedis | undefined;
+  let redis: PrivateRedis;
   let a: ServerProcess;
   let b: ServerProcess;
   const sockets: ClientSocket[] = [];
@@ -24,8 +24,7 @@ describe('two instances and a Redis that freezes, dies and comes back', () => {
   let event: Awaited<ReturnType<typeof createEvent>>;
 
   beforeAll(async () => {
-    redis = privateRedis.get();
-    if (!redis) return;
+    redis = privateRedis.get()!;
     const env = {
       REDIS_URL: redis.url,
       RATE_LIMIT_ENABLED: 'true',
@@ -84,7 +83,6 @@ describe('two instances and a Redis that freezes, dies and comes back', () => {
   };
 
   it('keeps serving while Redis is frozen (SIGSTOP), logs it once, and shares again once it thaws', async () => {
-    if (!redis) return;
     const watcher = await socketOn(a, admin.token);
     expect(await emitAck(watcher, 'join_admin_activity_logs')).toEqual({ success: true });
     await sharingWorks(watcher);
@@ -103,7 +101,6 @@ describe('two instances and a Redis that freezes, dies and comes back', () => {
   }, 120_000);
 
   it('keeps serving while Redis is killed under traffic, never exits, logs it once, and shares again after a restart', async () => {
-    if (!redis) return;
     const watcher = await socketOn(a, admin.token);
     expect(await emitAck(watcher, 'join_admin_activity_logs')).toEqual({ success: true });
     const before = [outageLines(a), outageLines(b)];
