@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { Response } from 'express';
-import { RenderedJson } from './sql.js';
+import { RenderedJson, RenderedList } from './sql.js';
 
 /**
  * Response envelope (OpenAPI `components.schemas`): `{ success: true, data }`, lists add
@@ -13,16 +13,25 @@ import { RenderedJson } from './sql.js';
  * and the rendered parts' digests, so a caller's answer is not encoded or hashed whole again.
  */
 export function sendData(res: Response, data: unknown, status = 200): void {
-  if (!hasRenderedJson(data)) {
-    res.status(status).json({ success: true, data });
+  sendEnvelope(res, { success: true, data }, status);
+}
+
+/** The envelope as JSON, with the RenderedJson parts of its `data` spliced in as their bytes. */
+function sendEnvelope(
+  res: Response,
+  envelope: { success: true; data: unknown; [key: string]: unknown },
+  status: number,
+): void {
+  if (!hasRenderedJson(envelope.data)) {
+    res.status(status).json(envelope);
     return;
   }
   const rendered: RenderedJson<unknown>[] = [];
-  const envelope = JSON.stringify({ success: true, data }, (_key, value: unknown) =>
+  const text = JSON.stringify(envelope, (_key, value: unknown) =>
     value instanceof RenderedJson ? `${RENDERED_MARK}${rendered.push(value) - 1}${RENDERED_MARK}` : value,
   );
   // split with a capturing group: the texts between placeholders at even indexes, the rendered parts' indexes at odd ones
-  const pieces = envelope.split(RENDERED_PLACEHOLDER);
+  const pieces = text.split(RENDERED_PLACEHOLDER);
   const parts = pieces.map((piece, i) => (i % 2 ? rendered[Number(piece)].encoded() : { bytes: Buffer.from(piece) }));
   const hash = createHash('sha1');
   let length = 0;
@@ -75,13 +84,15 @@ export interface Pagination {
   totalPages: number;
 }
 
+/** A list: `{ success: true, count, data, ...extra }`; `data` may be a RenderedList (its text spliced in). */
 export function sendList(
   res: Response,
-  data: unknown[],
+  data: unknown[] | RenderedList<unknown>,
   extra: { pagination?: Pagination; [key: string]: unknown } = {},
   status = 200,
 ): void {
-  res.status(status).json({ success: true, count: data.length, data, ...extra });
+  const count = data instanceof RenderedList ? data.count : data.length;
+  sendEnvelope(res, { success: true, count, data, ...extra }, status);
 }
 
 export function sendMessage(res: Response, message: string, status = 200): void {

@@ -106,6 +106,21 @@ export class RenderedJson<T> {
   }
 }
 
+/**
+ * A list as JSON text with its length, put together from rows encoded once (`JSON.stringify`
+ * of each row, kept by the service while the rows are): `sendList` sends `count` and splices the
+ * text as a RenderedJson. For lists whose rows are the same for every caller but for a few
+ * (the event list: every event, the caller's own participations first), so that a caller's
+ * answer is not serialised whole at each caller's first read.
+ */
+export class RenderedList<T> extends RenderedJson<T[]> {
+  readonly count: number;
+  constructor(rowTexts: readonly string[]) {
+    super(`[${rowTexts.join(',')}]`);
+    this.count = rowTexts.length;
+  }
+}
+
 /** SQL rendering a timestamptz exactly like `Date.prototype.toJSON` (UTC, milliseconds, `Z`). */
 export const isoTimestamp = (column: string) =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -56,6 +56,38 @@ describe('the read cache with many callers of one big answer', () => {
     expect(after.weight).toBeLessThan(2.5 * size);
   });
 
+  it("encodes each event of the list once for every caller's first read, a joined event again with the caller's fields", async () => {
+    // a start date no other event has: its Date.toJSON calls count the encodings of this event
+    const startDate = new Date(Date.UTC(2091, 0, 1) + Math.floor(Math.random() * 1e9));
+    const event = await createEvent({ startDate, endDate: new Date(startDate.getTime() + 86_400_000) });
+    const callers: TestUser[] = [];
+    for (let i = 0; i < 5; i++) callers.push(await createUser());
+    const joiner = await createUser();
+    await joinEvent(joiner.user, event);
+    const { request } = await appWithCache(64 * 1024 * 1024);
+    const startJson = startDate.toJSON();
+    const toJSON = jest.spyOn(Date.prototype, 'toJSON');
+    const encodings = () => toJSON.mock.contexts.filter((d) => (d as Date).getTime() === startDate.getTime()).length;
+    try {
+      for (const c of callers) {
+        const res = await request.get('/api/events').set('Authorization', c.auth).expect(200);
+        expect(res.body.count).toBe(res.body.data.length);
+        expect(res.body.data.find((e: { slug: string }) => e.slug === event.slug)).toMatchObject({
+          isJoined: false,
+          joinedAt: null,
+          participantsCount: 1,
+          startDate: startJson,
+        });
+      }
+      expect(encodings()).toBe(1);
+      const mine = await request.get('/api/events').set('Authorization', joiner.auth).expect(200);
+      expect(mine.body.data[0]).toMatchObject({ slug: event.slug, isJoined: true, startDate: startJson });
+      expect(encodings()).toBe(2);
+    } finally {
+      toJSON.mockRestore();
+    }
+  });
+
   it('weighs a shared answer until its last holder is dropped', async () => {
     const event = await createEvent();
     const members: TestUser[] = [];

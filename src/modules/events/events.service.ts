@@ -2,7 +2,7 @@ import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import { userOf, type Actor } from '../../lib/actor.js';
 import { AppError } from '../../lib/errors.js';
 import { randomSlug } from '../../lib/ids.js';
-import { RenderedJson, sql, type SqlReader } from '../../lib/sql.js';
+import { RenderedJson, RenderedList, sql, type SqlReader } from '../../lib/sql.js';
 import type { ReadCache } from '../../lib/read-cache.js';
 import type { ActivityLogService } from '../activity-log/activity-log.service.js';
 import type { CheckinService } from './checkin.service.js';
@@ -147,22 +147,33 @@ export class EventsService {
    * participation records; events the caller joined come first, then by startDate ascending.
    * One statement.
    */
-  async list(actor: Actor, reads?: Pick<ReadCache, 'readThrough'>): Promise<EventSummary[]> {
+  async list(
+    actor: Actor,
+    reads?: Pick<ReadCache, 'readThrough'>,
+  ): Promise<EventSummary[] | RenderedList<EventSummary>> {
     const userId = userOf(actor).id;
     if (!reads) return this.deps.sql.rows<EventSummary>(eventSummaries, [userId]);
-    // With the request's fresh read cache: the events and counts once for every caller, the
-    // caller's participations by the index, put together as the one statement orders them.
-    const readListed = () => this.deps.sql.rows<EventSummary>(eventsListed, []);
+    // With the request's fresh read cache: the events and counts once for every caller, each
+    // row's JSON encoded once too, and the caller's participations by the index, put together
+    // as the one statement orders them.
+    const readListed = async () => {
+      const rows = await this.deps.sql.rows<EventSummary>(eventsListed, []);
+      return { rows, texts: rows.map((row) => JSON.stringify(row)) };
+    };
     const [listed, joined] = await Promise.all([
-      reads.readThrough('events listed', LISTED_TABLES, (rows) => 512 * rows.length, readListed),
+      reads.readThrough('events listed', LISTED_TABLES, (l) => 1024 * l.rows.length, readListed),
       this.deps.sql.rows<{ eventId: number; joinedAt: Date }>(callerParticipations, [userId]),
     ]);
     const joinedAt = new Map(joined.map((p) => [p.eventId, p.joinedAt]));
-    // the shared rows are never changed: a joined event is a copy with the caller's fields
-    return [
-      ...listed.filter((e) => joinedAt.has(e.id)).map((e) => ({ ...e, isJoined: true, joinedAt: joinedAt.get(e.id)! })),
-      ...listed.filter((e) => !joinedAt.has(e.id)),
-    ];
+    // the shared rows are never changed: a joined event is encoded again with the caller's fields
+    const mine: string[] = [];
+    const others: string[] = [];
+    listed.rows.forEach((e, i) => {
+      const at = joinedAt.get(e.id);
+      if (at) mine.push(JSON.stringify({ ...e, isJoined: true, joinedAt: at }));
+      else others.push(listed.texts[i]);
+    });
+    return new RenderedList<EventSummary>([...mine, ...others]);
   }
 
   /** The public event view: the event, its group room(s) only (never private rooms), number of matches; 404 for an unknown slug. */
