@@ -41,7 +41,7 @@ import { freePort } from '../src/lib/embedded-postgres.js';
 import { runFixedRate, type FixedRateReport } from './bench-http/fixed-rate.js';
 import { hotReadMix, seedWeekend, WEEKEND, type WeekendShape } from './bench-http/seed.js';
 import { benchDatabase } from './lib/bench-database.js';
-import { BenchProcesses } from './lib/bench-process.js';
+import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
 import { mulberry32 } from './lib/generate-event.js';
 
 const STEPS = (process.env.BENCH_EVENT_DAY_STEPS ?? '300,1000,3000').split(',').map(Number);
@@ -50,11 +50,6 @@ const CHAT_SECONDS = Number(process.env.BENCH_CHAT_SECONDS ?? 10);
 const CHAT_RATE = 5;
 const POLL_EVERY_SECONDS = 5;
 const HEAT_CHANGE_SHARE = 0.05;
-/** e.g. `--cpu-prof --cpu-prof-dir=prof` to profile the service; the inspector lets the bench collect its garbage */
-const SERVICE_NODE_ARGS = [
-  '--inspect=127.0.0.1:0',
-  ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
-];
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
 /**
  * BENCH_PRESENCE: the clients' `auth.presence` (docs/realtime.md): count (the head count, the
@@ -69,6 +64,16 @@ if (PRESENCE !== 'deltas' && PRESENCE !== 'batched' && PRESENCE !== 'count')
 
 /** BENCH_SERVICE_ROOT: run the service from another checkout (with its node_modules), for before/after comparisons */
 const root = process.env.BENCH_SERVICE_ROOT ?? path.resolve(__dirname, '..');
+/**
+ * The flags of `npm start` (its heap sizes, docs/operations.md), the inspector (the bench
+ * collects the service's garbage through it), then BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof
+ * --cpu-prof-dir=prof` to profile the service (a flag given again there overrides the start's).
+ */
+const SERVICE_NODE_ARGS = [
+  ...serviceNodeFlags(root),
+  '--inspect=127.0.0.1:0',
+  ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
+];
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-event-day-'));
 const processes = new BenchProcesses(root, workDir);
 const JWT_SECRET = 'bench-event-day-secret-that-is-at-least-32-characters';

@@ -34,7 +34,7 @@ import { freePort } from '../src/lib/embedded-postgres.js';
 import { runFixedRate } from './bench-http/fixed-rate.js';
 import { hotReadMix, hotReadPaths, seedWeekend, WEEKEND } from './bench-http/seed.js';
 import { benchDatabase } from './lib/bench-database.js';
-import { BenchProcesses } from './lib/bench-process.js';
+import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -43,10 +43,14 @@ const RATE = Number(process.env.BENCH_RATE ?? 300);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 30);
 const SOCKET_WORKERS = 10;
 const SQL_SAMPLES = 20;
-const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const REFERENCE = '(b) reference GET /api/events';
 
 const root = path.resolve(__dirname, '..');
+/** the flags of `npm start` (its heap sizes, docs/operations.md), then BENCH_SERVICE_NODE_ARGS (overriding) */
+const SERVICE_NODE_ARGS = [
+  ...serviceNodeFlags(root),
+  ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
+];
 const database = benchDatabase('wcs_bench_http');
 const dbUrl = database.url;
 const JWT_SECRET = 'bench-http-secret-that-is-at-least-32-characters';

@@ -9,6 +9,17 @@ import path from 'node:path';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The Node flags `npm start` runs the service with (package.json's "start", the same as the
+ * image's CMD, tests/operations/image.test.ts): the benchmarks start the service as production does.
+ */
+export function serviceNodeFlags(root: string): string[] {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
+  const words = start.split(/\s+/);
+  return words.slice(1, words.indexOf('--import'));
+}
+
 export class BenchProcesses {
   private readonly children: ChildProcess[] = [];
 

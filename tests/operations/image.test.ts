@@ -226,7 +226,14 @@ describe('the image (Dockerfile replayed without Docker)', () => {
       LOG_LEVEL: 'info',
     };
     expect(env.NODE_ENV).toBe('production');
-    expect(replay.cmd).toEqual(['node', 'dist/server.js']);
+    // with the Node flags of `npm start` (package.json), which the benchmarks run the service with
+    const startFlags = (
+      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+    ).scripts.start
+      .split(/\s+/)
+      .filter((word) => word.startsWith('--') && word !== '--import');
+    expect(startFlags).toContain('--initial-old-space-size=256');
+    expect(replay.cmd).toEqual(['node', ...startFlags, 'dist/server.js']);
     server = spawn(process.execPath, replay.cmd.slice(1), {
       cwd: replay.finalDir,
       env,
