@@ -121,6 +121,7 @@ describe('Dockerfile', () => {
   it('runs the built server as an unprivileged user with a liveness check on the configured port', () => {
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*process\.env\.PORT.*\/api\/health\/live/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/server\.js"\]$/m);
+    // the built server, with Node flags before it (the heap sizes of `npm start`, tests/operations/image.test.ts)
+    expect(dockerfile).toMatch(/^CMD \["node", (?:"--[a-z-]+=\d+", )*"dist\/server\.js"\]$/m);
   });
 });
