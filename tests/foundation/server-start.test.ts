@@ -7,7 +7,7 @@ import { childEnv, runTs, startServer, waitForHealth, type ServerProcess } from 
 import { adminUrl, databaseUrlFor } from '../setup/test-db';
 
 /**
- * The real server process (`npm start` runs `node --import tsx src/server.ts`): it migrates its database at
+ * The real server process (`npm start` runs `node --import tsx src/server.ts` with heap flags, package.json): it migrates its database at
  * start, serves /api/health, applies nothing new on a second start, and exits 0 on SIGTERM.
  * Without DATABASE_URL it runs its own PostgreSQL server in EMBEDDED_DB_DIR.
  */
