@@ -96,11 +96,6 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
 }
 
 /**
- * For a describe block: a private Redis before its tests, stopped after them. `get()` answers
- * it, or undefined when redis-server is not installed (the tests then return early with a
- * warning). With CI=true a missing redis-server fails the block's first test.
- */
-/**
  * `describe` for tests that need redis-server: skipped (reported as skipped, never as passed)
  * when the binary is missing outside CI; with CI=true they run, and `usePrivateRedis().get()`
  * fails them.
@@ -108,6 +103,12 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
 export const describeWithRedis: jest.Describe =
   binaryAvailable() || process.env.CI === 'true' ? describe : describe.skip;
 
+/**
+ * For a describe block: a private Redis before its tests, stopped after them. `get()` answers
+ * it, or undefined when redis-server is not installed (with a warning). The tests that need it
+ * are in describeWithRedis blocks, so they reach `get()` without redis-server only under
+ * CI=true, where it throws and fails them.
+ */
 export function usePrivateRedis(): { get(): PrivateRedis | undefined } {
   let redis: PrivateRedis | undefined;
   let missing = false;

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { serviceNodeFlags } from '../../scripts/lib/bench-process';
 import { freePort, ROOT } from '../helpers/process';
 
 /**
@@ -226,14 +227,14 @@ describe('the image (Dockerfile replayed without Docker)', () => {
       LOG_LEVEL: 'info',
     };
     expect(env.NODE_ENV).toBe('production');
-    // with the Node flags of `npm start` (package.json), which the benchmarks run the service with
-    const startFlags = (
-      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
-    ).scripts.start
-      .split(/\s+/)
-      .filter((word) => word.startsWith('--') && word !== '--import');
+    // with the Node flags of `npm start` (package.json), read as the benchmarks read them to run the service
+    const startFlags = serviceNodeFlags(ROOT);
     expect(startFlags).toContain('--initial-old-space-size=256');
     expect(replay.cmd).toEqual(['node', ...startFlags, 'dist/server.js']);
+    const scripts = (
+      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    expect(scripts['start:prod']).toBe(['node', ...startFlags, 'dist/server.js'].join(' '));
     server = spawn(process.execPath, replay.cmd.slice(1), {
       cwd: replay.finalDir,
       env,
