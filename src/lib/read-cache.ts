@@ -358,7 +358,9 @@ export class ReadCache {
       }, this.settings.fenceTimeoutMs);
       this.fences.set(id, { resolve, timer });
     });
-    const sent = client.query('SELECT pg_notify($1, $2)', [this.fenceChannel, id]).then(
+    // NOTIFY itself (the channel is this instance's own name, the payload a number): a
+    // statement of the simple protocol that PostgreSQL does not plan, unlike SELECT pg_notify(…)
+    const sent = client.query(`NOTIFY ${this.fenceChannel}, '${id}'`).then(
       () => true,
       (err: unknown) => {
         this.fail(client, err);

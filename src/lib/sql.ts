@@ -22,7 +22,7 @@ export interface SqlStatement {
 export interface PerCallerBatch {
   /** the caller's parameter, counted from 0 (`$1` is 0) */
   readonly param: number;
-  /** the same statement over `unnest($n::int[])`: the caller of each row in column "batchCaller" */
+  /** the same statement over `wcs_callers($n::int[])`: the caller of each row in column "batchCaller" */
   readonly statement: SqlStatement;
 }
 
@@ -40,6 +40,9 @@ export interface SqlReader {
  * of round trips. Each caller's rows are the statement's, run for that caller as a lateral
  * subquery; SQL does not promise their order across the batch, so mark only statements of one
  * row per caller, or whose rows' order does not matter (the events list's participations).
+ * The callers come from `wcs_callers` (migration 20261127120000_caller_batches_plan), which
+ * PostgreSQL estimates as one row, so that it plans the batched statement once per connection
+ * (its generic plan) instead of at every execution.
  */
 export function sql(name: string, text: string, options?: { perCaller: number }): SqlStatement {
   if (!options) return { name, text };
@@ -50,7 +53,7 @@ export function sql(name: string, text: string, options?: { perCaller: number })
   const batched = sql(
     `${name}_callers`,
     `SELECT batch_callers.id AS "batchCaller", batch_rows.*
-     FROM unnest($${n}::int[]) AS batch_callers(id)
+     FROM wcs_callers($${n}::int[]) AS batch_callers(id)
      CROSS JOIN LATERAL (${text.replace(caller, 'batch_callers.id')}) AS batch_rows`,
   );
   return { name, text, perCaller: { param: n - 1, statement: batched } };

@@ -118,7 +118,7 @@ describe('a per-caller statement', () => {
     const statement = sql('test_caller_param', 'SELECT $10::int AS a, $1::int AS b', { perCaller: 1 });
     expect(statement.perCaller?.param).toBe(0);
     expect(statement.perCaller?.statement.text).toContain('$10::int AS a, batch_callers.id::int AS b');
-    expect(statement.perCaller?.statement.text).toContain('unnest($1::int[])');
+    expect(statement.perCaller?.statement.text).toContain('wcs_callers($1::int[])');
   });
 
   it('that does not use its caller parameter is refused when declared', () => {
