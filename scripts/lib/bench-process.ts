@@ -23,11 +23,25 @@ export function serviceNodeFlags(root: string): string[] {
 export class BenchProcesses {
   private readonly children: ChildProcess[] = [];
 
-  /** `root`: the repository (the children's working directory); `workDir`: where their logs go. */
+  /**
+   * `root`: the repository (the children's working directory); `workDir`: where their logs go.
+   * A bench stopped by SIGINT or SIGTERM (Ctrl-C, kill) sends SIGTERM to its children and exits:
+   * a service left running would share the machine with the next run (its memory, its timers).
+   */
   constructor(
     private readonly root: string,
     readonly workDir: string,
-  ) {}
+  ) {
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const)
+      process.once(signal, () => {
+        for (const child of this.children)
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        process.exit(code);
+      });
+  }
 
   logFile(name: string): string {
     return path.join(this.workDir, `${name}.log`);

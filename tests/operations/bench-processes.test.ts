@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * The benchmarks' child processes (scripts/lib/bench-process.ts): a bench stopped by a signal
+ * stops the services it started, so that none is left running beside the next run.
+ */
+const ROOT = path.resolve(__dirname, '../..');
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+it('a bench stopped by SIGTERM stops the processes it started', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-processes-'));
+  const child = path.join(dir, 'child.mjs');
+  writeFileSync(child, 'process.stdout.write(String(process.pid)); setInterval(() => undefined, 1000);\n');
+  const bench = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      // a CommonJS module imported from ESM: its exports may arrive as `default`
+      `const m = await import(${JSON.stringify(path.join(ROOT, 'scripts/lib/bench-process.ts'))});
+       const { BenchProcesses } = m.BenchProcesses ? m : m.default;
+       new BenchProcesses(${JSON.stringify(ROOT)}, ${JSON.stringify(dir)}).start('child', ${JSON.stringify(child)}, process.env);
+       setInterval(() => undefined, 1000);`,
+    ],
+    { cwd: ROOT, stdio: 'ignore' },
+  );
+  let pid = 0;
+  try {
+    for (let i = 0; i < 200 && !pid; i++) {
+      await sleep(50);
+      pid = Number(readFileSync(path.join(dir, 'child.log'), { encoding: 'utf8', flag: 'a+' })) || 0;
+    }
+    expect(pid).toBeGreaterThan(0);
+
+    const exited = new Promise<number | null>((resolve) => bench.once('exit', resolve));
+    bench.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    for (let i = 0; i < 100 && alive(pid); i++) await sleep(50);
+    expect(alive(pid)).toBe(false);
+  } finally {
+    bench.kill('SIGKILL');
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+});
