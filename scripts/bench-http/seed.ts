@@ -21,6 +21,11 @@ export interface WeekendShape {
   /** matches are between users from here on (user 1 has 10 of them) */
   matchBase: number;
   matchMessages: number;
+  /**
+   * the first user's id (default: the table's sequence as it is, 1 in a new database); users
+   * 1..n above are counted from it
+   */
+  firstUserId?: number;
 }
 
 export const WEEKEND: WeekendShape = {
@@ -114,6 +119,8 @@ export async function seedWeekend(
   const t = now.getTime();
   await db.query('BEGIN');
 
+  if (shape.firstUserId !== undefined)
+    await db.query(`SELECT setval(pg_get_serial_sequence('"User"', 'id'), $1, false)`, [shape.firstUserId]);
   const users = Array.from({ length: shape.users }, (_, i) => {
     const n = i + 1;
     const [city, country] = CITIES[int(CITIES.length)];
