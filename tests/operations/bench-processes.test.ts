@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ROOT } from '../helpers/process';
 
 /**
  * The benchmarks' child processes (scripts/lib/bench-process.ts): a bench stopped by a signal
  * stops the services it started, so that none is left running beside the next run.
  */
-const ROOT = path.resolve(__dirname, '../..');
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
