@@ -102,14 +102,17 @@ describe('start-up warm-up', () => {
 
   describe('the real server process with WARMUP_MS', () => {
     let server: ServerProcess | undefined;
+    /** every process the tests started: each test's server outlives the test unless killed here */
+    const spawned: ServerProcess[] = [];
 
     afterAll(() => {
-      if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+      for (const s of spawned) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
     });
 
     it('warms up before it listens, logging one line instead of a line per read', async () => {
       await asBusiest(event, async () => {
         server = await spawnServer({ DATABASE_URL: process.env.DATABASE_URL, WARMUP_MS: '1000' });
+        spawned.push(server);
         await server.waitForOutput(/listening on/);
       });
       const output = server!.output();
@@ -128,6 +131,7 @@ describe('start-up warm-up', () => {
       const exited = await asBusiest(event, async () => {
         const s = await spawnServer({ DATABASE_URL: process.env.DATABASE_URL, WARMUP_MS: '60000' });
         server = s;
+        spawned.push(s);
         await s.waitForOutput(/warming up for 60000 ms/);
         await new Promise((r) => setTimeout(r, 500));
         s.child.kill('SIGTERM');
