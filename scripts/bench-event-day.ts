@@ -26,7 +26,7 @@
  * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000, each with
  * its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
- * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -144,6 +144,8 @@ function serviceEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
     WARMUP_MS: process.env.BENCH_WARMUP_MS ?? '3000',
     // BENCH_LISTEN_SOCKETS: the service's LISTEN_SOCKETS (its default when unset)
     ...(process.env.BENCH_LISTEN_SOCKETS ? { LISTEN_SOCKETS: process.env.BENCH_LISTEN_SOCKETS } : {}),
+    // BENCH_V8_TURBOFAN_CALLS: the service's V8_TURBOFAN_CALLS (its default when unset; 0: V8's own)
+    ...(process.env.BENCH_V8_TURBOFAN_CALLS ? { V8_TURBOFAN_CALLS: process.env.BENCH_V8_TURBOFAN_CALLS } : {}),
   };
 }
 

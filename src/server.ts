@@ -34,11 +34,15 @@ async function main(): Promise<void> {
   const { listenOn } = await import('./lib/listeners.js');
   const { warmUp } = await import('./lib/warm-up.js');
   const { reasonOf, unhandledRejectionPolicy } = await import('./lib/connection-loss.js');
+  const { optimiseAfterCalls } = await import('./lib/v8-tiering.js');
 
   const config = loadConfig(process.env);
   if (startup.signal.aborted) process.exit(0);
   // the server's log lines leave through pino's asynchronous destination (src/lib/logger.ts)
   const logger = createLogger(config.logLevel, prettyTransport(config.env, process.stdout.isTTY === true), true);
+  // before the request path has run: its functions reach TurboFan after this many calls
+  if (optimiseAfterCalls(config.v8TurbofanCalls))
+    logger.info({ calls: config.v8TurbofanCalls }, `V8 optimises a function after ${config.v8TurbofanCalls} calls`);
   database = await resolveDatabase(config, logger, 'service');
   const container = createContainer({ ...config, databaseUrl: database.url }, { logger, databaseKind: database.kind });
   if (config.jwt.secretFile)

@@ -168,6 +168,7 @@ const schema = z.object({
   DATABASE_POOL_MIN: int(0, 0, 1000),
   DATABASE_POOL_IDLE_MS: int(10_000, 0, 86_400_000),
   WARMUP_MS: int(0, 0, 60_000),
+  V8_TURBOFAN_CALLS: int(1000, 0, 1_000_000),
   DATABASE_STARTUP_TIMEOUT_SECONDS: int(30, 0, 3600),
   SHUTDOWN_TIMEOUT_MS: int(2500, 0, 600_000),
   JWT_SECRET: optionalString,
@@ -333,6 +334,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
      * warm-up), as `callers` participants of the busiest current event, `concurrency` at once.
      */
     warmUp: { ms: e.WARMUP_MS, callers: 200, concurrency: 32 },
+    /**
+     * After how many calls V8 optimises a function with TurboFan (src/lib/v8-tiering.ts; 0: V8's
+     * own count, 3 000). Set by src/server.ts at the start, on Node 22 and later.
+     */
+    v8TurbofanCalls: e.V8_TURBOFAN_CALLS,
     /** How long the start waits for an unreachable database, retrying with backoff (src/lifecycle.ts). */
     databaseStartupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,
     /** On SIGTERM, how long in-flight requests may finish before their connections are closed (src/lifecycle.ts). */

@@ -15,6 +15,7 @@ describe('configuration', () => {
     expect(c.readCache.maxBytes).toBe(64 * 1024 * 1024);
     expect(c.databasePool).toMatchObject({ size: 10, min: 0, idleMs: 10_000 });
     expect(c.warmUp.ms).toBe(0);
+    expect(c.v8TurbofanCalls).toBe(1000);
   });
 
   it('reads READ_CACHE_MAX_MB into the read cache bound, in bytes', () => {
@@ -33,6 +34,7 @@ describe('configuration', () => {
     [{ DATABASE_POOL_MIN: '11' }, 'DATABASE_POOL_MIN: must not exceed DATABASE_POOL_SIZE \\(10\\)'],
     [{ DATABASE_POOL_IDLE_MS: '-1' }, 'DATABASE_POOL_IDLE_MS'],
     [{ WARMUP_MS: '60001' }, 'WARMUP_MS'],
+    [{ V8_TURBOFAN_CALLS: '-1' }, 'V8_TURBOFAN_CALLS'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'short' }, 'JWT_SECRET'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -1,0 +1,46 @@
+import { optimiseAfterCalls } from '../../src/lib/v8-tiering';
+import { freePort } from '../helpers/process';
+import { spawnServer } from '../helpers/server-process';
+
+/**
+ * V8_TURBOFAN_CALLS (docs/operations.md "Runtimes"): the service sets V8's TurboFan call count at
+ * its start on a V8 that has the setting (Node 22 and 24) and leaves Node 20's V8 alone. CI runs
+ * this file on Node 20 and on Node 24, so each branch runs on a real runtime.
+ */
+const v8Major = Number(process.versions.v8.split('.')[0]);
+const hasCount = v8Major >= 12;
+
+/** A start against a database that does not answer: the setting comes first, the exit soon after. */
+async function startOutput(env: NodeJS.ProcessEnv): Promise<string> {
+  const server = await spawnServer({
+    DATABASE_URL: `postgresql://wcs@127.0.0.1:${await freePort()}/wcs_down`,
+    DATABASE_STARTUP_TIMEOUT_SECONDS: '0',
+    ...env,
+  });
+  await server.exited;
+  return server.output();
+}
+
+describe('V8 TurboFan call count', () => {
+  it('is not set for 0 (V8 keeps its own count)', () => {
+    expect(optimiseAfterCalls(0)).toBe(false);
+  });
+
+  it("is not set on Node 20's V8 (11.3), which has no such setting", () => {
+    expect(optimiseAfterCalls(1000, '11.3.244.8-node.33')).toBe(false);
+  });
+
+  it(`is set by the service at its start (${hasCount ? 'this V8 has the setting' : 'not on this V8'}), and V8 accepts it`, async () => {
+    const output = await startOutput({});
+    if (hasCount) expect(output).toContain('V8 optimises a function after 1000 calls');
+    else expect(output).not.toContain('V8 optimises');
+    // V8 prints this for a setting it does not know, and goes on without it
+    expect(output).not.toContain('unrecognized flag');
+  }, 60_000);
+
+  it('is left to V8 with V8_TURBOFAN_CALLS=0', async () => {
+    const output = await startOutput({ V8_TURBOFAN_CALLS: '0' });
+    expect(output).not.toContain('V8 optimises');
+    expect(output).toContain('is not reachable');
+  }, 60_000);
+});
