@@ -21,6 +21,6 @@ export function createAppServer(container: Container): AppHttpServer {
   httpServer.requestTimeout = 30_000;
   httpServer.keepAliveTimeout = 5_000;
   const io = attachRealtime(httpServer, container, socketRegistrars(container));
-  container.notifier.bind(io, eventPresence(io));
+  container.notifier.bind(io, eventPresence(io, container.config.realtime.presenceCount));
   return { app, httpServer, io };
 }

@@ -33,7 +33,14 @@ loop.enable();
 /** Counters of the phase in progress (reset by each phase). */
 let phase = newPhase();
 function newPhase() {
-  return { refusals: {}, firstTryRefused: 0, transportErrors: 0, joinErrors: {}, bytes: 0 };
+  return { refusals: {}, firstTryRefused: 0, transportErrors: 0, joinErrors: {}, bytes: 0, bytesBy: {} };
+}
+/** What a received packet is, for the bytes' tally: its event's name, `ack`, or the packet type. */
+function packetKind(p) {
+  if (p.type !== 'message') return p.type;
+  const event = /^2\d*\["([^"]+)"/.exec(p.data);
+  if (event) return event[1];
+  return p.data[0] === '3' ? 'ack' : `socket.io type ${p.data[0]}`;
 }
 const counted = new WeakSet();
 const count = (map, key) => {
@@ -79,7 +86,10 @@ function open(c) {
     if (!counted.has(engine)) {
       counted.add(engine);
       engine.on('packet', (p) => {
-        if (typeof p.data === 'string') phase.bytes += p.data.length;
+        if (typeof p.data !== 'string') return;
+        phase.bytes += p.data.length;
+        const kind = packetKind(p);
+        phase.bytesBy[kind] = (phase.bytesBy[kind] || 0) + p.data.length;
       });
     }
     join(c);

@@ -419,6 +419,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       roomJoins: { perSecond: 1, burst: 10 },
       maxSocketsPerUser: 20,
       shedLagMs: 5000,
+      /**
+       * `presence_count` broadcasts to a room (src/modules/chat/chat.presence.ts): at most once per
+       * `intervalMs`, or per `msPerSocket` × the room's sockets on this instance when that is longer.
+       */
+      presenceCount: { intervalMs: 1000, msPerSocket: 1 },
     },
     /** Match requests per requester (a token bucket: `burst` requests, refilled at `perMinute`). */
     matchRequests: { perMinute: 10, burst: 10 },

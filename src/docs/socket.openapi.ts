@@ -138,7 +138,7 @@ export const serverToClient: Record<string, ServerEvent> = {
   },
   presence_count: {
     description:
-      "Only to sockets whose handshake chose `auth: { presence: 'count' }`, instead of `active_users` and the changes: how many users are in the event room. The joining socket gets it after join_event_room; the members get it again when the count changed, at most once a second per service instance (in a room of more than 1 000 sockets on an instance, at most once per n ms for n sockets: a room's count costs at most ~1 000 frames a second). Page through the users with list_active_users. What a member receives no longer grows with the room: the list and the changes cost every member of a room of n users about n frames' worth of data each time the room fills up (a restart), this costs a few bytes a second.",
+      "Only to sockets whose handshake chose `auth: { presence: 'count' }`, instead of `active_users` and the changes: how many users are in the event room. The joining socket gets it after join_event_room; the members get it again when the count changed, at most once a second per service instance (in a room of more than 1 000 sockets on an instance, at most once per n ms for n sockets, also while the room fills up: a room's count costs at most ~1 000 frames a second). Page through the users with list_active_users. What a member receives no longer grows with the room: the list and the changes cost every member of a room of n users about n frames' worth of data each time the room fills up (a restart), this costs a few bytes a second.",
     room: 'event_<id> (sockets with `auth.presence` count) and the joining socket',
     payload: s('SocketPresenceCount'),
   },

@@ -180,3 +180,29 @@ describe('counted presence', () => {
     expect(answers[60]).toMatchObject({ success: false, code: 'RATE_LIMITED' });
   });
 });
+
+describe('counted presence in a room that grows', () => {
+  // 400 ms per socket: a room of 5 sockets hears its count at most every 2 s, as a room of 2 000
+  // sockets does with the default 1 ms (config.realtime.presenceCount)
+  const server = useTestServer({ realtime: { presenceCount: { intervalMs: 1000, msPerSocket: 400 } } });
+  const connect = useSocketClients(() => server.url);
+
+  it('a count that falls due waits for the interval of the room as it is then, not as it was when the change came', async () => {
+    const event = await createEvent({ withChatRoom: true });
+    const [member, ...others] = await participants(5, event);
+    const socket = await connect(member, { presence: 'count' });
+    const heard = counts(socket);
+    const at: number[] = [];
+    socket.on('presence_count', () => at.push(Date.now()));
+    const joiners = await Promise.all(others.map((u) => connect(u, { presence: 'count' })));
+    // a room of 1: its count at once; the next count is due a second later for a room of 2, and
+    // the room has 5 sockets (an interval of 2 s) before that second is over
+    expect((await emitAck(socket, 'join_event_room', event.slug)).success).toBe(true);
+    expect((await emitAck(joiners[0], 'join_event_room', event.slug)).success).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await Promise.all(joiners.slice(1).map((s) => emitAck(s, 'join_event_room', event.slug)));
+    expect(await until(() => heard.counts[heard.counts.length - 1] === 5, 5000)).toBe(true);
+    expect(heard.counts).toEqual([1, 5]);
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(1900);
+  });
+});

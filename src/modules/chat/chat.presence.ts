@@ -49,7 +49,10 @@ export class EventPresence {
   /** list_active_users pages per socket: bursts of PAGE_BURST, PAGE_RATE a second */
   private readonly pages = new TokenBucketLimiter<string>(PAGE_RATE, PAGE_BURST);
 
-  constructor(private readonly io: AppServer) {}
+  constructor(
+    private readonly io: AppServer,
+    private readonly countTiming: CountTiming = DEFAULT_COUNT_TIMING,
+  ) {}
 
   /**
    * Puts the socket into the event room (leaving the one it was in) and sends it the list.
@@ -277,18 +280,35 @@ export class EventPresence {
    */
   private async countChanged(room: string): Promise<boolean> {
     if (this.countTimers.has(room)) return false;
-    const wait = (this.lastCount.get(room)?.at ?? -Infinity) + this.countInterval(room) - Date.now();
+    const wait = this.countWait(room);
     if (wait <= 0) {
       await this.broadcastCount(room, true);
       return true;
     }
+    this.countLater(room, wait);
+    return false;
+  }
+
+  /** How long until the room may hear its count again: its interval as the room is now, from the last count. */
+  private countWait(room: string): number {
+    return (this.lastCount.get(room)?.at ?? -Infinity) + this.countInterval(room) - Date.now();
+  }
+
+  /**
+   * The room's next count broadcast, `wait` ms from now. Its interval is checked again when it is
+   * due: a room that grew meanwhile (a reconnect storm fills it from a few sockets to thousands
+   * within a second) waits for its new interval, so a room of n sockets hears its count at most
+   * once per n ms (countInterval) while it fills up, not only once it is full.
+   */
+  private countLater(room: string, wait: number): void {
     const timer = setTimeout(() => {
+      const left = this.countWait(room);
+      if (left > 0) return this.countLater(room, left);
       this.countTimers.delete(room);
       void this.broadcastCount(room, false).catch(() => undefined); // the next change sends it
     }, wait);
     timer.unref();
     this.countTimers.set(room, timer);
-    return false;
   }
 
   /** `presence_count` to the room's `count` members (unless unchanged since the last and not `always`). */
@@ -302,12 +322,13 @@ export class EventPresence {
   }
 
   /**
-   * COUNT_INTERVAL_MS, or 1 ms per socket of the room on this instance above 1 000 of them: a
-   * room's count broadcasts cost at most ~1 000 frames a second whatever its size (a room of
-   * 3 000 hears its count every 3 s at most), so they too grow linearly with the room.
+   * The interval (1 s by default), or 1 ms per socket of the room on this instance above 1 000 of
+   * them (CountTiming): a room's count broadcasts cost at most ~1 000 frames a second whatever its
+   * size (a room of 3 000 hears its count every 3 s at most), so they too grow linearly with the room.
    */
   private countInterval(room: string): number {
-    return Math.max(COUNT_INTERVAL_MS, this.io.of('/').adapter.rooms.get(room)?.size ?? 0);
+    const sockets = this.io.of('/').adapter.rooms.get(room)?.size ?? 0;
+    return Math.max(this.countTiming.intervalMs, sockets * this.countTiming.msPerSocket);
   }
 
   /** How many users are in the room (all instances); on one instance without building the list. */
@@ -355,8 +376,12 @@ export class EventPresence {
 const MAX_SEND_INTERVAL_MS = 100;
 /** A send of many deltas to a big room lets the event loop run after about this many deliveries. */
 const YIELD_EVERY = 20_000;
-/** The shortest time between two `presence_count` broadcasts to a room of up to 1 000 sockets (one instance). */
-const COUNT_INTERVAL_MS = 1000;
+/** The shortest time between two `presence_count` broadcasts to a room: config.realtime.presenceCount. */
+export interface CountTiming {
+  intervalMs: number;
+  msPerSocket: number;
+}
+const DEFAULT_COUNT_TIMING: CountTiming = { intervalMs: 1000, msPerSocket: 1 };
 /** list_active_users pages: a socket may ask PAGE_BURST at once (a room of 6 000), then PAGE_RATE a second */
 const PAGE_RATE = 10;
 const PAGE_BURST = 60;
@@ -376,11 +401,14 @@ function presenceUser(socket: AppSocket): PresenceUser {
 
 const presences = new WeakMap<AppServer, EventPresence>();
 
-/** The presence of a Socket.IO server (one per server, shared by its sockets' handlers). */
-export function eventPresence(io: AppServer): EventPresence {
+/**
+ * The presence of a Socket.IO server (one per server, shared by its sockets' handlers), created
+ * by the first call: src/http-server.ts makes it with the configured count timing.
+ */
+export function eventPresence(io: AppServer, countTiming?: CountTiming): EventPresence {
   let presence = presences.get(io);
   if (!presence) {
-    presence = new EventPresence(io);
+    presence = new EventPresence(io, countTiming);
     presences.set(io, presence);
   }
   return presence;
