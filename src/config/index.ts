@@ -336,7 +336,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     warmUp: { ms: e.WARMUP_MS, callers: 200, concurrency: 32 },
     /**
      * After how many calls V8 optimises a function with TurboFan (src/lib/v8-tiering.ts; 0: V8's
-     * own count, 3 000). Set by src/server.ts at the start, on Node 22 and later.
+     * own count). Set by src/server.ts at the start, on Node 22 and later.
      */
     v8TurbofanCalls: e.V8_TURBOFAN_CALLS,
     /** How long the start waits for an unreachable database, retrying with backoff (src/lifecycle.ts). */
