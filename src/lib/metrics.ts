@@ -40,6 +40,8 @@ export interface ReadCacheStats {
   weight: number;
   hits: number;
   misses: number;
+  fencesBack: number;
+  fenceSeconds: number;
 }
 
 /**
@@ -243,6 +245,31 @@ export class Metrics {
       collect() {
         const stats = readCache?.();
         if (stats) this.set(stats.healthy ? 1 : 0);
+      },
+    });
+    // Every cached read waits for a fence (one round trip on the LISTEN connection), or two when
+    // it arrives while one is out: their mean is _seconds_total / _total.
+    const fencesSeen = { count: 0, seconds: 0 };
+    new Counter({
+      name: `${METRIC_PREFIX}read_cache_fences_total`,
+      help: 'Fences of the read cache that came back (its own notice seen, every change committed before it too)',
+      registers,
+      collect() {
+        const stats = readCache?.();
+        if (!stats || stats.fencesBack <= fencesSeen.count) return;
+        this.inc(stats.fencesBack - fencesSeen.count);
+        fencesSeen.count = stats.fencesBack;
+      },
+    });
+    new Counter({
+      name: `${METRIC_PREFIX}read_cache_fence_seconds_total`,
+      help: 'Round trips of the read cache\'s fences that came back, in all (seconds)',
+      registers,
+      collect() {
+        const stats = readCache?.();
+        if (!stats || stats.fenceSeconds <= fencesSeen.seconds) return;
+        this.inc(stats.fenceSeconds - fencesSeen.seconds);
+        fencesSeen.seconds = stats.fenceSeconds;
       },
     });
     let queriesSeen = 0;

@@ -96,6 +96,9 @@ export class ReadCache {
   private readonly readyWaiters: ((ok: boolean) => void)[] = [];
   private hits = 0;
   private fencesSent = 0;
+  /** fences back, and their round trips in all (sent → own notice back and statement done) */
+  private fencesBack = 0;
+  private fenceSeconds = 0;
   private misses = 0;
 
   constructor(
@@ -120,6 +123,9 @@ export class ReadCache {
       misses: this.misses,
       /** fence statements sent (counted with the pool's in `wcs_db_queries_total`) */
       fences: this.fencesSent,
+      /** fences that came back, and the seconds of their round trips in all (every cached read waits for one or two) */
+      fencesBack: this.fencesBack,
+      fenceSeconds: this.fenceSeconds,
       /** the server process of the LISTEN connection (tests end it) */
       listenerPid: (this.client as (Client & { processID?: number }) | undefined)?.processID,
     };
@@ -351,6 +357,7 @@ export class ReadCache {
     if (this.state !== 'ready' || !client) return false;
     const id = String(++this.fenceSeq);
     this.fencesSent++;
+    const sentAt = performance.now();
     const epoch = this.epoch;
     const noticed = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
@@ -368,6 +375,10 @@ export class ReadCache {
       },
     );
     const [ok, done] = await Promise.all([noticed, sent]);
+    if (ok && done) {
+      this.fencesBack++;
+      this.fenceSeconds += (performance.now() - sentAt) / 1000;
+    }
     return ok && done && epoch === this.epoch && this.state === 'ready';
   }
 

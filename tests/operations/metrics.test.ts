@@ -88,6 +88,27 @@ describe('GET /api/metrics', () => {
     expect(sample(after, 'wcs_read_cache_up')).toBe(1);
   });
 
+  it("counts the read cache's fences and their round trips: each read waited for one", async () => {
+    const container = createTestContainer({ metrics: { token: TOKEN } });
+    containers.push(container);
+    const request = supertest(buildApp(container));
+    expect(await container.readCache!.start()).toBe(true);
+    const me = await createUser();
+    const before = await scrape(request);
+    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
+    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
+    const after = await scrape(request);
+    const fences =
+      (sample(after, 'wcs_read_cache_fences_total') ?? 0) - (sample(before, 'wcs_read_cache_fences_total') ?? 0);
+    const seconds =
+      (sample(after, 'wcs_read_cache_fence_seconds_total') ?? 0) -
+      (sample(before, 'wcs_read_cache_fence_seconds_total') ?? 0);
+    // one fence per request (its session check and its answer share it); a round trip takes some time
+    expect(fences).toBe(2);
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThan(10);
+  });
+
   it('counts requests by route template, never by raw URL', async () => {
     const { request } = appWithMetrics();
     await request.get('/api/health').expect(200);
