@@ -263,7 +263,7 @@ export class Metrics {
     });
     new Counter({
       name: `${METRIC_PREFIX}read_cache_fence_seconds_total`,
-      help: 'Round trips of the read cache\'s fences that came back, in all (seconds)',
+      help: "Round trips of the read cache's fences that came back, in all (seconds)",
       registers,
       collect() {
         const stats = readCache?.();

@@ -69,17 +69,22 @@ describe('GET /api/metrics', () => {
     expect(sample(await scrape(request), 'wcs_db_queries_total')).toBe(before + 2);
   });
 
-  it('shows the read cache: a first read is a miss, the same read again a hit, and what the cache holds', async () => {
+  /** The metrics before and after one user's GET /api/users/me twice, on a container whose read cache listens. */
+  async function twoReadsOfMe(): Promise<{ before: string; after: string }> {
     const container = createTestContainer({ metrics: { token: TOKEN } });
     containers.push(container);
     const request = supertest(buildApp(container));
     expect(await container.readCache!.start()).toBe(true);
     const me = await createUser();
     const before = await scrape(request);
+    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
+    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
+    return { before, after: await scrape(request) };
+  }
+
+  it('shows the read cache: a first read is a miss, the same read again a hit, and what the cache holds', async () => {
+    const { before, after } = await twoReadsOfMe();
     const lookups = (body: string, result: string) => sample(body, 'wcs_read_cache_lookups_total', { result }) ?? 0;
-    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
-    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
-    const after = await scrape(request);
     // the session check and the answer are each looked up: missed the first time, found the second
     expect(lookups(after, 'miss') - lookups(before, 'miss')).toBe(2);
     expect(lookups(after, 'hit') - lookups(before, 'hit')).toBe(2);
@@ -89,15 +94,7 @@ describe('GET /api/metrics', () => {
   });
 
   it("counts the read cache's fences and their round trips: each read waited for one", async () => {
-    const container = createTestContainer({ metrics: { token: TOKEN } });
-    containers.push(container);
-    const request = supertest(buildApp(container));
-    expect(await container.readCache!.start()).toBe(true);
-    const me = await createUser();
-    const before = await scrape(request);
-    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
-    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
-    const after = await scrape(request);
+    const { before, after } = await twoReadsOfMe();
     const fences =
       (sample(after, 'wcs_read_cache_fences_total') ?? 0) - (sample(before, 'wcs_read_cache_fences_total') ?? 0);
     const seconds =
