@@ -249,41 +249,24 @@ export class Metrics {
     });
     // Every cached read waits for a fence (one round trip on the LISTEN connection), or two when
     // it arrives while one is out: their mean is _seconds_total / _total.
-    const fencesSeen = { count: 0, seconds: 0 };
-    new Counter({
-      name: `${METRIC_PREFIX}read_cache_fences_total`,
-      help: 'Fences of the read cache that came back (its own notice seen, every change committed before it too)',
+    totalCounter(
+      `${METRIC_PREFIX}read_cache_fences_total`,
+      'Fences of the read cache that came back (its own notice seen, every change committed before it too)',
       registers,
-      collect() {
-        const stats = readCache?.();
-        if (!stats || stats.fencesBack <= fencesSeen.count) return;
-        this.inc(stats.fencesBack - fencesSeen.count);
-        fencesSeen.count = stats.fencesBack;
-      },
-    });
-    new Counter({
-      name: `${METRIC_PREFIX}read_cache_fence_seconds_total`,
-      help: "Round trips of the read cache's fences that came back, in all (seconds)",
+      () => readCache?.()?.fencesBack,
+    );
+    totalCounter(
+      `${METRIC_PREFIX}read_cache_fence_seconds_total`,
+      "Round trips of the read cache's fences that came back, in all (seconds)",
       registers,
-      collect() {
-        const stats = readCache?.();
-        if (!stats || stats.fenceSeconds <= fencesSeen.seconds) return;
-        this.inc(stats.fenceSeconds - fencesSeen.seconds);
-        fencesSeen.seconds = stats.fenceSeconds;
-      },
-    });
-    let queriesSeen = 0;
-    new Counter({
-      name: `${METRIC_PREFIX}db_queries_total`,
-      help: 'SQL statements sent to PostgreSQL through the pool (BEGIN and COMMIT included)',
+      () => readCache?.()?.fenceSeconds,
+    );
+    totalCounter(
+      `${METRIC_PREFIX}db_queries_total`,
+      'SQL statements sent to PostgreSQL through the pool (BEGIN and COMMIT included)',
       registers,
-      collect() {
-        const stats = readPool?.();
-        if (!stats || stats.queries <= queriesSeen) return;
-        this.inc(stats.queries - queriesSeen);
-        queriesSeen = stats.queries;
-      },
-    });
+      () => readPool?.()?.queries,
+    );
   }
 
   /** One finished HTTP request; `route` is a template like `/api/events/:slug`, or `unmatched`. */
@@ -398,4 +381,23 @@ export function metricsRouter(metrics: Metrics, token: string | undefined, failu
     res.type(contentType).send(body);
   });
   return router;
+}
+
+/**
+ * A counter of a total kept elsewhere and read when scraped (`total`; undefined: not known now):
+ * it grows by what the total grew since the last scrape.
+ */
+function totalCounter(name: string, help: string, registers: Registry[], total: () => number | undefined): void {
+  let seen = 0;
+  new Counter({
+    name,
+    help,
+    registers,
+    collect() {
+      const now = total();
+      if (now === undefined || now <= seen) return;
+      this.inc(now - seen);
+      seen = now;
+    },
+  });
 }

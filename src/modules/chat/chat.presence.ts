@@ -51,7 +51,7 @@ export class EventPresence {
 
   constructor(
     private readonly io: AppServer,
-    private readonly countTiming: CountTiming = DEFAULT_COUNT_TIMING,
+    private readonly countTiming: CountTiming,
   ) {}
 
   /**
@@ -381,7 +381,6 @@ export interface CountTiming {
   intervalMs: number;
   msPerSocket: number;
 }
-const DEFAULT_COUNT_TIMING: CountTiming = { intervalMs: 1000, msPerSocket: 1 };
 /** list_active_users pages: a socket may ask PAGE_BURST at once (a room of 6 000), then PAGE_RATE a second */
 const PAGE_RATE = 10;
 const PAGE_BURST = 60;
@@ -402,12 +401,14 @@ function presenceUser(socket: AppSocket): PresenceUser {
 const presences = new WeakMap<AppServer, EventPresence>();
 
 /**
- * The presence of a Socket.IO server (one per server, shared by its sockets' handlers), created
- * by the first call: src/http-server.ts makes it with the configured count timing.
+ * The presence of a Socket.IO server (one per server, shared by its sockets' handlers).
+ * src/http-server.ts creates it with the configured count timing before any socket connects;
+ * the handlers only look it up.
  */
 export function eventPresence(io: AppServer, countTiming?: CountTiming): EventPresence {
   let presence = presences.get(io);
   if (!presence) {
+    if (!countTiming) throw new Error('the presence of this server was not created (src/http-server.ts creates it)');
     presence = new EventPresence(io, countTiming);
     presences.set(io, presence);
   }
