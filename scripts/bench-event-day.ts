@@ -42,7 +42,7 @@ import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
 import WebSocket from 'ws';
 import { freePort } from '../src/lib/embedded-postgres.js';
-import { runFixedRate, type FixedRateReport } from './bench-http/fixed-rate.js';
+import { runFixedRate, type FixedRateOptions, type FixedRateReport } from './bench-http/fixed-rate.js';
 import { hotReadMix, seedWeekend, WEEKEND, type WeekendShape } from './bench-http/seed.js';
 import { benchDatabase } from './lib/bench-database.js';
 import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
@@ -53,6 +53,11 @@ const POLL_SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 30);
 const CHAT_SECONDS = Number(process.env.BENCH_CHAT_SECONDS ?? 10);
 const CHAT_RATE = 5;
 const POLL_EVERY_SECONDS = 5;
+/** the polls' order (scripts/bench-http/fixed-rate.ts): phones do not poll in step with each other */
+const POLL_ORDER = {
+  order: process.env.BENCH_POLL_ORDER === 'grouped' ? 'grouped' : 'shuffled',
+  seed: 29,
+} as const satisfies FixedRateOptions;
 const HEAT_CHANGE_SHARE = 0.05;
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
 /**
@@ -624,7 +629,9 @@ async function runStep(dancers: number): Promise<StepResult> {
     const cacheBefore = await serviceMetrics(baseUrl, cacheSeries);
     const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
     generatorLoop.enable();
-    const fixed = await phase('polling', () => runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS));
+    const fixed = await phase('polling', () =>
+      runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS, POLL_ORDER),
+    );
     generatorLoop.disable();
     const serviceLoop = await serviceLoopDelay(baseUrl);
     // a series is absent until its first lookup
@@ -667,7 +674,7 @@ async function runStep(dancers: number): Promise<StepResult> {
       for (const { t } of tables.rows) await c.query(`SELECT pg_notify('wcs_changes', $1)`, [t]);
       await c.end();
       await sleep(2000);
-      const again = await runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS);
+      const again = await runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS, POLL_ORDER);
       const all = again.results.flatMap((r) => r.latencies).sort((a, b) => a - b);
       const rows = endpointRows(again);
       const p99s = rows.map((r) => r.p99);

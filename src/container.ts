@@ -314,7 +314,11 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const matchingPeople = new MatchingPeopleService({ db: prisma, audit, eventAccess, lock: matchingLock, clock });
 
   const instance: InstanceState = { shuttingDown: false };
-  const health = new HealthService({ database, instance });
+  const health = new HealthService({
+    database,
+    instance,
+    sharedRoundTrip: readCache ? () => readCache.fence() : undefined,
+  });
   const avatars = new AvatarsService({ users: userRecords, logger, publicUrl: config.publicUrl });
   // Privacy (docs/privacy.md): account deletion and export through the owning features' services.
   const accountDeletion = new AccountDeletionService({

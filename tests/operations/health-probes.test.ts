@@ -78,6 +78,43 @@ describe('GET /api/health/ready', () => {
   });
 });
 
+describe('GET /api/health', () => {
+  const up = { success: true, data: { status: 'ok', database: 'up', databaseKind: 'postgres' } };
+
+  it('answers up from the round trip the cached reads share, taking no pool connection, once the read cache listens', async () => {
+    const { container, request } = appOf();
+    expect(await container.readCache!.start()).toBe(true);
+    const pool = container.database.poolStats().queries;
+    const fences = container.readCache!.stats().fencesBack;
+    const res = await request.get('/api/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(up);
+    expect(container.database.poolStats().queries).toBe(pool);
+    expect(container.readCache!.stats().fencesBack).toBeGreaterThan(fences);
+  });
+
+  it('asks the pool when there is no read cache', async () => {
+    const { container, request } = appOf({}, { readCache: false });
+    const pool = container.database.poolStats().queries;
+    const res = await request.get('/api/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(up);
+    expect(container.database.poolStats().queries).toBe(pool + 1);
+  });
+
+  it('answers 503 database down when the database does not answer', async () => {
+    const { request } = appOf(unreachable);
+    const res = await request.get('/api/health');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Service temporarily unavailable',
+      code: 'SERVICE_UNAVAILABLE',
+      data: { status: 'degraded', database: 'down', databaseKind: 'postgres' },
+    });
+  });
+});
+
 describe('request log of the probes', () => {
   function appWithLog() {
     const lines: { level: number; req?: { url: string } }[] = [];
