@@ -69,7 +69,7 @@ const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
  * Which target request `i` asks (`schedule[i % schedule.length]`), over a length that is a
  * multiple of the callers' count, so caller `i % tokens` always asks the same target.
  */
-function scheduleOf(targets: RateTarget[], callers: number, options: FixedRateOptions): RateTarget[] {
+export function scheduleOf(targets: RateTarget[], callers: number, options: FixedRateOptions): RateTarget[] {
   const sequence = targets.flatMap((t) => Array.from({ length: t.weight }, () => t));
   if (options.order !== 'shuffled') return sequence;
   const length = (sequence.length * callers) / gcd(sequence.length, callers);

@@ -19,6 +19,8 @@ export const healthOpenApi: Record<string, unknown> = {
     get: operation('get', {
       tags: ['health'],
       summary: 'Liveness and database reachability',
+      description:
+        '`database: "up"` when a statement sent to the database after the request arrived came back: the round trip the cached reads of the moment share, or, when its connection is down, one through the connection pool. Logged at debug only.',
       access: 'public',
       ok: {
         '200': json(dataOf(obj({ status: { const: 'ok' }, database: { const: 'up' }, databaseKind }))),
