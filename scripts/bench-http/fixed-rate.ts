@@ -56,7 +56,7 @@ export interface FixedRateOptions {
    * random order, each caller still always on the same target. In the grouped order a target
    * always follows the same one, so it is the one that waits whenever its predecessor's answer
    * starts a garbage collection (the details' 288 kB answer before the health check:
-   * docs/event-day.md, 2026-11-27 20:00-21:30 UTC).
+   * docs/event-day.md, "2026-11-27 19:55-21:40 UTC").
    */
   order?: 'grouped' | 'shuffled';
   /** the shuffled order's seed */

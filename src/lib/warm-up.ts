@@ -13,7 +13,9 @@
  * at the first answer that is not 200 (logged by the caller), or when the start is aborted; a
  * warm-up that cannot run (an empty database) does nothing.
  */
-import { Agent, createServer, request, type IncomingMessage, type RequestListener } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage } from 'node:http';
+import type { Express } from 'express';
+import { appMessageClasses } from './app-messages.js';
 import type { AddressInfo } from 'node:net';
 
 const warmUpRequests = new WeakSet<IncomingMessage>();
@@ -70,11 +72,7 @@ export function warmUpPaths(slug: string): string[] {
 /** Tokens signed for the warm-up expire after this (it runs for at most WARMUP_MS, ≤ 60 s). */
 const TOKEN_SECONDS = 120;
 
-export async function warmUp(
-  app: RequestListener,
-  source: WarmUpSource,
-  settings: WarmUpSettings,
-): Promise<WarmUpReport> {
+export async function warmUp(app: Express, source: WarmUpSource, settings: WarmUpSettings): Promise<WarmUpReport> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   if (settings.ms <= 0) return { reads: 0, ms: 0, callers: 0 };
@@ -86,7 +84,8 @@ export async function warmUp(
     : [];
   if (!target || tokens.length === 0) return { reads: 0, ms: elapsed(), callers: 0 };
 
-  const server = createServer((req, res) => {
+  // the requests the service's own server makes (src/http-server.ts), so the warmed code sees them
+  const server = createServer(appMessageClasses(app), (req, res) => {
     warmUpRequests.add(req);
     app(req, res);
   });
