@@ -29,8 +29,8 @@
  * its small old generation (socket buffers count there) and it collected it in full every
  * 0.2-0.3 s, pausing 2-7 ms plus its incremental steps while answers waited to be timed.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000 (judged as
- * printed, to two decimals), each with its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (10),
- * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * printed, to two decimals), each with its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (30),
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_POLL_ORDER (shuffled; grouped), BENCH_POLL_CLIENT (undici; http), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -50,13 +50,25 @@ import { mulberry32 } from './lib/generate-event.js';
 
 const STEPS = (process.env.BENCH_EVENT_DAY_STEPS ?? '300,1000,3000').split(',').map(Number);
 const POLL_SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 30);
-const CHAT_SECONDS = Number(process.env.BENCH_CHAT_SECONDS ?? 10);
+/**
+ * 30 s (150 messages) rather than 10: a message reaches the room's sockets one after the other,
+ * so the deliveries of one message are not independent samples, and over 50 messages one slow
+ * fan-out was 2 % of them and set the p99 (its growth from 1 000 to 3 000 dancers ranged
+ * 1.24-4.69× over ten runs: docs/event-day.md, "2026-11-28 00:00-01:30 UTC").
+ */
+const CHAT_SECONDS = Number(process.env.BENCH_CHAT_SECONDS ?? 30);
 const CHAT_RATE = 5;
 const POLL_EVERY_SECONDS = 5;
-/** the polls' order (scripts/bench-http/fixed-rate.ts): phones do not poll in step with each other */
-const POLL_ORDER = {
+/**
+ * How the dancers poll (scripts/bench-http/fixed-rate.ts): not in step with each other (a seeded
+ * random order), through undici's client (`BENCH_POLL_CLIENT=http`: Node's `http.request`, the
+ * client until 2026-11-28, which costs the load generator more per request and measured a higher
+ * p99 at 3 000 dancers in five of seven paired runs: docs/event-day.md, "2026-11-28 00:00-01:30 UTC").
+ */
+const POLLING = {
   order: process.env.BENCH_POLL_ORDER === 'grouped' ? 'grouped' : 'shuffled',
   seed: 29,
+  client: process.env.BENCH_POLL_CLIENT === 'http' ? 'http' : 'undici',
 } as const satisfies FixedRateOptions;
 const HEAT_CHANGE_SHARE = 0.05;
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
@@ -630,7 +642,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
     generatorLoop.enable();
     const fixed = await phase('polling', () =>
-      runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS, POLL_ORDER),
+      runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS, POLLING),
     );
     generatorLoop.disable();
     const serviceLoop = await serviceLoopDelay(baseUrl);
@@ -674,7 +686,7 @@ async function runStep(dancers: number): Promise<StepResult> {
       for (const { t } of tables.rows) await c.query(`SELECT pg_notify('wcs_changes', $1)`, [t]);
       await c.end();
       await sleep(2000);
-      const again = await runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS, POLL_ORDER);
+      const again = await runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS, POLLING);
       const all = again.results.flatMap((r) => r.latencies).sort((a, b) => a - b);
       const rows = endpointRows(again);
       const p99s = rows.map((r) => r.p99);
@@ -868,7 +880,7 @@ function printTable(results: StepResult[]): void {
     `bench:event-day ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average now ${load()}`,
   );
   console.log(
-    `  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; presence ${PRESENCE}; dancers' sockets in ${CLIENT_THREADS} worker threads; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`,
+    `  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; presence ${PRESENCE}; dancers' sockets in ${CLIENT_THREADS} worker threads; polls in ${POLLING.order} order through ${POLLING.client}; chat ${CHAT_SECONDS} s; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`,
   );
   console.log(
     `  load average (1/5/15 min) at each phase: ${results.map((r) => `${r.dancers}: connect ${r.load.connect}, storm ${r.load.storm}`).join('; ')}`,
