@@ -127,22 +127,32 @@ export async function runFixedRate(
     inFlight--;
     if (status !== 200) failed(result, String(status));
     else {
-      result.latencies.push(performance.now() - started);
-      samples.push({ sentAt: started - start, latency: performance.now() - started });
+      const latency = performance.now() - started;
+      result.latencies.push(latency);
+      samples.push({ sentAt: started - start, latency });
     }
+  };
+  /** a request that got no answer: sent once more after a reset (`again`), else an error */
+  const unanswered = (result: RateResult, err: Error & { code?: string }, again: (() => void) | undefined) => {
+    inFlight--;
+    if (again) {
+      retriedResets++;
+      again();
+    } else failed(result, err.code ?? err.message);
   };
 
   const sendWithUndici = (i: number, started = performance.now(), retry = false) => {
     const { target, result, headers } = requestOf(i);
     inFlight++;
-    const onError = (err: Error & { code?: string }) => {
-      inFlight--;
-      // undici closes a connection before the server's keep-alive timeout; a reset is still sent once more
-      if ((err.code === 'ECONNRESET' || err.code === 'UND_ERR_SOCKET') && !retry) {
-        retriedResets++;
-        sendWithUndici(i, started, true);
-      } else failed(result, err.code ?? err.message);
-    };
+    // undici closes a connection before the server's keep-alive timeout; a reset is still sent once more
+    const onError = (err: Error & { code?: string }) =>
+      unanswered(
+        result,
+        err,
+        (err.code === 'ECONNRESET' || err.code === 'UND_ERR_SOCKET') && !retry
+          ? () => sendWithUndici(i, started, true)
+          : undefined,
+      );
     pool!
       .request({ path: target.path, method: 'GET', headers, headersTimeout: 10_000, bodyTimeout: 10_000 })
       .then((res) => {
@@ -163,13 +173,13 @@ export async function runFixedRate(
       },
     );
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      inFlight--;
-      if (err.code === 'ECONNRESET' && req.reusedSocket && !retry) {
-        retriedResets++;
-        sendWithHttp(i, started, true);
-      } else failed(result, err.code ?? err.message);
-    });
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      unanswered(
+        result,
+        err,
+        err.code === 'ECONNRESET' && req.reusedSocket && !retry ? () => sendWithHttp(i, started, true) : undefined,
+      ),
+    );
     req.end();
   };
 
