@@ -30,7 +30,7 @@
  * 0.2-0.3 s, pausing 2-7 ms plus its incremental steps while answers waited to be timed.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000 (judged as
  * printed, to two decimals), each with its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (30),
- * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_POLL_ORDER (shuffled; grouped), BENCH_POLL_CLIENT (undici; http), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_V8_PRETENURING, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_POLL_ORDER (shuffled; grouped), BENCH_POLL_CLIENT (undici; http), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -167,6 +167,8 @@ function serviceEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
     ...(process.env.BENCH_LISTEN_SOCKETS ? { LISTEN_SOCKETS: process.env.BENCH_LISTEN_SOCKETS } : {}),
     // BENCH_V8_TURBOFAN_CALLS: the service's V8_TURBOFAN_CALLS (its default when unset; 0: V8's own)
     ...(process.env.BENCH_V8_TURBOFAN_CALLS ? { V8_TURBOFAN_CALLS: process.env.BENCH_V8_TURBOFAN_CALLS } : {}),
+    // BENCH_V8_PRETENURING: the service's V8_PRETENURING (its default, off, when unset)
+    ...(process.env.BENCH_V8_PRETENURING ? { V8_PRETENURING: process.env.BENCH_V8_PRETENURING } : {}),
   };
 }
 

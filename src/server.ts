@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const { listenOn } = await import('./lib/listeners.js');
   const { warmUp } = await import('./lib/warm-up.js');
   const { reasonOf, unhandledRejectionPolicy } = await import('./lib/connection-loss.js');
-  const { optimiseAfterCalls } = await import('./lib/v8-tiering.js');
+  const { optimiseAfterCalls, pretenureAllocationSites } = await import('./lib/v8-tiering.js');
 
   const config = loadConfig(process.env);
   if (startup.signal.aborted) process.exit(0);
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   // before the request path has run: its functions reach TurboFan after this many calls
   if (optimiseAfterCalls(config.v8TurbofanCalls))
     logger.info({ calls: config.v8TurbofanCalls }, `V8 optimises a function after ${config.v8TurbofanCalls} calls`);
+  if (pretenureAllocationSites(config.v8Pretenuring)) logger.info('V8 allocation-site pretenuring is off');
   database = await resolveDatabase(config, logger, 'service');
   const container = createContainer({ ...config, databaseUrl: database.url }, { logger, databaseKind: database.kind });
   if (config.jwt.secretFile)

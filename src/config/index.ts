@@ -169,6 +169,7 @@ const schema = z.object({
   DATABASE_POOL_IDLE_MS: int(10_000, 0, 86_400_000),
   WARMUP_MS: int(0, 0, 60_000),
   V8_TURBOFAN_CALLS: int(1000, 0, 1_000_000),
+  V8_PRETENURING: bool(false),
   DATABASE_STARTUP_TIMEOUT_SECONDS: int(30, 0, 3600),
   SHUTDOWN_TIMEOUT_MS: int(2500, 0, 600_000),
   JWT_SECRET: optionalString,
@@ -339,6 +340,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
      * own count). Set by src/server.ts at the start, on Node 22 and later.
      */
     v8TurbofanCalls: e.V8_TURBOFAN_CALLS,
+    /**
+     * Whether V8 may allocate the objects of a literal straight into the old generation once most
+     * of them survived (src/lib/v8-tiering.ts; off by default). Set by src/server.ts at the start.
+     */
+    v8Pretenuring: e.V8_PRETENURING,
     /** How long the start waits for an unreachable database, retrying with backoff (src/lifecycle.ts). */
     databaseStartupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,
     /** On SIGTERM, how long in-flight requests may finish before their connections are closed (src/lifecycle.ts). */

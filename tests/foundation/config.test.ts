@@ -16,6 +16,7 @@ describe('configuration', () => {
     expect(c.databasePool).toMatchObject({ size: 10, min: 0, idleMs: 10_000 });
     expect(c.warmUp.ms).toBe(0);
     expect(c.v8TurbofanCalls).toBe(1000);
+    expect(c.v8Pretenuring).toBe(false);
   });
 
   it('reads READ_CACHE_MAX_MB into the read cache bound, in bytes', () => {
@@ -35,6 +36,7 @@ describe('configuration', () => {
     [{ DATABASE_POOL_IDLE_MS: '-1' }, 'DATABASE_POOL_IDLE_MS'],
     [{ WARMUP_MS: '60001' }, 'WARMUP_MS'],
     [{ V8_TURBOFAN_CALLS: '-1' }, 'V8_TURBOFAN_CALLS'],
+    [{ V8_PRETENURING: 'sometimes' }, 'V8_PRETENURING'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'short' }, 'JWT_SECRET'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
