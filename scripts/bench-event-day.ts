@@ -137,6 +137,24 @@ const percentile = (sorted: number[], p: number) =>
     ? NaN
     : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
+/**
+ * The service's settings a bench run may set as BENCH_<name> (e.g. BENCH_V8_PRETENURING=true;
+ * BENCH_V8_TURBOFAN_CALLS=0: V8's own count); unset, the service keeps its default.
+ */
+const PASSED_THROUGH = [
+  'READ_CACHE_MAX_MB',
+  'DATABASE_POOL_SIZE',
+  'LISTEN_SOCKETS',
+  'V8_TURBOFAN_CALLS',
+  'V8_PRETENURING',
+];
+
+function passedThrough(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    PASSED_THROUGH.filter((name) => process.env[`BENCH_${name}`]).map((name) => [name, process.env[`BENCH_${name}`]]),
+  );
+}
+
 function serviceEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
@@ -154,21 +172,12 @@ function serviceEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
     REDIS_URL: '',
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: '2525',
-    // BENCH_READ_CACHE_MAX_MB: the service's READ_CACHE_MAX_MB (its default when unset)
-    ...(process.env.BENCH_READ_CACHE_MAX_MB ? { READ_CACHE_MAX_MB: process.env.BENCH_READ_CACHE_MAX_MB } : {}),
-    // BENCH_DATABASE_POOL_SIZE: the service's DATABASE_POOL_SIZE (its default when unset)
-    ...(process.env.BENCH_DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.BENCH_DATABASE_POOL_SIZE } : {}),
+    ...passedThrough(),
     // BENCH_DATABASE_POOL_MIN: the service's DATABASE_POOL_MIN; by default every connection of the
     // pool is kept, as docs/operations.md advises for a big event
     DATABASE_POOL_MIN: process.env.BENCH_DATABASE_POOL_MIN ?? process.env.BENCH_DATABASE_POOL_SIZE ?? '10',
     // BENCH_WARMUP_MS: the service's WARMUP_MS; by default 3 s, as docs/operations.md advises for a big event
     WARMUP_MS: process.env.BENCH_WARMUP_MS ?? '3000',
-    // BENCH_LISTEN_SOCKETS: the service's LISTEN_SOCKETS (its default when unset)
-    ...(process.env.BENCH_LISTEN_SOCKETS ? { LISTEN_SOCKETS: process.env.BENCH_LISTEN_SOCKETS } : {}),
-    // BENCH_V8_TURBOFAN_CALLS: the service's V8_TURBOFAN_CALLS (its default when unset; 0: V8's own)
-    ...(process.env.BENCH_V8_TURBOFAN_CALLS ? { V8_TURBOFAN_CALLS: process.env.BENCH_V8_TURBOFAN_CALLS } : {}),
-    // BENCH_V8_PRETENURING: the service's V8_PRETENURING (its default, off, when unset)
-    ...(process.env.BENCH_V8_PRETENURING ? { V8_PRETENURING: process.env.BENCH_V8_PRETENURING } : {}),
   };
 }
 
