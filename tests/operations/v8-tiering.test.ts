@@ -24,6 +24,10 @@ async function startOutput(env: NodeJS.ProcessEnv): Promise<string> {
   return server.output();
 }
 
+/** The start with the default settings, run once for both settings' tests. */
+let defaultStart: Promise<string> | undefined;
+const defaultStartOutput = () => (defaultStart ??= startOutput({}));
+
 describe('V8 TurboFan call count', () => {
   it('is not set for 0 (V8 keeps its own count)', () => {
     expect(optimiseAfterCalls(0)).toBe(false);
@@ -34,7 +38,7 @@ describe('V8 TurboFan call count', () => {
   });
 
   it(`is set by the service at its start (${hasCount ? 'this V8 has the setting' : 'not on this V8'}), and V8 accepts it`, async () => {
-    const output = await startOutput({});
+    const output = await defaultStartOutput();
     if (hasCount) expect(output).toContain('V8 optimises a function after 1000 calls');
     else expect(output).not.toContain('V8 optimises');
     // V8 prints this for a setting it does not know, and goes on without it
@@ -58,7 +62,7 @@ describe('V8 allocation-site pretenuring', () => {
   });
 
   it('is turned off by the service at its start, and V8 accepts the setting', async () => {
-    const output = await startOutput({});
+    const output = await defaultStartOutput();
     expect(output).toContain('V8 allocation-site pretenuring is off');
     expect(output).not.toContain('unrecognized flag');
   }, 60_000);
