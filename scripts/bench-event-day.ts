@@ -47,6 +47,13 @@ import { hotReadMix, seedWeekend, WEEKEND, type WeekendShape } from './bench-htt
 import { benchDatabase } from './lib/bench-database.js';
 import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
 import { mulberry32 } from './lib/generate-event.js';
+import {
+  loopbackRoundTrip,
+  machineMark,
+  machineSince,
+  QUIET_STEAL_PCT,
+  type MachineShare,
+} from './bench-event-day/machine.js';
 
 const STEPS = (process.env.BENCH_EVENT_DAY_STEPS ?? '300,1000,3000').split(',').map(Number);
 const POLL_SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 30);
@@ -326,6 +333,8 @@ interface StepResult {
   load: Record<string, string>;
   /** the service's CPU seconds per phase */
   cpu: Record<string, number>;
+  /** per phase: the machine's stolen and idle shares, PostgreSQL's CPU (undefined off Linux) */
+  machine: Record<string, MachineShare | undefined>;
   connect: {
     seconds: number;
     inRoom: number;
@@ -579,11 +588,14 @@ async function runStep(dancers: number): Promise<StepResult> {
     // Every phase is measured alike: the load average when it starts and the service's CPU
     // seconds it took (on a shared machine a steadier figure than wall time).
     const cpu: Record<string, number> = {};
+    const machine: Record<string, MachineShare | undefined> = {};
     const phase = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
       loads[name] ??= load();
       const cpuAtStart = cpuSeconds(service.pid!);
+      const machineAtStart = machineMark();
       const result = await work();
       cpu[name] = cpuSeconds(service.pid!) - cpuAtStart;
+      machine[name] = machineSince(machineAtStart);
       return result;
     };
 
@@ -746,9 +758,11 @@ async function runStep(dancers: number): Promise<StepResult> {
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(2), 120_000, 25);
     const healthyAt = now();
     const cpuAtHealth = cpuSeconds(service.pid!);
+    const machineAtHealth = machineMark();
     const generatorCpuAtHealth = process.cpuUsage();
     void serviceLoopDelay(baseUrl); // resets prom-client's histogram: the storm's delay from here
     const back = await clients.stormWait(healthyAt, healthyAt + 180_000);
+    machine.storm = machineSince(machineAtHealth);
     const stormServiceLoop = await serviceLoopDelay(baseUrl);
     // this process with its worker threads: the load generator's CPU while the phones came back
     const generatorCpu = process.cpuUsage(generatorCpuAtHealth);
@@ -800,7 +814,16 @@ async function runStep(dancers: number): Promise<StepResult> {
         .map(([k, v]) => `${k} ${v.toFixed(1)}`)
         .join(', ')}`,
     );
-    return { dancers, load: loads, cpu, connect, chat, polling, matching, storm, internalErrors };
+    const shares = Object.entries(machine).filter((e): e is [string, MachineShare] => e[1] !== undefined);
+    if (shares.length > 0)
+      console.log(
+        `  the machine (both cores) per phase, stolen by the host / idle (%), PostgreSQL CPU (s): ${shares
+          .map(
+            ([k, m]) => `${k} ${m.stolenPct.toFixed(1)} / ${m.idlePct.toFixed(0)}, ${m.postgresCpuSeconds.toFixed(1)}`,
+          )
+          .join('; ')}`,
+      );
+    return { dancers, load: loads, cpu, machine, connect, chat, polling, matching, storm, internalErrors };
   } finally {
     await clients?.terminate();
     await processes.stop(service);
@@ -877,10 +900,44 @@ const figures = (results: StepResult[]): Figure[] => {
     { name: 'loop delay p99: generator sockets (storm)', unit: 'ms', value: (r) => r.storm.worker.p99 },
     { name: 'loop delay p99: service (polling)', unit: 'ms', value: (r) => r.polling.service.p99 },
     { name: 'loop delay max: service (polling)', unit: 'ms', value: (r) => r.polling.service.max },
+    ...MEASURED_PHASES.map((p): Figure => ({
+      name: `host: CPU time stolen, ${p}`,
+      unit: '%',
+      value: (r) => r.machine[p]?.stolenPct ?? NaN,
+    })),
+    ...MEASURED_PHASES.map((p): Figure => ({
+      name: `PostgreSQL CPU, ${p}`,
+      unit: 's',
+      value: (r) => r.machine[p]?.postgresCpuSeconds ?? NaN,
+    })),
   ];
 };
 
-function printTable(results: StepResult[]): void {
+/** The phases whose figures have targets: the host's share of their CPU time is printed with them. */
+const MEASURED_PHASES = ['connect', 'chat', 'polling', 'storm'] as const;
+
+/**
+ * Whether the host left the machine to the bench (docs/event-day.md, "Is the machine quiet?"):
+ * at most QUIET_STEAL_PCT % of the CPU time stolen in every measured phase of the largest size.
+ */
+function machineVerdict(largest: StepResult, roundTrip: { p50: number; p99: number } | undefined): string {
+  const trip = roundTrip
+    ? `; loopback round trip between two processes p50 ${roundTrip.p50.toFixed(0)} µs, p99 ${roundTrip.p99.toFixed(0)} µs`
+    : '';
+  const stolen = MEASURED_PHASES.flatMap((p) => {
+    const m = largest.machine[p];
+    return m ? [[p, m.stolenPct] as const] : [];
+  });
+  if (stolen.length === 0) return `the machine: no /proc/stat, its steal not read${trip}`;
+  const busy = stolen.filter(([, pct]) => pct > QUIET_STEAL_PCT);
+  const list = (l: readonly (readonly [string, number])[]) =>
+    l.map(([p, pct]) => `${p} ${pct.toFixed(1)} %`).join(', ');
+  return busy.length === 0
+    ? `the machine was quiet: at most ${QUIET_STEAL_PCT} % of the CPU time stolen by the host in every phase at ${largest.dancers} dancers (${list(stolen)})${trip}`
+    : `the machine was NOT quiet: the host took more than ${QUIET_STEAL_PCT} % of the CPU time at ${largest.dancers} dancers in ${list(busy)}; the figures above measure the host too${trip}`;
+}
+
+function printTable(results: StepResult[], roundTrip?: { p50: number; p99: number }): void {
   const fmt = (v: number) =>
     Number.isNaN(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(Number.isInteger(v) ? 0 : 1);
   const largest = results.at(-1)!;
@@ -936,6 +993,7 @@ function printTable(results: StepResult[]): void {
   console.log(
     `${failures === 0 ? 'all targets met' : `${failures} target(s) missed`}${r3000 ? '' : ' (growth not judged: run 1000 and 3000)'}`,
   );
+  console.log(machineVerdict(largest, roundTrip));
 }
 
 async function main(): Promise<void> {
@@ -945,8 +1003,13 @@ async function main(): Promise<void> {
   const results: StepResult[] = [];
   let failed = true;
   try {
+    // before anything runs: how fast this machine passes a byte between two idle processes
+    const roundTrip = await loopbackRoundTrip();
+    console.log(
+      `loopback round trip between two processes: p50 ${roundTrip.p50.toFixed(0)} µs, p99 ${roundTrip.p99.toFixed(0)} µs`,
+    );
     for (const dancers of STEPS) results.push(await runStep(dancers));
-    printTable(results);
+    printTable(results, roundTrip);
     failed = false;
   } finally {
     await processes.stopAll();

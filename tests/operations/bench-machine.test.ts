@@ -1,0 +1,70 @@
+import { Client } from 'pg';
+import {
+  cpuSecondsOf,
+  loopbackRoundTrip,
+  machineMark,
+  machineSince,
+  parseCpuTimes,
+} from '../../scripts/bench-event-day/machine';
+import { adminUrl } from '../setup/test-db';
+
+/**
+ * bench:event-day's reading of the machine (scripts/bench-event-day/machine.ts): the host's
+ * stolen share of the CPU time per phase, PostgreSQL's CPU, a loopback round trip.
+ */
+const STAT = (user: number, idle: number, steal: number, guest: number) =>
+  `cpu  ${user} 0 50 ${idle} 10 0 5 ${steal} ${guest} 0\ncpu0 1 2 3 4 5 6 7 8 9 10\nintr 1 2 3\n`;
+
+describe('bench machine reading', () => {
+  it('reads the cpu line of /proc/stat without counting guest time twice', () => {
+    // guest time is already in user: the total is user nice system idle iowait irq softirq steal
+    expect(parseCpuTimes(STAT(100, 800, 35, 40))).toEqual({
+      total: 100 + 50 + 800 + 10 + 5 + 35,
+      idle: 810,
+      steal: 35,
+    });
+  });
+
+  it('refuses a /proc/stat without a cpu line', () => {
+    expect(() => parseCpuTimes('intr 1 2 3\n')).toThrow('no cpu line');
+  });
+
+  it("gives a phase's stolen and idle shares of every core's time", () => {
+    const before = { times: parseCpuTimes(STAT(100, 800, 0, 0)), postgres: 1.5 };
+    const after = { times: parseCpuTimes(STAT(400, 1400, 100, 0)), postgres: 2.0 };
+    // 300 user + 600 idle + 100 steal = 1 000 ticks
+    expect(machineSince(before, after)).toEqual({ stolenPct: 10, idlePct: 60, postgresCpuSeconds: 0.5 });
+    expect(machineSince({ times: undefined, postgres: 0 }, after)).toBeUndefined();
+  });
+
+  it('reads this machine: shares between 0 and 100 % over a busy moment', () => {
+    const mark = machineMark();
+    const until = Date.now() + 300;
+    while (Date.now() < until); // one core busy for 0.3 s
+    const share = machineSince(mark);
+    expect(share).toBeDefined();
+    expect(share!.stolenPct).toBeGreaterThanOrEqual(0);
+    expect(share!.idlePct).toBeGreaterThanOrEqual(0);
+    expect(share!.stolenPct + share!.idlePct).toBeLessThanOrEqual(100);
+  });
+
+  it("counts the CPU of PostgreSQL's processes", async () => {
+    const before = cpuSecondsOf('postgres');
+    const db = new Client({ connectionString: adminUrl() });
+    await db.connect();
+    try {
+      await db.query('SELECT count(*) FROM generate_series(1, 5000000)');
+    } finally {
+      await db.end();
+    }
+    expect(cpuSecondsOf('postgres') - before).toBeGreaterThan(0);
+  });
+
+  it('times a loopback round trip to another process', async () => {
+    const trip = await loopbackRoundTrip(50, 1);
+    expect(trip.p50).toBeGreaterThan(0);
+    expect(trip.p99).toBeGreaterThanOrEqual(trip.p50);
+    // a round trip on loopback is well under a second even on a stalled machine
+    expect(trip.p99).toBeLessThan(1_000_000);
+  });
+});
