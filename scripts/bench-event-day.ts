@@ -33,7 +33,7 @@
  * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_V8_PRETENURING, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_POLL_ORDER (shuffled; grouped), BENCH_POLL_CLIENT (undici; http), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -48,6 +48,7 @@ import { benchDatabase } from './lib/bench-database.js';
 import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
 import { mulberry32 } from './lib/generate-event.js';
 import {
+  jsonProbeMs,
   loopbackRoundTrip,
   machineMark,
   machineSince,
@@ -273,6 +274,49 @@ async function collectGarbageAt(url: string): Promise<boolean> {
     return true;
   } finally {
     socket.close();
+  }
+}
+
+/** A session on the service's inspector: `call` sends one method and resolves with its result. */
+async function inspectorSession(logFile: string) {
+  const url = /Debugger listening on (ws:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+  if (!url) throw new Error('the service has no inspector');
+  const socket = new WebSocket(url);
+  await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
+  let next = 1;
+  const waiting = new Map<number, (result: unknown) => void>();
+  socket.on('message', (data) => {
+    const msg = JSON.parse(String(data)) as { id?: number; result?: unknown };
+    if (msg.id !== undefined) waiting.get(msg.id)?.(msg.result);
+  });
+  return {
+    call: <T>(method: string, params: object = {}): Promise<T> =>
+      new Promise<T>((resolve) => {
+        const id = next++;
+        waiting.set(id, (r) => resolve(r as T));
+        socket.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => socket.close(),
+  };
+}
+
+/**
+ * BENCH_PROFILE_FIRST_ROUND=<file>: a CPU profile of the service over the polling's first round
+ * (every dancer's first read), taken through its inspector at the largest size and written to
+ * <file> (open it in Chrome's DevTools or speedscope).
+ */
+async function profileFirstRound(logFile: string, file: string, seconds: number): Promise<void> {
+  const inspector = await inspectorSession(logFile);
+  try {
+    await inspector.call('Profiler.enable');
+    await inspector.call('Profiler.setSamplingInterval', { interval: 200 });
+    await inspector.call('Profiler.start');
+    await sleep(seconds * 1000);
+    const { profile } = await inspector.call<{ profile: unknown }>('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    console.log(`  the first round's CPU profile of the service: ${file}`);
+  } finally {
+    inspector.close();
   }
 }
 
@@ -664,9 +708,15 @@ async function runStep(dancers: number): Promise<StepResult> {
     const cacheBefore = await serviceMetrics(baseUrl, cacheSeries);
     const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
     generatorLoop.enable();
+    const profileFile = process.env.BENCH_PROFILE_FIRST_ROUND;
+    const profiling =
+      profileFile && dancers === STEPS.at(-1)
+        ? profileFirstRound(processes.logFile(logName(1)), path.resolve(profileFile), POLL_EVERY_SECONDS)
+        : undefined;
     const fixed = await phase('polling', () =>
       runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS, POLLING),
     );
+    await profiling;
     generatorLoop.disable();
     const serviceLoop = await serviceLoopDelay(baseUrl);
     // a series is absent until its first lookup
@@ -913,6 +963,13 @@ const figures = (results: StepResult[]): Figure[] => {
   ];
 };
 
+/** The machine's speed before the run (scripts/bench-event-day/machine.ts). */
+interface MachineProbe {
+  p50: number;
+  p99: number;
+  jsonMs: number;
+}
+
 /** The phases whose figures have targets: the host's share of their CPU time is printed with them. */
 const MEASURED_PHASES = ['connect', 'chat', 'polling', 'storm'] as const;
 
@@ -920,9 +977,9 @@ const MEASURED_PHASES = ['connect', 'chat', 'polling', 'storm'] as const;
  * Whether the host left the machine to the bench (docs/event-day.md, "Is the machine quiet?"):
  * at most QUIET_STEAL_PCT % of the CPU time stolen in every measured phase of the largest size.
  */
-function machineVerdict(largest: StepResult, roundTrip: { p50: number; p99: number } | undefined): string {
+function machineVerdict(largest: StepResult, roundTrip: MachineProbe | undefined): string {
   const trip = roundTrip
-    ? `; loopback round trip between two processes p50 ${roundTrip.p50.toFixed(0)} µs, p99 ${roundTrip.p99.toFixed(0)} µs`
+    ? `; before the run: loopback round trip between two processes p50 ${roundTrip.p50.toFixed(0)} µs, p99 ${roundTrip.p99.toFixed(0)} µs, JSON probe ${roundTrip.jsonMs.toFixed(0)} ms`
     : '';
   const stolen = MEASURED_PHASES.flatMap((p) => {
     const m = largest.machine[p];
@@ -937,7 +994,7 @@ function machineVerdict(largest: StepResult, roundTrip: { p50: number; p99: numb
     : `the machine was NOT quiet: the host took more than ${QUIET_STEAL_PCT} % of the CPU time at ${largest.dancers} dancers in ${list(busy)}; the figures above measure the host too${trip}`;
 }
 
-function printTable(results: StepResult[], roundTrip?: { p50: number; p99: number }): void {
+function printTable(results: StepResult[], roundTrip?: MachineProbe): void {
   const fmt = (v: number) =>
     Number.isNaN(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(Number.isInteger(v) ? 0 : 1);
   const largest = results.at(-1)!;
@@ -1004,9 +1061,9 @@ async function main(): Promise<void> {
   let failed = true;
   try {
     // before anything runs: how fast this machine passes a byte between two idle processes
-    const roundTrip = await loopbackRoundTrip();
+    const roundTrip = { ...(await loopbackRoundTrip()), jsonMs: jsonProbeMs() };
     console.log(
-      `loopback round trip between two processes: p50 ${roundTrip.p50.toFixed(0)} µs, p99 ${roundTrip.p99.toFixed(0)} µs`,
+      `the machine before the run: loopback round trip between two processes p50 ${roundTrip.p50.toFixed(0)} µs, p99 ${roundTrip.p99.toFixed(0)} µs; JSON probe ${roundTrip.jsonMs.toFixed(0)} ms`,
     );
     for (const dancers of STEPS) results.push(await runStep(dancers));
     printTable(results, roundTrip);

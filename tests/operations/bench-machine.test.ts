@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import {
   cpuSecondsOf,
+  jsonProbeMs,
   loopbackRoundTrip,
   machineMark,
   machineSince,
@@ -66,5 +67,11 @@ describe('bench machine reading', () => {
     expect(trip.p99).toBeGreaterThanOrEqual(trip.p50);
     // a round trip on loopback is well under a second even on a stalled machine
     expect(trip.p99).toBeLessThan(1_000_000);
+  });
+
+  it('times the fixed JSON probe on this machine', () => {
+    const ms = jsonProbeMs(2);
+    expect(ms).toBeGreaterThan(0);
+    expect(ms).toBeLessThan(60_000);
   });
 });
