@@ -24,13 +24,17 @@
  * and beside each phase the event-loop delay of the load generator (main thread and the
  * sockets' worker) and of the service, so a stalled machine shows. Internal errors: error
  * lines in the service's logs, 5xx answers and INTERNAL_ERROR acks.
+ * The machine is read too (scripts/bench-event-day/machine.ts): a loopback round trip and a JSON
+ * probe before the run, the CPU time stolen by the host, the idle share and PostgreSQL's CPU per
+ * phase, and a last line saying whether the machine was quiet (docs/event-day.md, "Is the
+ * machine quiet?").
  * The load generator runs with the service's heap sizes (package.json's `bench:event-day`): with
  * Node's defaults, the answers of the details (288 kB each, 75 a second at 3 000 dancers) filled
  * its small old generation (socket buffers count there) and it collected it in full every
  * 0.2-0.3 s, pausing 2-7 ms plus its incremental steps while answers waited to be timed.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000 (judged as
  * printed, to two decimals), each with its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (30),
- * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_V8_PRETENURING, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_POLL_ORDER (shuffled; grouped), BENCH_POLL_CLIENT (undici; http), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_V8_PRETENURING, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_POLL_ORDER (shuffled; grouped), BENCH_POLL_CLIENT (undici; http), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_PROFILE_FIRST_ROUND (<file>: a CPU profile of the service over the polling's first round), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
