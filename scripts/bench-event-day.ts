@@ -253,31 +253,20 @@ async function api(baseUrl: string, method: string, pathname: string, token?: st
  * without the garbage of the last burst. Resolves false when no inspector answers.
  */
 async function collectGarbage(logFile: string): Promise<boolean> {
-  const url = /Debugger listening on (ws:\/\/\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
-  if (!url) return false;
-  return collectGarbageAt(url).catch(() => false);
-}
-
-async function collectGarbageAt(url: string): Promise<boolean> {
-  const socket = new WebSocket(url);
   try {
-    await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', reject);
-    });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no answer to HeapProfiler.collectGarbage')), 30_000);
-      socket.on('message', (data) => {
-        if ((JSON.parse(String(data)) as { id?: number }).id === 1) {
-          clearTimeout(timer);
-          resolve();
-        }
+    const inspector = await inspectorSession(logFile);
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer to HeapProfiler.collectGarbage')), 30_000);
       });
-      socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
-    });
-    return true;
-  } finally {
-    socket.close();
+      await Promise.race([inspector.call('HeapProfiler.collectGarbage'), timeout]).finally(() => clearTimeout(timer));
+      return true;
+    } finally {
+      inspector.close();
+    }
+  } catch {
+    return false;
   }
 }
 
@@ -288,16 +277,24 @@ async function inspectorSession(logFile: string) {
   const socket = new WebSocket(url);
   await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
   let next = 1;
-  const waiting = new Map<number, (result: unknown) => void>();
+  const waiting = new Map<number, { resolve(result: unknown): void; reject(err: Error): void }>();
   socket.on('message', (data) => {
     const msg = JSON.parse(String(data)) as { id?: number; result?: unknown };
-    if (msg.id !== undefined) waiting.get(msg.id)?.(msg.result);
+    if (msg.id === undefined) return;
+    waiting.get(msg.id)?.resolve(msg.result);
+    waiting.delete(msg.id);
+  });
+  // a session lost midway fails the calls waiting on it, not the bench
+  socket.on('error', () => undefined);
+  socket.on('close', () => {
+    for (const w of waiting.values()) w.reject(new Error('the inspector session closed'));
+    waiting.clear();
   });
   return {
     call: <T>(method: string, params: object = {}): Promise<T> =>
-      new Promise<T>((resolve) => {
+      new Promise<T>((resolve, reject) => {
         const id = next++;
-        waiting.set(id, (r) => resolve(r as T));
+        waiting.set(id, { resolve: (r) => resolve(r as T), reject });
         socket.send(JSON.stringify({ id, method, params }));
       }),
     close: () => socket.close(),
@@ -715,7 +712,9 @@ async function runStep(dancers: number): Promise<StepResult> {
     const profileFile = process.env.BENCH_PROFILE_FIRST_ROUND;
     const profiling =
       profileFile && dancers === STEPS.at(-1)
-        ? profileFirstRound(processes.logFile(logName(1)), path.resolve(profileFile), POLL_EVERY_SECONDS)
+        ? profileFirstRound(processes.logFile(logName(1)), path.resolve(profileFile), POLL_EVERY_SECONDS).catch(
+            (err: unknown) => console.log(`  (no first-round profile: ${(err as Error).message})`),
+          )
         : undefined;
     const fixed = await phase('polling', () =>
       runFixedRate(baseUrl, hotReadMix(slug), tokens, rate, POLL_SECONDS, POLLING),
