@@ -37,7 +37,11 @@ export function readCpuTimes(): CpuTimes | undefined {
   }
 }
 
-/** User + system CPU seconds of every process named `comm` (PostgreSQL's are all `postgres`). */
+/**
+ * User + system CPU seconds of every process named `comm` now running (PostgreSQL's are all
+ * `postgres`); a process that ended in between takes its seconds with it, which the bench's
+ * kept pool connections make rare.
+ */
 export function cpuSecondsOf(comm: string): number {
   let ticks = 0;
   for (const pid of readdirSync('/proc')) {
