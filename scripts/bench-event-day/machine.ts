@@ -43,8 +43,14 @@ export function readCpuTimes(): CpuTimes | undefined {
  * kept pool connections make rare.
  */
 export function cpuSecondsOf(comm: string): number {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc');
+  } catch {
+    return NaN; // no /proc: not Linux
+  }
   let ticks = 0;
-  for (const pid of readdirSync('/proc')) {
+  for (const pid of pids) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
