@@ -52,6 +52,7 @@ import { benchDatabase } from './lib/bench-database.js';
 import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
 import { mulberry32 } from './lib/generate-event.js';
 import {
+  cpuSecondsOfPid,
   jsonProbeMs,
   loopbackRoundTrip,
   machineMark,
@@ -216,12 +217,6 @@ function rssKiB(pid: number): number {
     .split('\n')
     .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.split(/\s+/)[1] ?? NaN);
-}
-
-/** CPU seconds (user + system) a process used so far, from /proc (clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /**
@@ -636,10 +631,10 @@ async function runStep(dancers: number): Promise<StepResult> {
     const machine: Record<string, MachineShare | undefined> = {};
     const phase = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
       loads[name] ??= load();
-      const cpuAtStart = cpuSeconds(service.pid!);
+      const cpuAtStart = cpuSecondsOfPid(service.pid!);
       const machineAtStart = machineMark();
       const result = await work();
-      cpu[name] = cpuSeconds(service.pid!) - cpuAtStart;
+      cpu[name] = cpuSecondsOfPid(service.pid!) - cpuAtStart;
       machine[name] = machineSince(machineAtStart);
       return result;
     };
@@ -810,7 +805,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     service = processes.start(logName(2), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(2), 120_000, 25);
     const healthyAt = now();
-    const cpuAtHealth = cpuSeconds(service.pid!);
+    const cpuAtHealth = cpuSecondsOfPid(service.pid!);
     const machineAtHealth = machineMark();
     const generatorCpuAtHealth = process.cpuUsage();
     void serviceLoopDelay(baseUrl); // resets prom-client's histogram: the storm's delay from here
@@ -828,7 +823,7 @@ async function runStep(dancers: number): Promise<StepResult> {
       firstTryRefused: back.firstTryRefused,
       refusals: back.refusals,
       joinErrors: back.joinErrors,
-      cpuSeconds: cpuSeconds(service.pid!) - cpuAtHealth,
+      cpuSeconds: cpuSecondsOfPid(service.pid!) - cpuAtHealth,
       receivedMiB: back.bytes / 1024 / 1024,
       worker: { p99: back.loopP99, max: back.loopMax },
     };
@@ -870,7 +865,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     const shares = Object.entries(machine).filter((e): e is [string, MachineShare] => e[1] !== undefined);
     if (shares.length > 0)
       console.log(
-        `  the machine (both cores) per phase, stolen by the host / idle (%), PostgreSQL CPU (s): ${shares
+        `  the machine (all cores) per phase, stolen by the host / idle (%), PostgreSQL CPU (s): ${shares
           .map(
             ([k, m]) => `${k} ${m.stolenPct.toFixed(1)} / ${m.idlePct.toFixed(0)}, ${m.postgresCpuSeconds.toFixed(1)}`,
           )
@@ -895,6 +890,9 @@ interface Figure {
   /** whether the growth from 1 000 to 3 000 must be at most 3× */
   growth?: boolean;
 }
+
+/** The phases whose figures have targets: the host's share of their CPU time is printed with them. */
+const MEASURED_PHASES = ['connect', 'chat', 'polling', 'storm'] as const;
 
 const figures = (results: StepResult[]): Figure[] => {
   const endpoints = results[0]?.polling.rows.map((r) => r.name) ?? [];
@@ -973,17 +971,15 @@ interface MachineProbe {
   jsonMs: number;
 }
 
-/** The phases whose figures have targets: the host's share of their CPU time is printed with them. */
-const MEASURED_PHASES = ['connect', 'chat', 'polling', 'storm'] as const;
+const probeText = (probe: MachineProbe) =>
+  `loopback round trip between two processes p50 ${probe.p50.toFixed(0)} µs, p99 ${probe.p99.toFixed(0)} µs, JSON probe ${probe.jsonMs.toFixed(0)} ms`;
 
 /**
  * Whether the host left the machine to the bench (docs/event-day.md, "Is the machine quiet?"):
  * at most QUIET_STEAL_PCT % of the CPU time stolen in every measured phase of the largest size.
  */
 function machineVerdict(largest: StepResult, roundTrip: MachineProbe | undefined): string {
-  const trip = roundTrip
-    ? `; before the run: loopback round trip between two processes p50 ${roundTrip.p50.toFixed(0)} µs, p99 ${roundTrip.p99.toFixed(0)} µs, JSON probe ${roundTrip.jsonMs.toFixed(0)} ms`
-    : '';
+  const trip = roundTrip ? `; before the run: ${probeText(roundTrip)}` : '';
   const stolen = MEASURED_PHASES.flatMap((p) => {
     const m = largest.machine[p];
     return m ? [[p, m.stolenPct] as const] : [];
@@ -1063,11 +1059,9 @@ async function main(): Promise<void> {
   const results: StepResult[] = [];
   let failed = true;
   try {
-    // before anything runs: how fast this machine passes a byte between two idle processes
+    // before anything runs: how fast this machine passes a byte between two idle processes, and runs JavaScript
     const roundTrip = { ...(await loopbackRoundTrip()), jsonMs: jsonProbeMs() };
-    console.log(
-      `the machine before the run: loopback round trip between two processes p50 ${roundTrip.p50.toFixed(0)} µs, p99 ${roundTrip.p99.toFixed(0)} µs; JSON probe ${roundTrip.jsonMs.toFixed(0)} ms`,
-    );
+    console.log(`the machine before the run: ${probeText(roundTrip)}`);
     for (const dancers of STEPS) results.push(await runStep(dancers));
     printTable(results, roundTrip);
     failed = false;

@@ -38,6 +38,25 @@ export function readCpuTimes(): CpuTimes | undefined {
 }
 
 /**
+ * A process's name and user + system CPU seconds from its /proc/<pid>/stat (clock ticks of 1/100 s).
+ * The name is in parentheses and may itself hold spaces or parentheses, so the fields are counted
+ * from the last `)`.
+ */
+export function parseProcessStat(stat: string): { comm: string; cpuSeconds: number } {
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  return {
+    comm: stat.slice(stat.indexOf('(') + 1, close),
+    cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100,
+  };
+}
+
+/** CPU seconds (user + system) a process used so far. */
+export function cpuSecondsOfPid(pid: number): number {
+  return parseProcessStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).cpuSeconds;
+}
+
+/**
  * User + system CPU seconds of every process named `comm` now running (PostgreSQL's are all
  * `postgres`); a process that ended in between takes its seconds with it, which the bench's
  * kept pool connections make rare.
@@ -49,20 +68,17 @@ export function cpuSecondsOf(comm: string): number {
   } catch {
     return NaN; // no /proc: not Linux
   }
-  let ticks = 0;
+  let seconds = 0;
   for (const pid of pids) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      if (stat.slice(stat.indexOf('(') + 1, close) !== comm) continue;
-      const fields = stat.slice(close + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      const stat = parseProcessStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      if (stat.comm === comm) seconds += stat.cpuSeconds;
     } catch {
       // the process ended between the listing and the read
     }
   }
-  return ticks / 100;
+  return seconds;
 }
 
 /** A phase's share of the machine's CPU time (all cores) that was stolen or idle, in %. */

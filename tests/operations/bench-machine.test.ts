@@ -6,6 +6,7 @@ import {
   machineMark,
   machineSince,
   parseCpuTimes,
+  parseProcessStat,
 } from '../../scripts/bench-event-day/machine';
 import { adminUrl } from '../setup/test-db';
 
@@ -28,6 +29,12 @@ describe('bench machine reading', () => {
 
   it('refuses a /proc/stat without a cpu line', () => {
     expect(() => parseCpuTimes('intr 1 2 3\n')).toThrow('no cpu line');
+  });
+
+  it("reads a process's name and CPU seconds from its stat, whatever its name holds", () => {
+    // fields after the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+    const stat = '4242 (post gres) x) S 1 2 3 4 5 6 7 8 9 10 250 130 0 0 20 0 1 0\n';
+    expect(parseProcessStat(stat)).toEqual({ comm: 'post gres) x', cpuSeconds: 3.8 });
   });
 
   it("gives a phase's stolen and idle shares of every core's time", () => {
