@@ -12,13 +12,16 @@
  *     a throw-away PostgreSQL database (TEST_DATABASE_ADMIN_URL, default
  *     postgresql://postgres@127.0.0.1:5432/postgres) is created and migrated, users,
  *     participants and heats are bulk-inserted, the run service does a manual run (lock,
- *     load, engine, one write transaction), and the database is dropped again.
+ *     load, engine, one write transaction), runs again on the same input, and once more after
+ *     5 % of the participants replaced their heats (as in bench:event-day), and the database
+ *     is dropped again. BENCH_PARTICIPANTS=<n> sets the size, BENCH_DATABASE_ONLY=1 runs only
+ *     this part.
  * Targets: engine ≤ 1 s and whole run with database writes ≤ 3 s at 2 000 participants.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { generateEvent } from './lib/generate-event.js';
+import { generateEvent, mulberry32 as generatorFor } from './lib/generate-event.js';
 
 const PARTICIPANTS = Number(process.env.BENCH_PARTICIPANTS ?? 2000);
 const SEED = 20261122;
@@ -133,8 +136,33 @@ async function databaseRun(): Promise<boolean> {
       `\nFull run through the database: ${input.participants.length} participants, ${input.heats.length} heats (setup ${(performance.now() - s0).toFixed(0)} ms)`,
     );
 
+    // 5 % of the participants replace their heats with one new heat (as bench:event-day's
+    // dancers do through POST /api/events/:slug/heats) before the third run.
+    const changeHeats = async () => {
+      const rnd = generatorFor(SEED + 1);
+      const movers = [...userIdOf.values()].filter(() => rnd() < 0.05);
+      await prisma.$transaction([
+        prisma.heat.deleteMany({ where: { eventId: event.id, userId: { in: movers } } }),
+        prisma.heat.createMany({
+          data: movers.map((userId) => ({
+            userId,
+            eventId: event.id,
+            divisionId: divisionIdOf.get(1 + Math.floor(rnd() * 6))!,
+            competitionTypeId: typeIdOf.get(1 + Math.floor(rnd() * 2))!,
+            heatNumber: 1 + Math.floor(rnd() * 9),
+            role: rnd() < 0.5 ? 'Leader' : 'Follower',
+          })),
+        }),
+      ]);
+      return movers.length;
+    };
     const results: boolean[] = [];
-    for (const label of ['first run', 're-run (keeps the still-valid pending suggestions)']) {
+    for (const label of [
+      'first run',
+      're-run (keeps the still-valid pending suggestions)',
+      're-run after 5 % of the participants replaced their heats',
+    ]) {
+      if (label.includes('5 %')) console.log(`(${await changeHeats()} participants replaced their heats)`);
       const timings: { loadMs?: number; engineMs?: number; writeMs?: number; totalMs?: number } = {};
       const t0 = performance.now();
       const run = await container.matching.runNow(systemActor('bench'), { slug: event.slug, timings });
@@ -159,8 +187,10 @@ async function databaseRun(): Promise<boolean> {
 }
 
 async function main() {
-  await engineTable();
-  await scenarioTables();
+  if (process.env.BENCH_DATABASE_ONLY !== '1') {
+    await engineTable();
+    await scenarioTables();
+  }
   const ok = await databaseRun();
   if (!ok) process.exitCode = 1;
 }

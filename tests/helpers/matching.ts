@@ -63,6 +63,7 @@ export async function runMatching(event: Event, admin: TestUser) {
     heatsAssigned: number;
     heatsUnassigned: number;
     status: string;
+    reuse: { previous: number; kept: number; added: number; dropped: number; invalid: number };
   };
 }
 

@@ -120,6 +120,34 @@ describe('matching runs', () => {
     expect(third.heatsAssigned).toBe(1);
   });
 
+  it('a re-run on unchanged input writes no kept suggestion again (same row version)', async () => {
+    const { event, admin, h } = await smallEvent();
+    await runMatching(event, admin);
+    const version = async () =>
+      (
+        await prisma.$queryRaw<{ xmin: string }[]>`
+          SELECT xmin::text AS xmin FROM "RecordingSuggestion" WHERE "heatId" = ${h.id} AND status = 'pending'`
+      )[0]?.xmin;
+    const before = await version();
+    expect(before).toEqual(expect.any(String));
+    const again = await runMatching(event, admin);
+    expect(again.reuse).toEqual({ previous: 1, kept: 1, added: 0, dropped: 0, invalid: 0 });
+    expect(await version()).toBe(before);
+  });
+
+  it("a kept suggestion's why follows its recorder's new city", async () => {
+    const { event, admin, h, recorder } = await smallEvent();
+    await runMatching(event, admin);
+    const why = async () =>
+      (await prisma.recordingSuggestion.findFirstOrThrow({ where: { heatId: h.id, status: 'pending' } })).why;
+    expect(await why()).toEqual({ locality: 'city', optOut: false, recorderBalance: 0, pinned: false });
+    await prisma.user.update({ where: { id: recorder.user.id }, data: { city: 'Krakow' } });
+    const again = await runMatching(event, admin);
+    expect(again.reuse).toMatchObject({ kept: 1, added: 0 });
+    expect(await recorderOf(h.id)).toBe(recorder.user.id);
+    expect(await why()).toEqual({ locality: 'country', optOut: false, recorderBalance: 0, pinned: false });
+  });
+
   it('sends recording_suggestions_created with per-user counts to each affected user', async () => {
     const server = await startTestServer();
     const { event, admin, dancer, recorder, other } = await smallEvent();

@@ -25,6 +25,8 @@ export interface PendingSuggestion {
   id: number;
   heatId: number;
   recorderId: number;
+  /** its stored `why` (a kept pair's is written again only when it changed) */
+  why?: unknown;
 }
 
 /** The event's matching settings (EventMatchingSettings; no row = these defaults, today's rules). */
@@ -111,7 +113,7 @@ export async function loadEngineInput(
         status: { in: ['accepted', 'rejected', 'removed', 'pending'] },
         recorderId: { not: null },
       },
-      select: { id: true, heatId: true, dancerId: true, recorderId: true, status: true, pinned: true },
+      select: { id: true, heatId: true, dancerId: true, recorderId: true, status: true, pinned: true, why: true },
     }),
   ]);
   const participants = allParticipants.filter((p) => !isSuspended(p.user, now));
@@ -144,6 +146,7 @@ export async function loadEngineInput(
     id: s.id,
     heatId: s.heatId,
     recorderId: s.recorderId,
+    why: s.why,
   });
   const accepted = rows.filter((s) => s.status === 'accepted');
   const forbidden = rows.filter((s) => s.status === 'rejected' || s.status === 'removed').map(pairOnly);

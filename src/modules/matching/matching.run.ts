@@ -63,7 +63,7 @@ export class LockedRun {
    * "running") is committed first so that a failure can be recorded; loading, the engine and
    * every write then happen in ONE transaction, so readers see either the old suggestions
    * or the complete new set. Audited once (matching_run or matching_run_failed); users are
-   * notified after the commit. Observed in the matching_* metrics once finished, either way.
+   * notified after the commit, once the run is returned. Observed in the matching_* metrics once finished, either way.
    */
   async execute(
     event: Event,
@@ -101,8 +101,17 @@ export class LockedRun {
       await this.deps.db.matchingRun.findUniqueOrThrow({ where: { id: run.id }, select: runSelect }),
     );
     this.observeRun(finished, t0);
-    this.notifyAffectedUsers(event, run.id, outcome.result, outcome.dancerOf);
     await this.auditRun(event, finished, actor);
+    // The notices (one per dancer and recorder concerned: about every dancer of a big event)
+    // go out once the caller has had its answer: the admin's request does not wait for
+    // thousands of socket writes, and the dancers' notices follow it by one turn of the loop.
+    setImmediate(() => {
+      try {
+        this.notifyAffectedUsers(event, run.id, outcome.result, outcome.dancerOf);
+      } catch (err) {
+        this.deps.logger.error({ err, eventId: event.id, runId: run.id }, 'matching run notices failed');
+      }
+    });
     return finished;
   }
 

@@ -65,12 +65,17 @@ export async function writeRunResult(
       data: { status: 'cancelled' },
     });
   const why = whyBuilder(loaded);
-  await refreshWhy(tx, [
-    ...kept.map((p) => ({ id: p.id, why: why(p.heatId, p.recorderId, false) })),
-    ...pins
-      .filter((p) => keptPins.has(`${p.heatId}:${p.recorderId}`))
-      .map((p) => ({ id: p.id, why: why(p.heatId, p.recorderId, true) })),
-  ]);
+  // A kept pair's `why` changes only when a location, opt-out or balance did: the others are
+  // not written again (on a re-run after a few heat changes, thousands of rows unchanged).
+  await refreshWhy(
+    tx,
+    [
+      ...kept.map((p) => ({ id: p.id, stored: p.why, why: why(p.heatId, p.recorderId, false) })),
+      ...pins
+        .filter((p) => keptPins.has(`${p.heatId}:${p.recorderId}`))
+        .map((p) => ({ id: p.id, stored: p.why, why: why(p.heatId, p.recorderId, true) })),
+    ].filter((u) => !sameWhy(u.stored, u.why)),
+  );
   const rows = newRows(args, keptHeats, why);
   if (rows.length) await insertSuggestions(tx, rows);
   const totals: RunTotals = {
@@ -104,6 +109,19 @@ function whyBuilder(loaded: LoadedEvent): (heatId: number, recorderId: number, p
     const r = byUser.get(recorderId) ?? none;
     return whyOf(dancer, { city: r.city, country: r.country, optOut: r.optOut, balance: r.balance ?? 0 }, pinned);
   };
+}
+
+/** Whether a stored `why` (JSON) says what `why` says. */
+export function sameWhy(stored: unknown, why: Why): boolean {
+  if (!stored || typeof stored !== 'object') return false;
+  const s = stored as Record<string, unknown>;
+  return (
+    Object.keys(s).length === 4 &&
+    s.locality === why.locality &&
+    s.optOut === why.optOut &&
+    s.recorderBalance === why.recorderBalance &&
+    s.pinned === why.pinned
+  );
 }
 
 async function refreshWhy(tx: Db, updates: { id: number; why: Why }[]): Promise<void> {
