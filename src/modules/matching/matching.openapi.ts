@@ -61,8 +61,8 @@ const runNow = (summary: string, tags: string[]): OperationSpec => ({
     '`rejected` (heat, recorder) pair, keeps every still-possible `pending` suggestion unless dropping it is needed for a better plan, and ' +
     'replaces the other `pending` ones and every `not_found` one in one transaction; every heat that needed a recorder ends with a ' +
     '`pending` suggestion or a `not_found` one (recorder null, `unfilledReason` set). A run that fails is kept with status "failed" ' +
-    'and its `error` text and is also answered with 201 (the previous suggestions stay untouched). After a successful run each ' +
-    'affected user gets `recording_suggestions_created` on `user_<id>`. Logged as `matching_run` / `matching_run_failed` (category admin). ' +
+    'and its `error` text and is also answered with 201 (the previous suggestions stay untouched). After a successful run, right after ' +
+    'this answer is sent, each affected user gets `recording_suggestions_created` on `user_<id>`. Logged as `matching_run` / `matching_run_failed` (category admin). ' +
     '**Dry run**: body `{ "dryRun": true }` answers **200** with what a run would do now — `{ dryRun: true, heatsTotal, heatsAssigned, ' +
     'heatsUnassigned, reuse, pins: { kept, dropped }, unfilledByReason, unfilledHeats }` — and writes nothing: no suggestion, no run row, no notification, ' +
     '`matchingRunAt` unchanged. It takes no lock and is logged as `matching_dry_run`. `dryRun` other than true/false → 400. ' +
