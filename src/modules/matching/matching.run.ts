@@ -63,7 +63,8 @@ export class LockedRun {
    * "running") is committed first so that a failure can be recorded; loading, the engine and
    * every write then happen in ONE transaction, so readers see either the old suggestions
    * or the complete new set. Audited once (matching_run or matching_run_failed); users are
-   * notified after the commit, once the run is returned. Observed in the matching_* metrics once finished, either way.
+   * notified after the commit, once the run is returned. Observed in the matching_* metrics
+   * once finished, either way.
    */
   async execute(
     event: Event,

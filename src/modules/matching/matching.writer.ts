@@ -112,7 +112,7 @@ function whyBuilder(loaded: LoadedEvent): (heatId: number, recorderId: number, p
 }
 
 /** Whether a stored `why` (JSON) says what `why` says. */
-export function sameWhy(stored: unknown, why: Why): boolean {
+function sameWhy(stored: unknown, why: Why): boolean {
   if (!stored || typeof stored !== 'object') return false;
   const s = stored as Record<string, unknown>;
   return (
