@@ -157,12 +157,13 @@ async function databaseRun(): Promise<boolean> {
       return movers.length;
     };
     const results: boolean[] = [];
-    for (const label of [
-      'first run',
-      're-run (keeps the still-valid pending suggestions)',
-      're-run after 5 % of the participants replaced their heats',
-    ]) {
-      if (label.includes('5 %')) console.log(`(${await changeHeats()} participants replaced their heats)`);
+    const steps: { label: string; before?: () => Promise<number> }[] = [
+      { label: 'first run' },
+      { label: 're-run (keeps the still-valid pending suggestions)' },
+      { label: 're-run after 5 % of the participants replaced their heats', before: changeHeats },
+    ];
+    for (const { label, before } of steps) {
+      if (before) console.log(`(${await before()} participants replaced their heats)`);
       const timings: { loadMs?: number; engineMs?: number; writeMs?: number; totalMs?: number } = {};
       const t0 = performance.now();
       const run = await container.matching.runNow(systemActor('bench'), { slug: event.slug, timings });

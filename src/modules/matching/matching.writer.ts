@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { EngineResult, EngineUnfilled } from './matching.engine.js';
 import type { LoadedEvent, PendingSuggestion } from './matching.loader.js';
@@ -74,7 +75,7 @@ export async function writeRunResult(
       ...pins
         .filter((p) => keptPins.has(`${p.heatId}:${p.recorderId}`))
         .map((p) => ({ id: p.id, stored: p.why, why: why(p.heatId, p.recorderId, true) })),
-    ].filter((u) => !sameWhy(u.stored, u.why)),
+    ].filter((u) => !isDeepStrictEqual(u.stored, u.why)),
   );
   const rows = newRows(args, keptHeats, why);
   if (rows.length) await insertSuggestions(tx, rows);
@@ -109,19 +110,6 @@ function whyBuilder(loaded: LoadedEvent): (heatId: number, recorderId: number, p
     const r = byUser.get(recorderId) ?? none;
     return whyOf(dancer, { city: r.city, country: r.country, optOut: r.optOut, balance: r.balance ?? 0 }, pinned);
   };
-}
-
-/** Whether a stored `why` (JSON) says what `why` says. */
-function sameWhy(stored: unknown, why: Why): boolean {
-  if (!stored || typeof stored !== 'object') return false;
-  const s = stored as Record<string, unknown>;
-  return (
-    Object.keys(s).length === 4 &&
-    s.locality === why.locality &&
-    s.optOut === why.optOut &&
-    s.recorderBalance === why.recorderBalance &&
-    s.pinned === why.pinned
-  );
 }
 
 async function refreshWhy(tx: Db, updates: { id: number; why: Why }[]): Promise<void> {
