@@ -86,9 +86,13 @@ describe('V8 allocation-site pretenuring', () => {
 
   it("turned off, keeps a connection's replaced write buffers from dragging their packets into the old generation", async () => {
     // ~400 000 writes: with V8's pretenuring every dead buffer is born old and keeps its young
-    // packet alive through young collections (measured 68-85 MB); without, a few MB
-    expect(await oldGrowthMb('off')).toBeLessThan(20);
-    expect(await oldGrowthMb('on')).toBeGreaterThan(40);
+    // packet alive through young collections (measured 61-191 MB here, 35.8 MB once on a busy CI
+    // machine); without, a few MB (4.6-4.7 MB). The second figure is the control: it shows the
+    // fixture still reproduces the growth, so the first one means something.
+    const off = await oldGrowthMb('off');
+    const on = await oldGrowthMb('on');
+    expect(off).toBeLessThan(20);
+    expect(on).toBeGreaterThan(Math.max(20, 4 * off));
   }, 60_000);
 
   it('is left to V8 with V8_PRETENURING=true', async () => {
