@@ -17,8 +17,12 @@
  * `GET /api/events = X of reference` (median of the per-round ratios).
  *
  * Knobs: BENCH_ROUNDS (3), BENCH_SECONDS per run (5), BENCH_CONNECTIONS (50),
- * BENCH_RATE (300), BENCH_RATE_SECONDS (30), BENCH_LOG_LEVEL of the service (info), BENCH_SERVICE_NODE_ARGS
- * (e.g. `--cpu-prof --cpu-prof-dir=prof`: a profile of the service, written when it stops).
+ * BENCH_RATE (300), BENCH_RATE_SECONDS (30; 0 skips the mix), BENCH_LOG_LEVEL of the service (info), BENCH_SERVICE_NODE_ARGS
+ * (e.g. `--cpu-prof --cpu-prof-dir=prof`: a profile of the service, written when it stops),
+ * BENCH_ONLY (comma-separated parts of endpoint names: only those, beside (a), (b) and GET /api/events),
+ * BENCH_COMPARE_ROOT (another checkout with its node_modules, e.g. a `git worktree` of the commit
+ * before a change: its service runs beside this one on the same database, each of its hot reads
+ * measured in the same rounds, right after this checkout's, as "… (compared)").
  * Notes and EXPLAIN output: scripts/bench-http/NOTES.md.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -41,6 +45,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const RATE = Number(process.env.BENCH_RATE ?? 300);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 30);
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT ? path.resolve(process.env.BENCH_COMPARE_ROOT) : undefined;
 const SOCKET_WORKERS = 10;
 const SQL_SAMPLES = 20;
 const REFERENCE = '(b) reference GET /api/events';
@@ -193,6 +199,39 @@ async function serviceQueryCount(baseUrl: string): Promise<number> {
   return (await serviceMetrics(baseUrl, ['wcs_db_queries_total']))[0];
 }
 
+/** The fixed-rate mix of hot reads (BENCH_RATE req/s for BENCH_RATE_SECONDS), printed per endpoint. */
+async function fixedRateMix(serviceUrl: string, slug: string, tokens: string[]): Promise<void> {
+  // Fixed-rate mixed read load: the callers poll like the phones of a weekend.
+  const mix = hotReadMix(slug);
+  // Where stalls come from: the service's event-loop delay over the mix (prom-client resets its
+  // histogram at every scrape) and the load generator's own.
+  const loopNames = ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds'];
+  await serviceMetrics(serviceUrl, loopNames);
+  const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
+  generatorLoop.enable();
+  const fixed = await runFixedRate(serviceUrl, mix, tokens, RATE, RATE_SECONDS);
+  generatorLoop.disable();
+  const [serviceLoopP99, serviceLoopMax] = (await serviceMetrics(serviceUrl, loopNames)).map((v) => v * 1000);
+  console.log('');
+  console.log(
+    `fixed rate: ${fixed.sent} requests at ${RATE} req/s for ${RATE_SECONDS} s, ${tokens.length} callers (scheduler late by at most ${fixed.maxLateness.toFixed(1)} ms; ${fixed.retriedResets} sent again after a keep-alive reset)`,
+  );
+  console.log(
+    `  event-loop delay during the mix: service p99 ${serviceLoopP99.toFixed(1)} ms, max ${serviceLoopMax.toFixed(1)} ms; ` +
+      `load generator p99 ${(generatorLoop.percentile(99) / 1e6).toFixed(1)} ms, max ${(generatorLoop.max / 1e6).toFixed(1)} ms`,
+  );
+  console.log(
+    `${'endpoint'.padEnd(40)} ${'count'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'errors'.padStart(7)}`,
+  );
+  for (const r of fixed.results) {
+    const sorted = r.latencies.sort((a, b) => a - b);
+    console.log(
+      `${r.name.padEnd(40)} ${String(sorted.length).padStart(6)} ${percentile(sorted, 50).toFixed(1).padStart(7)} ${percentile(sorted, 99).toFixed(1).padStart(7)} ` +
+        `${(sorted.at(-1) ?? NaN).toFixed(1).padStart(7)} ${String(r.errors).padStart(7)}`,
+    );
+  }
+}
+
 // ------------------------------------------------------------------------------ main
 
 interface Target {
@@ -228,6 +267,22 @@ async function main(): Promise<void> {
     );
     const serviceUrl = `http://127.0.0.1:${servicePort}`;
     await waitForHttp(`${serviceUrl}/api/health`, service, 'service');
+    // the other checkout's service: started once this one has migrated the database
+    let compareUrl: string | undefined;
+    if (COMPARE_ROOT) {
+      const comparePort = await freePort();
+      const compared = processes.start(
+        'compared',
+        'src/server.ts',
+        { ...serviceEnv, PORT: String(comparePort) },
+        [],
+        [...serviceNodeFlags(COMPARE_ROOT), ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+        COMPARE_ROOT,
+      );
+      compareUrl = `http://127.0.0.1:${comparePort}`;
+      await waitForHttp(`${compareUrl}/api/health`, compared, 'compared');
+      console.log(`  compared with the service of ${COMPARE_ROOT}`);
+    }
 
     const seedStart = performance.now();
     const db = new Client({ connectionString: dbUrl });
@@ -303,15 +358,35 @@ async function main(): Promise<void> {
         token,
         queries: async () => ((await getJson(`${referenceUrl}/__queries`)).body as { queries: number }).queries,
       },
-      ...hotReadPaths(slug).map((p): Target => ({
-        name: `GET ${p.replace(slug, ':slug')}`,
-        kind: 'http',
-        url: `${serviceUrl}${p}`,
-        token,
-        queries: serviceCount,
-      })),
+      ...hotReadPaths(slug).flatMap((p): Target[] => [
+        {
+          name: `GET ${p.replace(slug, ':slug')}`,
+          kind: 'http',
+          url: `${serviceUrl}${p}`,
+          token,
+          queries: serviceCount,
+        },
+        ...(compareUrl
+          ? [
+              {
+                name: `GET ${p.replace(slug, ':slug')} (compared)`,
+                kind: 'http' as const,
+                url: `${compareUrl}${p}`,
+                token,
+              },
+            ]
+          : []),
+      ]),
       { name: 'socket connect + join_event_room', kind: 'socket', url: serviceUrl, token, queries: serviceCount },
     ];
+
+    if (ONLY.length > 0) {
+      const kept = targets.filter(
+        (t, i) =>
+          i === 0 || t.name === REFERENCE || t.name === 'GET /api/events' || ONLY.some((o) => t.name.includes(o)),
+      );
+      targets.splice(0, targets.length, ...kept);
+    }
 
     // Every endpoint answers 200 before anything is timed.
     for (const t of targets.filter((x) => x.kind === 'http')) {
@@ -368,7 +443,8 @@ async function main(): Promise<void> {
     // Issue 29, item 4: every authenticated hot read at ≥ 0.5 of the bare Express answer; the
     // details (a big body) also against bare Express sending the same bytes (a′).
     const rpsOf = (name: string) => median(samples.get(name)!.map((x) => x.rps));
-    const bigRps = rpsOf("(a′) the details' bytes, bare Express 5");
+    const bigName = "(a′) the details' bytes, bare Express 5";
+    const bigRps = samples.has(bigName) ? rpsOf(bigName) : NaN;
     console.log('');
     for (const t of targets.filter(
       (x) => x.kind === 'http' && x.name.startsWith('GET') && !x.name.includes('/health'),
@@ -378,35 +454,7 @@ async function main(): Promise<void> {
       console.log(`  ${t.name.padEnd(40)} ${ratio.toFixed(2)} of (a)${big}: ${ratio >= 0.5 ? 'ok' : 'below 0.5'}`);
     }
 
-    // Fixed-rate mixed read load: the callers poll like the phones of a weekend.
-    const mix = hotReadMix(slug);
-    // Where stalls come from: the service's event-loop delay over the mix (prom-client resets its
-    // histogram at every scrape) and the load generator's own.
-    const loopNames = ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds'];
-    await serviceMetrics(serviceUrl, loopNames);
-    const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
-    generatorLoop.enable();
-    const fixed = await runFixedRate(serviceUrl, mix, tokens, RATE, RATE_SECONDS);
-    generatorLoop.disable();
-    const [serviceLoopP99, serviceLoopMax] = (await serviceMetrics(serviceUrl, loopNames)).map((v) => v * 1000);
-    console.log('');
-    console.log(
-      `fixed rate: ${fixed.sent} requests at ${RATE} req/s for ${RATE_SECONDS} s, ${tokens.length} callers (scheduler late by at most ${fixed.maxLateness.toFixed(1)} ms; ${fixed.retriedResets} sent again after a keep-alive reset)`,
-    );
-    console.log(
-      `  event-loop delay during the mix: service p99 ${serviceLoopP99.toFixed(1)} ms, max ${serviceLoopMax.toFixed(1)} ms; ` +
-        `load generator p99 ${(generatorLoop.percentile(99) / 1e6).toFixed(1)} ms, max ${(generatorLoop.max / 1e6).toFixed(1)} ms`,
-    );
-    console.log(
-      `${'endpoint'.padEnd(40)} ${'count'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'errors'.padStart(7)}`,
-    );
-    for (const r of fixed.results) {
-      const sorted = r.latencies.sort((a, b) => a - b);
-      console.log(
-        `${r.name.padEnd(40)} ${String(sorted.length).padStart(6)} ${percentile(sorted, 50).toFixed(1).padStart(7)} ${percentile(sorted, 99).toFixed(1).padStart(7)} ` +
-          `${(sorted.at(-1) ?? NaN).toFixed(1).padStart(7)} ${String(r.errors).padStart(7)}`,
-      );
-    }
+    if (RATE_SECONDS > 0) await fixedRateMix(serviceUrl, slug, tokens);
 
     const ratios = samples.get('GET /api/events')!.map((s, i) => s.rps / samples.get(REFERENCE)![i].rps);
     console.log('');

@@ -47,17 +47,21 @@ export class BenchProcesses {
     return path.join(this.workDir, `${name}.log`);
   }
 
-  /** Starts `node …nodeArgs --import tsx <script> …args` (output appended to `<name>.log`). */
+  /**
+   * Starts `node …nodeArgs --import tsx <script> …args` in `cwd` (default: the repository; another
+   * checkout for a before/after comparison), its output appended to `<name>.log`.
+   */
   start(
     name: string,
     script: string,
     env: NodeJS.ProcessEnv,
     args: string[] = [],
     nodeArgs: string[] = [],
+    cwd = this.root,
   ): ChildProcess {
     const log = openSync(this.logFile(name), 'a');
     const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
-      cwd: this.root,
+      cwd,
       env,
       stdio: ['ignore', log, log],
     });
