@@ -52,9 +52,9 @@ const SQL_SAMPLES = 20;
 const REFERENCE = '(b) reference GET /api/events';
 
 const root = path.resolve(__dirname, '..');
-/** the flags of `npm start` (its heap sizes, docs/operations.md), then BENCH_SERVICE_NODE_ARGS (overriding) */
-const SERVICE_NODE_ARGS = [
-  ...serviceNodeFlags(root),
+/** the flags of `npm start` in a checkout (its heap sizes, docs/operations.md), then BENCH_SERVICE_NODE_ARGS (overriding) */
+const serviceNodeArgs = (checkout: string) => [
+  ...serviceNodeFlags(checkout),
   ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
 ];
 const database = benchDatabase('wcs_bench_http');
@@ -201,7 +201,7 @@ async function serviceQueryCount(baseUrl: string): Promise<number> {
 
 /** The fixed-rate mix of hot reads (BENCH_RATE req/s for BENCH_RATE_SECONDS), printed per endpoint. */
 async function fixedRateMix(serviceUrl: string, slug: string, tokens: string[]): Promise<void> {
-  // Fixed-rate mixed read load: the callers poll like the phones of a weekend.
+  // the callers poll like the phones of a weekend
   const mix = hotReadMix(slug);
   // Where stalls come from: the service's event-loop delay over the mix (prom-client resets its
   // histogram at every scrape) and the load generator's own.
@@ -263,7 +263,7 @@ async function main(): Promise<void> {
       'src/server.ts',
       { ...serviceEnv, PORT: String(servicePort) },
       [],
-      SERVICE_NODE_ARGS,
+      serviceNodeArgs(root),
     );
     const serviceUrl = `http://127.0.0.1:${servicePort}`;
     await waitForHttp(`${serviceUrl}/api/health`, service, 'service');
@@ -276,7 +276,7 @@ async function main(): Promise<void> {
         'src/server.ts',
         { ...serviceEnv, PORT: String(comparePort) },
         [],
-        [...serviceNodeFlags(COMPARE_ROOT), ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+        serviceNodeArgs(COMPARE_ROOT),
         COMPARE_ROOT,
       );
       compareUrl = `http://127.0.0.1:${comparePort}`;
@@ -358,25 +358,13 @@ async function main(): Promise<void> {
         token,
         queries: async () => ((await getJson(`${referenceUrl}/__queries`)).body as { queries: number }).queries,
       },
-      ...hotReadPaths(slug).flatMap((p): Target[] => [
-        {
-          name: `GET ${p.replace(slug, ':slug')}`,
-          kind: 'http',
-          url: `${serviceUrl}${p}`,
-          token,
-          queries: serviceCount,
-        },
-        ...(compareUrl
-          ? [
-              {
-                name: `GET ${p.replace(slug, ':slug')} (compared)`,
-                kind: 'http' as const,
-                url: `${compareUrl}${p}`,
-                token,
-              },
-            ]
-          : []),
-      ]),
+      ...hotReadPaths(slug).flatMap((p): Target[] => {
+        const name = `GET ${p.replace(slug, ':slug')}`;
+        const own: Target = { name, kind: 'http', url: `${serviceUrl}${p}`, token, queries: serviceCount };
+        return compareUrl
+          ? [own, { name: `${name} (compared)`, kind: 'http', url: `${compareUrl}${p}`, token }]
+          : [own];
+      }),
       { name: 'socket connect + join_event_room', kind: 'socket', url: serviceUrl, token, queries: serviceCount },
     ];
 
