@@ -26,6 +26,8 @@ export function buildApp(container: Container): Express {
   app.use(createRequestLogger(container.logger));
   app.use(helmet());
   app.use(cors({ origin: config.corsOrigins, credentials: true }));
+  // the read cache's answers, before the parsers and routers (src/middleware/cached-read.ts)
+  app.use(container.hotLane.middleware);
   // strict: false parses any JSON value, so that the input guard answers a body that is not an
   // object with 400 "Validation failed" like any other invalid input.
   app.use(express.json({ limit: BODY_LIMIT, strict: false }));

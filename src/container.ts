@@ -1,7 +1,7 @@
 import type { Config } from './config/index.js';
 import { TokenAuthenticator } from './lib/auth.js';
 import { ReadCache } from './lib/read-cache.js';
-import { createCachedRead } from './middleware/cached-read.js';
+import { createCachedRead, createHotLane } from './middleware/cached-read.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, prettyTransport, type Logger } from './lib/logger.js';
 import { buildInfo, Metrics } from './lib/metrics.js';
@@ -132,6 +132,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
       ? undefined
       : new ReadCache({ connectionString: databaseUrl, logger, settings: { maxWeight: config.readCache.maxBytes } });
   const tokens = new TokenAuthenticator(database.sql, config.jwt, readCache);
+  const limiters: RateLimiters = createRateLimiters(config, redis, logger);
 
   const audit = new ActivityLogService({ db: prisma, notifier, logger, clock });
   const registry = new RegistryService({ settings: config.registry, logger, clock });
@@ -414,7 +415,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     guards: createAuthGuards(tokens, config, readCache) as AuthGuards,
     readCache,
     cachedRead: createCachedRead(readCache),
-    limiters: createRateLimiters(config, redis, logger) as RateLimiters,
+    limiters,
+    /** the read cache's answers served before the router (src/middleware/cached-read.ts) */
+    hotLane: createHotLane({ cache: readCache, tokens, limiter: limiters.general }),
     /** GET /users/me/export: the e-mail tier, counted per user (docs/privacy.md) */
     exportLimiter: createUserRateLimiter('email', 'export', config, redis, logger),
     csrf: createCsrf(config) as Csrf,

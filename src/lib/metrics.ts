@@ -330,7 +330,8 @@ export class Metrics {
  * before routing). Never the URL itself, whose ids and slugs would make one series per value.
  */
 export function routeTemplate(req: Request, mountPath: string): string {
-  const path: unknown = req.route?.path;
+  // an answer of the hot lane (src/middleware/cached-read.ts) names the route that first gave it
+  const path: unknown = req.route?.path ?? req.res?.locals.laneRoute;
   if (typeof path !== 'string') return 'unmatched';
   // a router mounted outside the API (the admin console) names its own mount path
   const own: unknown = req.res?.locals.routeMountPath;

@@ -2,6 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { bearerToken, type AuthUser, type TokenAuthenticator } from '../lib/auth.js';
 import { AppError } from '../lib/errors.js';
 import type { ReadCache } from '../lib/read-cache.js';
+import { laneAuth } from './cached-read.js';
 
 export interface AuthGuards {
   /** Requires a valid Bearer token: 401 "Authentication required" / "Invalid or expired token". */
@@ -26,6 +27,13 @@ export function createAuthGuards(
   const requireAuth = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError('AUTH_REQUIRED');
+    // the hot lane checked this read's session already, after the same fence (src/middleware/cached-read.ts)
+    const checked = laneAuth(res);
+    if (checked) {
+      if ('error' in checked) throw checked.error;
+      req.user = checked.user;
+      return next();
+    }
     // reads (GET) may take the user from the exact read cache, after the request's fence
     // (src/lib/read-cache.ts); every other request reads it from the database
     const fresh = readCache !== undefined && req.method === 'GET' && (await readCache.freshFor(res));

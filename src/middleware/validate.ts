@@ -27,7 +27,8 @@ export function validate<S extends InputShape>(declaration: InputDeclaration<S>)
       return { error };
     }
   };
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+  // named: tests/performance/hot-lane.test.ts finds it before a route's cachedRead
+  return async function validateInput(req: Request, res: Response, next: NextFunction): Promise<void> {
     let outcome: Outcome;
     const key =
       remembered && (req.method === 'GET' || req.method === 'HEAD') ? JSON.stringify([req.params, req.query]) : '';
