@@ -140,7 +140,7 @@ export function createHotLane(deps: {
       res.locals.laneMissed = key;
       return next();
     }
-    req.user = { ...user };
+    req.user = user;
     await limiter(req, res, (err?: unknown) => {
       if (err !== undefined) return next(err);
       res.locals.laneRoute = hit.route;
