@@ -27,7 +27,8 @@ export function buildApp(container: Container): Express {
   app.use(helmet());
   app.use(cors({ origin: config.corsOrigins, credentials: true }));
   // the read cache's answers, before the parsers and routers (src/middleware/cached-read.ts)
-  app.use(container.hotLane.middleware);
+  const routers = createRouters(container);
+  app.use(API_MOUNT_PATH, container.hotLane.middleware(routers));
   // strict: false parses any JSON value, so that the input guard answers a body that is not an
   // object with 400 "Validation failed" like any other invalid input.
   app.use(express.json({ limit: BODY_LIMIT, strict: false }));
@@ -46,7 +47,7 @@ export function buildApp(container: Container): Express {
   );
   app.use(API_MOUNT_PATH, container.limiters.general, container.csrf.protection);
   // one lookup on the path's first segment instead of a walk through every router (src/lib/route-index.ts)
-  app.use(API_MOUNT_PATH, routeIndex(createRouters(container)));
+  app.use(API_MOUNT_PATH, routeIndex(routers));
   // The admin console (outside /api: its own CSP, no rate limit or CSRF on its static files).
   app.use(CONSOLE_MOUNT_PATH, createConsoleRouter());
   app.use(notFoundHandler);

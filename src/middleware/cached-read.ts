@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import { bearerToken, type AuthUser, type TokenAuthenticator } from '../lib/auth.js';
 import type { ReadCache } from '../lib/read-cache.js';
+import { pathEnds } from '../lib/route-index.js';
 
 /**
  * A hot read's answer kept per caller and URL (src/lib/read-cache.ts: exact, dropped when any
@@ -106,9 +107,24 @@ async function cachedRead(
  * nothing was counted or answered yet. A rate-limited request is refused as on the router (429).
  */
 export interface HotLane {
-  middleware: RequestHandler;
+  /** the lane for these routers (mounted where they are): it looks only at URLs one of their cachedRead routes can match */
+  middleware(routers: readonly Router[]): RequestHandler;
   /** answers sent by the lane (tests, benchmarks) */
   stats(): { answered: number };
+}
+
+/** The routes of `routers` with a cachedRead: their paths and the middleware before it (by name). */
+export function cachedRoutes(routers: readonly Router[]): { path: string; before: string[] }[] {
+  type Layer = { route?: { path: unknown; stack: { handle: { name: string; [CACHED_READ]?: true } }[] } };
+  return routers.flatMap((router) =>
+    (router.stack as Layer[]).flatMap((layer) => {
+      const stack = layer.route?.stack ?? [];
+      const at = stack.findIndex((l) => l.handle[CACHED_READ]);
+      if (at === -1) return [];
+      if (typeof layer.route!.path !== 'string') throw new Error('a cachedRead route has one path');
+      return [{ path: layer.route!.path, before: stack.slice(0, at).map((l) => l.handle.name) }];
+    }),
+  );
 }
 
 export function createHotLane(deps: {
@@ -119,9 +135,24 @@ export function createHotLane(deps: {
   const { cache, tokens, limiter } = deps;
   let answered = 0;
   const stats = () => ({ answered });
-  if (!cache) return { middleware: (_req, _res, next) => next(), stats };
-  const middleware: RequestHandler = async (req, res, next) => {
-    if (req.method !== 'GET' || hasBody(req)) return next();
+  if (!cache) return { middleware: () => (_req, _res, next) => next(), stats };
+  const middleware = (routers: readonly Router[]): RequestHandler => {
+    // the first and last segments of every cachedRead route: other URLs (a health probe, a
+    // public page) never wait for a fence here
+    const ends = new Set(
+      cachedRoutes(routers).map(({ path }) => {
+        const { first, last } = pathEnds(path);
+        return `${first}/${last}`;
+      }),
+    );
+    return async (req, res, next) => {
+      if (req.method !== 'GET' || hasBody(req)) return next();
+      const { first, last } = pathEnds(req.url);
+      if (!ends.has(`${first}/${last}`)) return next();
+      return lane(req, res, next);
+    };
+  };
+  const lane = async (req: Request, res: Response, next: (err?: unknown) => void): Promise<void> => {
     const token = bearerToken(req.headers.authorization);
     if (!token || !(await cache.freshFor(res))) return next();
     // the session checked as requireAuth checks a read's, once: requireAuth takes the outcome

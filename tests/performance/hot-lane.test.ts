@@ -1,10 +1,9 @@
 import { Writable } from 'node:stream';
-import type { Router } from 'express';
 import pino from 'pino';
 import supertest from 'supertest';
 import { buildApp } from '../../src/app';
 import type { Container } from '../../src/container';
-import { CACHED_READ } from '../../src/middleware/cached-read';
+import { cachedRoutes } from '../../src/middleware/cached-read';
 import { createRouters } from '../../src/routes';
 import { createTestContainer } from '../helpers/container';
 import { prisma } from '../helpers/db';
@@ -43,14 +42,7 @@ describe('the hot lane', () => {
   it('lets only requireAuth and validate run before a cachedRead on every route (it skips them on a hit)', async () => {
     const container = createTestContainer();
     containers.push(container);
-    type Layer = { route?: { path: string; stack: { handle: { name: string; [CACHED_READ]?: true } }[] } };
-    const cached = createRouters(container).flatMap((router: Router) =>
-      (router.stack as Layer[]).flatMap((layer) => {
-        const stack = layer.route?.stack ?? [];
-        const at = stack.findIndex((l) => l.handle[CACHED_READ]);
-        return at === -1 ? [] : [{ path: layer.route!.path, before: stack.slice(0, at).map((l) => l.handle.name) }];
-      }),
-    );
+    const cached = cachedRoutes(createRouters(container));
     expect(cached.map((c) => c.path).sort()).toEqual(
       [
         '/dashboard',
@@ -138,6 +130,15 @@ describe('the hot lane', () => {
     expect(res.body).toMatchObject({ success: false, code: 'RATE_LIMITED' });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(container.hotLane.stats().answered).toBe(2);
+  });
+
+  it('looks only at the URLs of cachedRead routes: the documentation page with a token sends no fence', async () => {
+    const { container, request } = await appWithLane();
+    const me = await createUser();
+    await request.get('/api/users/me').set('Authorization', me.auth).expect(200);
+    const fences = container.readCache!.stats().fences;
+    await request.get('/api/docs').set('Authorization', me.auth).expect(200);
+    expect(container.readCache!.stats().fences).toBe(fences);
   });
 
   it('leaves a GET with a body to the router: a malformed JSON body is refused as before', async () => {
