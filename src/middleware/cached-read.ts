@@ -91,21 +91,6 @@ async function cachedRead(
   next();
 }
 
-/**
- * The answers of cachedRead served before the router (issue 29, item 4): a GET without a body,
- * with a Bearer token whose user the read cache holds (after the request's fence, as
- * requireAuth takes it), and an answer held for that user and URL, is answered from it once the
- * general rate limit counted it. Install it after the middleware every request passes (metrics,
- * request log, security headers, CORS) and before the body parser.
- *
- * The answer is the one the router would give: the held answer exists because this URL went
- * through the whole chain for this user and got it (the input guard, the routers, requireAuth,
- * validate: all depend only on the URL and the session), the session is checked as requireAuth
- * checks it, and the answer is valid as cachedRead's. The rest of the chain (the JSON and cookie
- * parsers, CSRF, which GET skips, and the walk through the routers) did a twelfth of the work of
- * such a read (docs/benchmarks.md). Anything else, or a miss, goes on to the router untouched:
- * nothing was counted or answered yet. A rate-limited request is refused as on the router (429).
- */
 export interface HotLane {
   /** the lane for these routers (mounted where they are): it looks only at URLs one of their cachedRead routes can match */
   middleware(routers: readonly Router[]): RequestHandler;
@@ -127,6 +112,22 @@ export function cachedRoutes(routers: readonly Router[]): { path: string; before
   );
 }
 
+/**
+ * The answers of cachedRead served before the router (issue 29, item 4): a GET without a body,
+ * with a Bearer token whose user the read cache holds (after the request's fence, as
+ * requireAuth takes it), and an answer held for that user and URL, is answered from it once the
+ * general rate limit counted it. Install it after the middleware every request passes (metrics,
+ * request log, security headers, CORS) and before the body parser.
+ *
+ * The answer is the one the router would give: the held answer exists because this URL went
+ * through the whole chain for this user and got it (the input guard, the routers, requireAuth,
+ * validate: all depend only on the URL and the session), the session is checked as requireAuth
+ * checks it, and the answer is valid as cachedRead's. Skipping the rest of the chain (the JSON
+ * and cookie parsers, CSRF, which GET skips, and the walk through the routers) answered 11-32 %
+ * more such reads a second (docs/benchmarks.md, 2026-12-02 16:28 UTC). Anything else, or a miss,
+ * goes on to the router untouched: nothing was counted or answered yet. A rate-limited request
+ * is refused as on the router (429).
+ */
 export function createHotLane(deps: {
   cache: ReadCache | undefined;
   tokens: TokenAuthenticator;
