@@ -20,7 +20,7 @@
  * BENCH_RATE (300), BENCH_RATE_SECONDS (30; 0 skips the mix), BENCH_LOG_LEVEL of the service (info), BENCH_SERVICE_NODE_ARGS
  * (e.g. `--cpu-prof --cpu-prof-dir=prof`: a profile of the service, written when it stops),
  * BENCH_ONLY (comma-separated parts of endpoint names: only those, beside (a), (b) and GET /api/events),
- * BENCH_COMPARE_ROOT (another checkout with its node_modules, e.g. a `git worktree` of the commit
+ * BENCH_KEEP_LOGS=1 (keep the processes' logs, e.g. with BENCH_SERVICE_NODE_ARGS=--trace-gc), BENCH_COMPARE_ROOT (another checkout with its node_modules, e.g. a `git worktree` of the commit
  * before a change: its service runs beside this one on the same database, each of its hot reads
  * measured in the same rounds, right after this checkout's, as "… (compared)").
  * Notes and EXPLAIN output: scripts/bench-http/NOTES.md.
@@ -47,6 +47,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 300);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 30);
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT ? path.resolve(process.env.BENCH_COMPARE_ROOT) : undefined;
+const KEEP_LOGS = process.env.BENCH_KEEP_LOGS === '1';
 const SOCKET_WORKERS = 10;
 const SQL_SAMPLES = 20;
 const REFERENCE = '(b) reference GET /api/events';
@@ -454,7 +455,7 @@ async function main(): Promise<void> {
   } finally {
     await processes.stopAll();
     await database.drop().catch((err: unknown) => console.error('drop failed:', err));
-    if (failed) console.error(`logs kept in ${workDir}`);
+    if (failed || KEEP_LOGS) console.error(`logs kept in ${workDir}`);
     else rmSync(workDir, { recursive: true, force: true });
   }
 }
