@@ -28,7 +28,10 @@ describe("the server's log lines", () => {
     const count = 20_000;
     const { code, stdout } = await runTs('tests/fixtures/log-lines.ts', [String(count)], { PATH: process.env.PATH });
     expect(code).toBe(0);
-    const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; name: string; msg: string });
+    const lines = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { i: number; name: string; msg: string });
     expect(lines).toHaveLength(count);
     expect(lines.map((line) => line.i)).toEqual(Array.from({ length: count }, (_, i) => i));
     expect(lines[count - 1]).toMatchObject({ name: 'Zoë Ünal ✓ 舞', msg: `line ${count - 1}` });
