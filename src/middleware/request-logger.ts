@@ -18,8 +18,8 @@ export interface LoggedFailure {
 }
 
 /**
- * One structured log line per request, written when the response is finished (or the
- * connection closed first), with a request id echoed in `X-Request-Id`:
+ * One structured log line per request, written when the response is closed (after it was
+ * finished, or when the connection closed first), with a request id echoed in `X-Request-Id`:
  * `{ req: { id, method, url }, res: { statusCode }, responseTime, msg: "request completed" }`.
  * A failed request's line is the only one it gets (issue 16): `warn` for a 4xx, with its `code`;
  * `error` for a 5xx with its `code` and the cause with its stack (`err`); a 503 is an outage
@@ -44,15 +44,16 @@ export function createRequestLogger(base: Logger): RequestHandler {
     const start = Date.now();
     // the URL as it arrived (routers rewrite req.url while they handle it)
     const url = req.url;
+    let logged = false;
     const done = (err?: unknown) => {
-      res.removeListener('close', done);
-      res.removeListener('finish', done);
-      res.removeListener('error', done);
+      if (logged) return;
+      logged = true;
       if (err instanceof Error) (res.locals as LoggedFailure).err ??= err;
       logLine(logger, req, res, { id, url, responseTime: Date.now() - start }, err instanceof Error);
     };
-    res.on('close', done);
-    res.on('finish', done);
+    // 'close' comes after 'finish' for an answered request, and alone when the client went away
+    // first: one listener, never removed (the response is dropped with them)
+    res.once('close', done);
     // a response stream error is logged (and, listened to, cannot end the process)
     res.on('error', done);
     next();
