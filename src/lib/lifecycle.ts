@@ -114,13 +114,6 @@ export async function duringStartup<T>(signal: AbortSignal, step: Promise<T>, gr
   return step;
 }
 
-/**
- * Tracks the requests of an HTTP server so that shutdown can drain it: once `begin()` ran, every
- * response still to be sent (in flight or arriving on a kept-alive connection) carries
- * `Connection: close`, so a busy keep-alive connection ends after its current request instead
- * of serving more; idle connections are closed at once; `finished()` waits for the handlers.
- * Create it after Socket.IO is attached (it listens first, so it sees every request).
- */
 /** Where HttpDrain links an in-flight response to its neighbours (see InFlight). */
 const PREVIOUS = Symbol('inFlightPrevious');
 const NEXT = Symbol('inFlightNext');
@@ -172,6 +165,13 @@ class InFlight {
   }
 }
 
+/**
+ * Tracks the requests of an HTTP server so that shutdown can drain it: once `begin()` ran, every
+ * response still to be sent (in flight or arriving on a kept-alive connection) carries
+ * `Connection: close`, so a busy keep-alive connection ends after its current request instead
+ * of serving more; idle connections are closed at once; `finished()` waits for the handlers.
+ * Create it after Socket.IO is attached (it listens first, so it sees every request).
+ */
 export class HttpDrain {
   private readonly inFlight = new InFlight();
   private draining = false;
