@@ -20,7 +20,8 @@
  * BENCH_RATE (300), BENCH_RATE_SECONDS (30; 0 skips the mix), BENCH_LOG_LEVEL of the service (info), BENCH_SERVICE_NODE_ARGS
  * (e.g. `--cpu-prof --cpu-prof-dir=prof`: a profile of the service, written when it stops),
  * BENCH_ONLY (comma-separated parts of endpoint names: only those, beside (a), (b) and GET /api/events),
- * BENCH_KEEP_LOGS=1 (keep the processes' logs, e.g. with BENCH_SERVICE_NODE_ARGS=--trace-gc), BENCH_COMPARE_ROOT (another checkout with its node_modules, e.g. a `git worktree` of the commit
+ * BENCH_KEEP_LOGS=1 (keep the processes' logs, e.g. with BENCH_SERVICE_NODE_ARGS=--trace-gc),
+ * BENCH_COMPARE_ROOT (another checkout with its node_modules, e.g. a `git worktree` of the commit
  * before a change: its service runs beside this one on the same database, each of its hot reads
  * measured in the same rounds, right after this checkout's, as "… (compared)").
  * Notes and EXPLAIN output: scripts/bench-http/NOTES.md.
