@@ -34,7 +34,7 @@
  * 0.2-0.3 s, pausing 2-7 ms plus its incremental steps while answers waited to be timed.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000 (judged as
  * printed, to two decimals), each with its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (30),
- * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_V8_PRETENURING, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_POLL_ORDER (shuffled; grouped), BENCH_POLL_CLIENT (undici; http), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_PROFILE_FIRST_ROUND (<file>: a CPU profile of the service over the polling's first round), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_V8_PRETENURING, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_POLL_ORDER (shuffled; grouped), BENCH_POLL_CLIENT (undici; http), BENCH_ACCEPT_ENCODING (the polls' header: a browser's by default, '' none), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_PROFILE_FIRST_ROUND (<file>: a CPU profile of the service over the polling's first round), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,7 +46,12 @@ import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
 import WebSocket from 'ws';
 import { freePort } from '../src/lib/embedded-postgres.js';
-import { runFixedRate, type FixedRateOptions, type FixedRateReport } from './bench-http/fixed-rate.js';
+import {
+  BROWSER_ACCEPT_ENCODING,
+  runFixedRate,
+  type FixedRateOptions,
+  type FixedRateReport,
+} from './bench-http/fixed-rate.js';
 import { hotReadMix, seedWeekend, WEEKEND, type WeekendShape } from './bench-http/seed.js';
 import { benchDatabase } from './lib/bench-database.js';
 import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
@@ -82,6 +87,8 @@ const POLLING = {
   order: process.env.BENCH_POLL_ORDER === 'grouped' ? 'grouped' : 'shuffled',
   seed: 29,
   client: process.env.BENCH_POLL_CLIENT === 'http' ? 'http' : 'undici',
+  // BENCH_ACCEPT_ENCODING: the polls' Accept-Encoding (unset: a browser's; '': none, as before 2026-12-03)
+  acceptEncoding: process.env.BENCH_ACCEPT_ENCODING,
 } as const satisfies FixedRateOptions;
 const HEAT_CHANGE_SHARE = 0.05;
 const TRANSPORTS = process.argv.includes('--polling') ? ['polling', 'websocket'] : ['websocket'];
@@ -1004,7 +1011,7 @@ function printTable(results: StepResult[], roundTrip?: MachineProbe): void {
     `bench:event-day ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average now ${load()}`,
   );
   console.log(
-    `  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; presence ${PRESENCE}; dancers' sockets in ${CLIENT_THREADS} worker threads; polls in ${POLLING.order} order through ${POLLING.client}; chat ${CHAT_SECONDS} s; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`,
+    `  service, PostgreSQL and load generator on this machine; transports ${TRANSPORTS.join('+')}; presence ${PRESENCE}; dancers' sockets in ${CLIENT_THREADS} worker threads; polls in ${POLLING.order} order through ${POLLING.client} with Accept-Encoding "${POLLING.acceptEncoding ?? BROWSER_ACCEPT_ENCODING}"; chat ${CHAT_SECONDS} s; targets checked at ${largest.dancers} dancers${largest.dancers === 3000 ? '' : ' (the targets are for 3 000)'}`,
   );
   console.log(
     `  load average (1/5/15 min) at each phase: ${results.map((r) => `${r.dancers}: connect ${r.load.connect}, storm ${r.load.storm}`).join('; ')}`,

@@ -6,7 +6,9 @@
  * production mode (`node --import tsx src/server.ts`, its log to a file), seeds a weekend
  * (scripts/bench-http/seed.ts) and runs matching through the CLI. Then, loopback only:
  *   (a) bare Express 5 hello JSON, its own process (scripts/bench-http/hello-server.ts), and
- *   (a′) the same process sending the bytes of the details answer (the big body's ceiling);
+ *   (a′) the same process sending the bytes of the details answer (the big body's ceiling), and
+ *   (a″) those bytes gzipped (the ceiling of the details as a browser asks: gzip accepted),
+ *   measured through undici, with (a) once more through undici beside it (undiciLoop says why);
  *   (b) GET /api/events by hand with pg + jsonwebtoken, its own process
  *       (scripts/bench-http/reference-server.ts); its JSON must equal the service's (keys sorted);
  *   (c) the service's hot reads and a Socket.IO connect + join_event_room.
@@ -19,6 +21,7 @@
  * Knobs: BENCH_ROUNDS (3), BENCH_SECONDS per run (5), BENCH_CONNECTIONS (50),
  * BENCH_RATE (300), BENCH_RATE_SECONDS (30; 0 skips the mix), BENCH_LOG_LEVEL of the service (info), BENCH_SERVICE_NODE_ARGS
  * (e.g. `--cpu-prof --cpu-prof-dir=prof`: a profile of the service, written when it stops),
+ * BENCH_ACCEPT_ENCODING of the fixed-rate mix (a browser's by default; '' none),
  * BENCH_ONLY (comma-separated parts of endpoint names: only those, beside (a), (b) and GET /api/events),
  * BENCH_KEEP_LOGS=1 (keep the processes' logs, e.g. with BENCH_SERVICE_NODE_ARGS=--trace-gc),
  * BENCH_COMPARE_ROOT (another checkout with its node_modules, e.g. a `git worktree` of the commit
@@ -34,9 +37,10 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
+import { Pool } from 'undici';
 import { io as connectSocket } from 'socket.io-client';
 import { freePort } from '../src/lib/embedded-postgres.js';
-import { runFixedRate } from './bench-http/fixed-rate.js';
+import { BROWSER_ACCEPT_ENCODING, runFixedRate } from './bench-http/fixed-rate.js';
 import { hotReadMix, hotReadPaths, seedWeekend, WEEKEND } from './bench-http/seed.js';
 import { benchDatabase } from './lib/bench-database.js';
 import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
@@ -52,6 +56,7 @@ const KEEP_LOGS = process.env.BENCH_KEEP_LOGS === '1';
 const SOCKET_WORKERS = 10;
 const SQL_SAMPLES = 20;
 const REFERENCE = '(b) reference GET /api/events';
+const HELLO_UNDICI = '(a) hello JSON, bare Express 5 (undici)';
 
 const root = path.resolve(__dirname, '..');
 /** the flags of `npm start` in a checkout (its heap sizes, docs/operations.md), then BENCH_SERVICE_NODE_ARGS (overriding) */
@@ -131,12 +136,17 @@ interface Sample {
   errors: number;
 }
 
-async function cannon(url: string, token: string | undefined, seconds: number): Promise<Sample> {
+async function cannon(
+  url: string,
+  token: string | undefined,
+  seconds: number,
+  headers: Record<string, string> = {},
+): Promise<Sample> {
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
     duration: seconds,
-    headers: token ? { authorization: `Bearer ${token}` } : {},
+    headers: token ? { ...headers, authorization: `Bearer ${token}` } : headers,
   });
   return {
     rps: result.requests.total / result.duration,
@@ -144,6 +154,47 @@ async function cannon(url: string, token: string | undefined, seconds: number): 
     p99: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
   };
+}
+
+/**
+ * CONNECTIONS requests at a time, each sent when the last one's answer is read, through undici's
+ * Pool: for answers with a binary body. autocannon (9.0.0) appends every body chunk to a string
+ * (`req.body += data`, lib/pipelinedRequestsQueue.js), and decoding 38 kB of gzip as UTF-8 held
+ * it at ~1 100 answers a second from any server, where undici reads 13 800 (2026-12-03).
+ */
+async function undiciLoop(
+  url: string,
+  token: string | undefined,
+  seconds: number,
+  headers: Record<string, string> = {},
+  status = 200,
+): Promise<Sample> {
+  const { origin, pathname, search } = new URL(url);
+  const pool = new Pool(origin, { connections: CONNECTIONS });
+  const all = token ? { ...headers, authorization: `Bearer ${token}` } : headers;
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        try {
+          const res = await pool.request({ path: pathname + search, method: 'GET', headers: all });
+          for await (const _chunk of res.body);
+          if (res.statusCode === status) latencies.push(performance.now() - t0);
+          else errors++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  const sorted = latencies.sort((a, b) => a - b);
+  return { rps: latencies.length / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors };
 }
 
 /**
@@ -211,7 +262,9 @@ async function fixedRateMix(serviceUrl: string, slug: string, tokens: string[]):
   await serviceMetrics(serviceUrl, loopNames);
   const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
   generatorLoop.enable();
-  const fixed = await runFixedRate(serviceUrl, mix, tokens, RATE, RATE_SECONDS);
+  const fixed = await runFixedRate(serviceUrl, mix, tokens, RATE, RATE_SECONDS, {
+    acceptEncoding: process.env.BENCH_ACCEPT_ENCODING,
+  });
   generatorLoop.disable();
   const [serviceLoopP99, serviceLoopMax] = (await serviceMetrics(serviceUrl, loopNames)).map((v) => v * 1000);
   console.log('');
@@ -223,12 +276,12 @@ async function fixedRateMix(serviceUrl: string, slug: string, tokens: string[]):
       `load generator p99 ${(generatorLoop.percentile(99) / 1e6).toFixed(1)} ms, max ${(generatorLoop.max / 1e6).toFixed(1)} ms`,
   );
   console.log(
-    `${'endpoint'.padEnd(40)} ${'count'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'errors'.padStart(7)}`,
+    `${'endpoint'.padEnd(50)} ${'count'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'errors'.padStart(7)}`,
   );
   for (const r of fixed.results) {
     const sorted = r.latencies.sort((a, b) => a - b);
     console.log(
-      `${r.name.padEnd(40)} ${String(sorted.length).padStart(6)} ${percentile(sorted, 50).toFixed(1).padStart(7)} ${percentile(sorted, 99).toFixed(1).padStart(7)} ` +
+      `${r.name.padEnd(50)} ${String(sorted.length).padStart(6)} ${percentile(sorted, 50).toFixed(1).padStart(7)} ${percentile(sorted, 99).toFixed(1).padStart(7)} ` +
         `${(sorted.at(-1) ?? NaN).toFixed(1).padStart(7)} ${String(r.errors).padStart(7)}`,
     );
   }
@@ -241,6 +294,12 @@ interface Target {
   kind: 'http' | 'socket';
   url: string;
   token?: string;
+  /** headers beside the token */
+  headers?: Record<string, string>;
+  /** the load generator of an http target: autocannon (the default) or undiciLoop (binary bodies) */
+  client?: 'undici';
+  /** the answer's status expected (200; undiciLoop only) */
+  status?: number;
   /** statements per request: reads a counter of the process serving it */
   queries?: () => Promise<number>;
 }
@@ -353,6 +412,15 @@ async function main(): Promise<void> {
     const targets: Target[] = [
       { name: '(a) hello JSON, bare Express 5', kind: 'http', url: `${helloUrl}/hello` },
       { name: "(a′) the details' bytes, bare Express 5", kind: 'http', url: `${helloUrl}/details` },
+      // the gzipped details, their ceiling and (a) again, through undici (undiciLoop says why)
+      { name: HELLO_UNDICI, kind: 'http', url: `${helloUrl}/hello`, client: 'undici' },
+      {
+        name: '(a″) the details gzipped, bare Express 5 (undici)',
+        kind: 'http',
+        url: `${helloUrl}/details.gz`,
+        headers: { 'accept-encoding': BROWSER_ACCEPT_ENCODING },
+        client: 'undici',
+      },
       {
         name: REFERENCE,
         kind: 'http',
@@ -363,9 +431,30 @@ async function main(): Promise<void> {
       ...hotReadPaths(slug).flatMap((p): Target[] => {
         const name = `GET ${p.replace(slug, ':slug')}`;
         const own: Target = { name, kind: 'http', url: `${serviceUrl}${p}`, token, queries: serviceCount };
+        const mine = [own];
+        // the details also as a browser asks for them: gzip accepted (src/lib/compressed-body.ts)
+        if (p.endsWith('/details'))
+          mine.push({
+            ...own,
+            name: `${name}, gzip (undici)`,
+            headers: { 'accept-encoding': BROWSER_ACCEPT_ENCODING },
+            client: 'undici',
+          });
+        // and polled as a browser polls an answer it holds: If-None-Match (set below), 304
+        if (p.endsWith('/details'))
+          mine.push({
+            ...own,
+            name: `${name}, 304 (undici)`,
+            headers: { 'accept-encoding': BROWSER_ACCEPT_ENCODING },
+            client: 'undici',
+            status: 304,
+          });
         return compareUrl
-          ? [own, { name: `${name} (compared)`, kind: 'http', url: `${compareUrl}${p}`, token }]
-          : [own];
+          ? mine.flatMap((t) => [
+              t,
+              { ...t, name: `${t.name} (compared)`, url: `${compareUrl}${p}`, queries: undefined },
+            ])
+          : mine;
       }),
       { name: 'socket connect + join_event_room', kind: 'socket', url: serviceUrl, token, queries: serviceCount },
     ];
@@ -375,7 +464,13 @@ async function main(): Promise<void> {
         (t, i) =>
           i === 0 || t.name === REFERENCE || t.name === 'GET /api/events' || ONLY.some((o) => t.name.includes(o)),
       );
-      targets.splice(0, targets.length, ...kept);
+      // (a) through undici whenever a target through undici is kept: its ratio's base
+      const undici = kept.some((t) => t.client === 'undici');
+      targets.splice(
+        0,
+        targets.length,
+        ...targets.filter((t) => kept.includes(t) || (undici && t.name === HELLO_UNDICI)),
+      );
     }
 
     // Every endpoint answers 200 before anything is timed.
@@ -383,6 +478,11 @@ async function main(): Promise<void> {
       const res = await getJson(t.url, t.token);
       if (res.status !== 200)
         throw new Error(`${t.name} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    }
+    for (const t of targets.filter((x) => x.status === 304)) {
+      const etag = (await fetch(t.url, { headers: { authorization: `Bearer ${t.token}` } })).headers.get('etag');
+      if (!etag) throw new Error(`${t.name}: no ETag`);
+      t.headers = { ...t.headers, 'if-none-match': etag };
     }
 
     // SQL statements per request: sequential requests, nothing else running.
@@ -398,7 +498,11 @@ async function main(): Promise<void> {
     }
 
     const run = (t: Target, seconds: number) =>
-      t.kind === 'socket' ? socketRun(t.url, tokens, slug, seconds) : cannon(t.url, t.token, seconds);
+      t.kind === 'socket'
+        ? socketRun(t.url, tokens, slug, seconds)
+        : t.client === 'undici'
+          ? undiciLoop(t.url, t.token, seconds, t.headers, t.status)
+          : cannon(t.url, t.token, seconds, t.headers);
     for (const t of targets) await run(t, 2); // warm-up
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
     for (let round = 1; round <= ROUNDS; round++) {
@@ -414,14 +518,14 @@ async function main(): Promise<void> {
     const refRps = median(samples.get(REFERENCE)!.map((s) => s.rps));
     console.log('');
     console.log(
-      `${'endpoint'.padEnd(40)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'×(a)'.padStart(6)} ${'×(b)'.padStart(6)} ${'SQL/req'.padStart(8)} ${'errors'.padStart(7)}`,
+      `${'endpoint'.padEnd(50)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'×(a)'.padStart(6)} ${'×(b)'.padStart(6)} ${'SQL/req'.padStart(8)} ${'errors'.padStart(7)}`,
     );
     for (const t of targets) {
       const s = samples.get(t.name)!;
       const rps = median(s.map((x) => x.rps));
       const sql = sqlPerRequest.get(t.name);
       console.log(
-        `${t.name.padEnd(40)} ${rps.toFixed(0).padStart(7)} ${median(s.map((x) => x.p50))
+        `${t.name.padEnd(50)} ${rps.toFixed(0).padStart(7)} ${median(s.map((x) => x.p50))
           .toFixed(1)
           .padStart(7)} ${median(s.map((x) => x.p99))
           .toFixed(1)
@@ -431,17 +535,27 @@ async function main(): Promise<void> {
     }
 
     // Issue 29, item 4: every authenticated hot read at ≥ 0.5 of the bare Express answer; the
-    // details (a big body) also against bare Express sending the same bytes (a′).
+    // details (a big body) also against bare Express sending the same bytes (a′), or the same
+    // bytes gzipped (a″) when gzip is accepted.
     const rpsOf = (name: string) => median(samples.get(name)!.map((x) => x.rps));
-    const bigName = "(a′) the details' bytes, bare Express 5";
-    const bigRps = samples.has(bigName) ? rpsOf(bigName) : NaN;
+    const ceilingOf = (name: string) => (samples.has(name) ? rpsOf(name) : NaN);
+    const bigRps = ceilingOf("(a′) the details' bytes, bare Express 5");
+    const bigGzipRps = ceilingOf('(a″) the details gzipped, bare Express 5 (undici)');
+    const helloUndiciRps = ceilingOf(HELLO_UNDICI);
     console.log('');
     for (const t of targets.filter(
       (x) => x.kind === 'http' && x.name.startsWith('GET') && !x.name.includes('/health'),
     )) {
-      const ratio = rpsOf(t.name) / helloRps;
-      const big = t.name.includes('/details') ? `, ${(rpsOf(t.name) / bigRps).toFixed(2)} of (a′)` : '';
-      console.log(`  ${t.name.padEnd(40)} ${ratio.toFixed(2)} of (a)${big}: ${ratio >= 0.5 ? 'ok' : 'below 0.5'}`);
+      // a target through undici against (a) through undici
+      const ratio = rpsOf(t.name) / (t.client === 'undici' ? helloUndiciRps : helloRps);
+      const gzip = t.name.includes(', gzip');
+      const big =
+        t.name.includes('/details') && t.status !== 304
+          ? `, ${(rpsOf(t.name) / (gzip ? bigGzipRps : bigRps)).toFixed(2)} of (a${gzip ? '″' : '′'})`
+          : '';
+      console.log(
+        `  ${t.name.padEnd(50)} ${ratio.toFixed(2)} of (a)${t.client === 'undici' ? ' (undici)' : ''}${big}: ${ratio >= 0.5 ? 'ok' : 'below 0.5'}`,
+      );
     }
 
     if (RATE_SECONDS > 0) await fixedRateMix(serviceUrl, slug, tokens);

@@ -71,7 +71,16 @@ export interface FixedRateOptions {
    * not tell whether the connection was a reused one).
    */
   client?: 'http' | 'undici';
+  /**
+   * The `Accept-Encoding` of every request: `gzip, deflate, br` (the default, as a phone's
+   * browser sends it; a large hot read then comes gzipped, src/lib/compressed-body.ts), or ''
+   * for none (the answers as they are, as these benches measured before 2026-12-03).
+   */
+  acceptEncoding?: string;
 }
+
+/** What a browser's fetch sends (over plain HTTP). */
+export const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br';
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
@@ -118,9 +127,11 @@ export async function runFixedRate(
 
   const pool = options.client === 'undici' ? new Pool(url.origin, { connections: 256 }) : undefined;
   /** request `i`'s target, its result row and its headers */
+  const acceptEncoding = options.acceptEncoding ?? BROWSER_ACCEPT_ENCODING;
   const requestOf = (i: number) => {
     const target = sequence[i % sequence.length];
     const headers: Record<string, string> = target.auth ? { authorization: `Bearer ${tokens[i % tokens.length]}` } : {};
+    if (acceptEncoding) headers['accept-encoding'] = acceptEncoding;
     return { target, result: results.get(target.name)!, headers };
   };
   const answered = (result: RateResult, status: number | undefined, started: number) => {

@@ -2,9 +2,10 @@
  * (a) of `npm run bench:http`: bare Express 5 answering a small JSON document, the ceiling of
  * the framework on this machine; and (a′) the same for a big body: the bytes of the service's
  * details answer (DETAILS_BODY_FILE), sent as the service sends a cached answer (a Buffer with
- * its ETag). Runs in its own process; PORT from the environment.
+ * its ETag), and (a″) those bytes gzipped. Runs in its own process; PORT from the environment.
  */
 import { readFileSync } from 'node:fs';
+import { constants, gzipSync } from 'node:zlib';
 import express from 'express';
 
 const app = express();
@@ -18,6 +19,13 @@ if (detailsFile) {
   app.get('/details', (_req, res) => {
     res.status(200).set('Content-Type', 'application/json; charset=utf-8').set('ETag', '"bench-details"');
     res.send(body);
+  });
+  // (a″): the same bytes gzipped once, as the service keeps a large held answer (src/lib/compressed-body.ts)
+  const gzipped = gzipSync(body, { level: constants.Z_BEST_SPEED });
+  app.get('/details.gz', (_req, res) => {
+    res.status(200).set('Content-Type', 'application/json; charset=utf-8').set('ETag', '"bench-details"');
+    res.set('Vary', 'Accept-Encoding').set('Content-Encoding', 'gzip');
+    res.send(gzipped);
   });
 }
 app.listen(Number(process.env.PORT), '127.0.0.1');

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { bearerToken, type AuthUser, type TokenAuthenticator } from '../lib/auth.js';
+import { COMPRESSED_MIN_BYTES, encodedBody } from '../lib/compressed-body.js';
 import type { ReadCache } from '../lib/read-cache.js';
 import { pathEnds } from '../lib/route-index.js';
 
@@ -11,7 +12,8 @@ import { pathEnds } from '../lib/route-index.js';
  * columns); tests/performance/hot-reads-fresh.test.ts writes each kind of change and reads again.
  * Identical answers of several callers (same type and ETag) share one body, weighed once.
  * Only 200 answers of GET are kept; the body is sent as it was, with its ETag (a poller that sends
- * If-None-Match gets 304 as before). Without a usable cache the handler runs as always.
+ * If-None-Match gets 304 as before), a large one gzipped once for the callers that accept it
+ * (src/lib/compressed-body.ts). Without a usable cache the handler runs as always.
  *
  * The hot lane (createHotLane) serves these answers without the router: a route behind
  * cachedRead may only have requireAuth and validate (pure in the URL) before it
@@ -34,10 +36,10 @@ interface CachedBody {
 /** An answer's key: per caller and URL as it arrived (its query included). */
 const answerKey = (userId: number, url: string) => `http ${userId} ${url}`;
 
-function sendHit(res: Response, hit: CachedBody): void {
+function sendHit(req: Request, res: Response, hit: CachedBody): void {
   res.status(200).set('Content-Type', hit.type);
   if (hit.etag) res.set('ETag', hit.etag);
-  res.send(hit.body);
+  res.send(encodedBody(req, res, hit.body));
 }
 
 /** What an entry weighs beside its body (its key, headers and bookkeeping), roughly. */
@@ -61,7 +63,7 @@ async function cachedRead(
   const key = answerKey(req.user.id, req.originalUrl);
   // the lane looked this answer up for this request already (after the same fence)
   const hit = res.locals.laneMissed === key ? undefined : cache.get<CachedBody>(key);
-  if (hit) return sendHit(res, hit);
+  if (hit) return sendHit(req, res, hit);
   const stamp = cache.stamp();
   if (!stamp) return next();
   res.locals.freshReads = cache;
@@ -79,12 +81,18 @@ async function cachedRead(
       const type = /charset=/i.test(declared) ? declared : `${declared}; charset=utf-8`;
       // identical answers (same type and ETag, i.e. the same bytes) are held once for every caller
       const shareId = etag ? `${type} ${etag}` : undefined;
-      const bytes =
-        (shareId && cache.shared<Buffer>(shareId)) || (Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
+      const held = shareId ? cache.shared<Buffer>(shareId) : undefined;
+      const bytes = held ?? (Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
       const entry = { body: bytes, type, etag, route: String(req.route?.path) } satisfies CachedBody;
       if (shareId)
         cache.set(key, entry, ENTRY_OVERHEAD, tables, stamp, { id: shareId, value: bytes, weight: bytes.length });
       else cache.set(key, entry, bytes.length, tables, stamp);
+      // a large body goes out as a hit's would (its Vary, its gzip copy if another caller's
+      // identical answer made one); only a body sent again is compressed, this one if it is held already
+      if (bytes.length >= COMPRESSED_MIN_BYTES) {
+        res.set('Content-Type', type);
+        return send.call(this, encodedBody(req, res, bytes, held !== undefined));
+      }
     }
     return send.call(this, body);
   };
@@ -177,7 +185,7 @@ export function createHotLane(deps: {
       if (err !== undefined) return next(err);
       res.locals.laneRoute = hit.route;
       answered++;
-      sendHit(res, hit);
+      sendHit(req, res, hit);
     });
   };
   return { middleware, stats };
