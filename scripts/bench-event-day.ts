@@ -419,7 +419,13 @@ interface StepResult {
     service: LoopDelay;
     maxLateness: number;
   };
-  matching: { firstSeconds: number; rerunSeconds: number; heatChanges: number };
+  matching: {
+    firstSeconds: number;
+    rerunSeconds: number;
+    heatChanges: number;
+    heatsSeconds: number;
+    noticesSeconds: number;
+  };
   storm: {
     seconds: number;
     medianSeconds: number;
@@ -575,6 +581,20 @@ function startClients(url: string, tokens: string[], slug: string) {
         max: latencies[latencies.length - 1],
         loopP99: merged.loopP99,
         loopMax: merged.loopMax,
+      };
+    },
+    heatsReset: () => all({ type: 'heats-reset' }),
+    /** until every client got `each` heats_updated since heatsReset (or the deadline): the instant the last one did */
+    async heatsWait(each: number, deadline: number) {
+      const parts = await all<{ expected: number; received: number; at: number }>({
+        type: 'heats-wait',
+        each,
+        deadline,
+      });
+      return {
+        expected: parts.reduce((n, p) => n + p.expected, 0),
+        received: parts.reduce((n, p) => n + p.received, 0),
+        at: Math.max(...parts.map((p) => p.at)),
       };
     },
     close: () => all({ type: 'close' }),
@@ -781,27 +801,41 @@ async function runStep(dancers: number): Promise<StepResult> {
     loads.matching = load();
     const rnd = mulberry32(dancers);
     const movers = weekend.participantIds.filter(() => rnd() < HEAT_CHANGE_SHARE);
-    for (let i = 0; i < movers.length; i += 10) {
-      await Promise.all(
-        movers.slice(i, i + 10).map(async (id) => {
-          const heats = [
-            {
-              divisionId: 1 + Math.floor(rnd() * 6),
-              competitionTypeId: 1 + Math.floor(rnd() * 2),
-              heatNumber: 1 + Math.floor(rnd() * 9),
-              role: rnd() < 0.5 ? 'Leader' : 'Follower',
-            },
-          ];
-          const res = await api(baseUrl, 'POST', `/api/events/${slug}/heats`, sign(id), { heats });
-          if (res.status !== 200)
-            throw new Error(`heats answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
-        }),
-      );
-    }
+    // the heat changes, 10 at a time: each is broadcast to the whole room (heats_updated), so
+    // the room receives dancers × movers notices (quadratic by contract); their time and CPU are
+    // shown without a target
+    const phones = clients;
+    await phones.heatsReset();
+    const heatsStart = performance.now();
+    const heatNotices = await phase('heats', async () => {
+      for (let i = 0; i < movers.length; i += 10) {
+        await Promise.all(
+          movers.slice(i, i + 10).map(async (id) => {
+            const heats = [
+              {
+                divisionId: 1 + Math.floor(rnd() * 6),
+                competitionTypeId: 1 + Math.floor(rnd() * 2),
+                heatNumber: 1 + Math.floor(rnd() * 9),
+                role: rnd() < 0.5 ? 'Leader' : 'Follower',
+              },
+            ];
+            const res = await api(baseUrl, 'POST', `/api/events/${slug}/heats`, sign(id), { heats });
+            if (res.status !== 200)
+              throw new Error(`heats answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+          }),
+        );
+      }
+      const answeredAt = performance.now();
+      // then every phone has every change's notice (batched per room: src/realtime/room-batches.ts)
+      const notices = await phones.heatsWait(movers.length, Date.now() + 60_000);
+      return { ...notices, answeredAt };
+    });
+    const heatsSeconds = (heatNotices.answeredAt - heatsStart) / 1000;
+    const noticesSeconds = (performance.now() - heatsStart) / 1000;
     const rerunSeconds = await phase('rerun', run);
-    const matching = { firstSeconds, rerunSeconds, heatChanges: movers.length };
+    const matching = { firstSeconds, rerunSeconds, heatChanges: movers.length, heatsSeconds, noticesSeconds };
     console.log(
-      `  matching: ${movers.length} dancers changed heats; re-run ${rerunSeconds.toFixed(2)} s end to end; load ${loads.matching}`,
+      `  matching: ${movers.length} dancers changed heats in ${heatsSeconds.toFixed(2)} s, every phone had every change's heats_updated after ${noticesSeconds.toFixed(2)} s (${heatNotices.received}/${heatNotices.expected}; service CPU ${cpu.heats.toFixed(1)} s); re-run ${rerunSeconds.toFixed(2)} s end to end; load ${loads.matching}`,
     );
 
     // storm: SIGTERM, start again, everyone back in the room
@@ -947,6 +981,9 @@ const figures = (results: StepResult[]): Figure[] => {
         { name: `poll ${name} errors`, unit: '', value: (r) => row(r).errors, target: 0 },
       ];
     }),
+    { name: 'matching: heat changes, 10 at a time', unit: 's', value: (r) => r.matching.heatsSeconds },
+    { name: 'matching: heat changes, all notices delivered', unit: 's', value: (r) => r.matching.noticesSeconds },
+    { name: 'matching: heat changes, service CPU', unit: 's', value: (r) => r.cpu.heats },
     {
       name: 'matching: re-run end to end',
       unit: 's',

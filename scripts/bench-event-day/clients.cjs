@@ -58,6 +58,7 @@ const clients = tokens.map((token, index) => ({
   attempts: 0,
   tries: 0,
   received: new Map(),
+  heats: 0,
 }));
 
 function join(c) {
@@ -110,6 +111,7 @@ function open(c) {
     c.inRoom = false;
     if (reason === 'io server disconnect') setTimeout(() => s.connect(), backoff(Math.min(c.attempts++, 3)));
   });
+  s.on('heats_updated', () => c.heats++);
   s.on('event_message', (m) => {
     const match = /^bench (\d+) (\d+(?:\.\d+)?)$/.exec(m && m.content);
     if (match) c.received.set(Number(match[1]), now() - Number(match[2]));
@@ -195,6 +197,14 @@ parentPort.on('message', async (msg) => {
     const latencies = [];
     for (const c of clients) for (const ms of c.received.values()) latencies.push(ms);
     parentPort.postMessage(report({ expected, received: received(), latencies }));
+  } else if (msg.type === 'heats-reset') {
+    for (const c of clients) c.heats = 0;
+    parentPort.postMessage({ reset: true });
+  } else if (msg.type === 'heats-wait') {
+    // every client should receive every heat change's heats_updated (the room's broadcast)
+    const received = () => clients.reduce((n, c) => n + Math.min(c.heats, msg.each), 0);
+    while (now() < msg.deadline && received() < msg.each * clients.length) await wait(10);
+    parentPort.postMessage({ expected: msg.each * clients.length, received: received(), at: now() });
   } else if (msg.type === 'stats') {
     parentPort.postMessage({
       connected: clients.filter((c) => c.s && c.s.connected).length,

@@ -10,8 +10,7 @@ import type { Server } from 'socket.io';
  * frame sent to a connection in a turn corks its TCP socket, and the socket is uncorked once the
  * turn's I/O callbacks ran (`setImmediate`): every frame written to it meanwhile reaches the
  * kernel in one call. Bytes, frames and their order are unchanged; nothing waits for a timer, and
- * the write callbacks fire as before (after the data was handed to the kernel), so engine.io
- * queues what comes later and sends it together on 'drain'.
+ * the write callbacks fire as before (after the data was handed to the kernel).
  *
  * engine.io and ws keep these objects private (`transport.socket` is ws' WebSocket, `_socket` its
  * net.Socket), so every step is checked: a transport that does not look as expected (long-polling,
@@ -32,6 +31,7 @@ interface NetSocketLike {
 
 interface EngineTransport {
   name?: string;
+  writable?: boolean;
   socket?: { _socket?: Partial<NetSocketLike> };
   send?: (packets: unknown[]) => void;
 }
@@ -62,5 +62,10 @@ function corkTransport(transport: EngineTransport | undefined): void {
       setImmediate(release);
     }
     send.call(this, packets);
+    // engine.io holds what is sent after this until the last frame of this send was written
+    // ('drain'), which with the socket corked is after this turn: it would leave in a second
+    // write. ws queues the frames in order either way, and every send still gets its 'drain'
+    // (its callbacks run in order), so the transport takes the turn's later packets at once.
+    this.writable = true;
   };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../lib/logger.js';
+import { noticeInterval, RoomBatches, roomSize } from './room-batches.js';
 import type { AppServer } from './types.js';
 import type { ServerToClientEvents } from './types.js';
 import { rooms } from './types.js';
@@ -17,8 +18,18 @@ export interface EventRoomPresence {
 export class Notifier {
   private io: AppServer | undefined;
   private presence: EventRoomPresence | undefined;
+  private readonly batches: RoomBatches;
 
-  constructor(private readonly logger: Logger) {}
+  /** `interval`: how long a room's batched notices wait after its last batch (tests set their own) */
+  constructor(
+    private readonly logger: Logger,
+    interval?: (room: string) => number,
+  ) {
+    this.batches = new RoomBatches({
+      interval: interval ?? ((room) => (this.io ? noticeInterval(this.io, room) : 0)),
+      members: (room) => (this.io ? roomSize(this.io, room) : 0),
+    });
+  }
 
   bind(io: AppServer, presence?: EventRoomPresence): void {
     this.io = io;
@@ -26,6 +37,7 @@ export class Notifier {
   }
 
   unbind(): void {
+    this.batches.flush();
     this.io = undefined;
     this.presence = undefined;
   }
@@ -44,6 +56,21 @@ export class Notifier {
     } catch (err) {
       this.logger.warn({ err, room, event }, 'socket broadcast failed');
     }
+  }
+
+  /**
+   * As toRoom, for a notice nobody waits for within a second (`heats_updated`): sent
+   * in a batch with the room's other batched notices (src/realtime/room-batches.ts), so that a
+   * burst of them costs each member of a big room one write per batch instead of one per notice.
+   * Order among a room's batched notices is kept; the first after a quiet spell leaves at once.
+   */
+  toRoomBatched<E extends keyof ServerToClientEvents>(
+    room: string,
+    event: E,
+    ...args: Parameters<ServerToClientEvents[E]>
+  ): void {
+    if (!this.io) return;
+    this.batches.add(room, () => this.toRoom(room, event, ...args));
   }
 
   /** As toRoom, except to the sockets in any of the `except` rooms (e.g. `user_<id>` of blocked users). */

@@ -2,6 +2,7 @@ import { AppError } from '../../lib/errors.js';
 import { TokenBucketLimiter } from '../../lib/flood-limit.js';
 import type { AppServer, AppSocket } from '../../realtime/io.js';
 import { spansInstances } from '../../realtime/redis-adapter.js';
+import { roomInterval } from '../../realtime/room-batches.js';
 import { rooms, type ActiveUsersPage, type PresenceChanges } from '../../realtime/types.js';
 import { MAX_PAGE_SIZE } from './chat.schemas.js';
 
@@ -157,7 +158,7 @@ export class EventPresence {
   /**
    * The room's outbox: presence deltas (in the order they were decided) and the sockets that
    * joined and wait for the member list. It is sent in one go, at most once per
-   * sendInterval(room) (longer for bigger rooms, at most MAX_SEND_INTERVAL_MS): the deltas in
+   * roomInterval (src/realtime/room-batches.ts: longer for bigger rooms, at most 100 ms): the deltas in
    * order, then one list, built and encoded once for all of the waiting sockets. In a reconnect
    * storm a member thus gets the deltas of many joins in one write instead of one write each,
    * and n joins cost a bounded number of list builds per second instead of n. The sockets
@@ -176,7 +177,7 @@ export class EventPresence {
     sent.catch(() => undefined); // a delta-only outbox has nobody awaiting it
     const outbox: Outbox = { deltas: [], listeners: [], sent, settle };
     this.outboxes.set(room, outbox);
-    const wait = Math.max(0, (this.lastSentAt.get(room) ?? -Infinity) + this.sendInterval(room) - Date.now());
+    const wait = Math.max(0, (this.lastSentAt.get(room) ?? -Infinity) + roomInterval(this.io, room) - Date.now());
     const send = () => {
       const current = (this.sending.get(room) ?? Promise.resolve()).then(() => this.send(room, outbox));
       this.sending.set(room, current);
@@ -343,11 +344,6 @@ export class EventPresence {
     return users.size;
   }
 
-  /** 1 ms per 20 sockets of the room on this instance, at most MAX_SEND_INTERVAL_MS. */
-  private sendInterval(room: string): number {
-    return Math.min(MAX_SEND_INTERVAL_MS, (this.io.of('/').adapter.rooms.get(room)?.size ?? 0) / 20);
-  }
-
   /** Everyone in the room, one entry per user (all instances). */
   private async list(room: string): Promise<PresenceUser[]> {
     const sockets = await this.io.in(room).fetchSockets();
@@ -372,8 +368,6 @@ export class EventPresence {
   }
 }
 
-/** The longest wait between two sends of a room's presence outbox (see EventPresence.outbox). */
-const MAX_SEND_INTERVAL_MS = 100;
 /** A send of many deltas to a big room lets the event loop run after about this many deliveries. */
 const YIELD_EVERY = 20_000;
 /** The shortest time between two `presence_count` broadcasts to a room: config.realtime.presenceCount. */

@@ -99,7 +99,7 @@ export class HeatsService {
         throw new AppError('VALIDATION_ERROR', { message: 'Unknown division or competition type' });
       throw err;
     }
-    this.notifier.toRoom(rooms.event(event.id), 'heats_updated', {
+    this.notifier.toRoomBatched(rooms.event(event.id), 'heats_updated', {
       userId: user.id,
       username: user.username,
       heats: saved,
@@ -190,7 +190,11 @@ export class HeatsService {
     const { count } = await this.db.heat.deleteMany({ where: { id: heat.id, userId: user.id } });
     if (count === 0) throw new AppError('HEAT_NOT_FOUND');
     const heats = await this.userHeats(event.id, user.id);
-    this.notifier.toRoom(rooms.event(event.id), 'heats_updated', { userId: user.id, username: user.username, heats });
+    this.notifier.toRoomBatched(rooms.event(event.id), 'heats_updated', {
+      userId: user.id,
+      username: user.username,
+      heats,
+    });
     const { userId: _owner, ...deleted } = heat;
     await this.audit.record(actor, {
       category: 'event',
