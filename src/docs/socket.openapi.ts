@@ -142,7 +142,12 @@ export const serverToClient: Record<string, ServerEvent> = {
     room: 'event_<id> (sockets with `auth.presence` count) and the joining socket',
     payload: s('SocketPresenceCount'),
   },
-  heats_updated: { description: "A user's heats after POST heats or a heat deletion.", room: 'event_<id>', payload: s('SocketHeatsUpdated') },
+  heats_updated: {
+    description:
+      "A user's heats after POST heats or a heat deletion. Sent in batches per event room, in the order the changes were saved: the first after a quiet spell at once, the ones saved within the next interval together when it ends (1 ms per 3 sockets of the room on the instance, at most 1 s: 3 000 phones get a burst of changes at most once a second).",
+    room: 'event_<id>',
+    payload: s('SocketHeatsUpdated'),
+  },
   match_request_received: { description: 'A match was requested from the user.', room: 'user_<id>', payload: s('SocketMatchNotification') },
   match_accepted: { description: "The user's match request was accepted.", room: 'user_<id>', payload: s('SocketMatchNotification') },
   match_cancelled: { description: 'The other member deleted (rejected or cancelled) the match, or deleted the account (`from` is then the placeholder).', room: 'user_<id>', payload: s('SocketMatchNotification') },
