@@ -66,6 +66,8 @@ function corkTransport(transport: EngineTransport | undefined): void {
     // ('drain'), which with the socket corked is after this turn: it would leave in a second
     // write. ws queues the frames in order either way, and every send still gets its 'drain'
     // (its callbacks run in order), so the transport takes the turn's later packets at once.
+    // (socket.io drops a volatile emit only while the transport is not writable: this service
+    // sends none.)
     this.writable = true;
   };
 }
