@@ -14,6 +14,7 @@ import type { Ack, ClientToServerEvents, PresenceMode } from './types.js';
 import { rooms } from './types.js';
 import { corkWebSocketWrites } from './corked-writes.js';
 import { createResilientAdapter } from './redis-adapter.js';
+import { roomSize } from './room-batches.js';
 
 import type { AppServer, AppSocket } from './types.js';
 
@@ -184,7 +185,7 @@ export function attachRealtime(
     // joined in one synchronous step, so parallel handshakes cannot overshoot. A handshake that
     // fails later is cleaned up by Socket.IO (its rooms are left).
     const userRoom = rooms.user(socket.data.user.id);
-    if ((io.of('/').adapter.rooms.get(userRoom)?.size ?? 0) >= config.realtime.maxSocketsPerUser) {
+    if (roomSize(io, userRoom) >= config.realtime.maxSocketsPerUser) {
       return next(handshakeRefusal(new AppError('TOO_MANY_CONNECTIONS')));
     }
     void socket.join([userRoom, presenceRooms[presence]]);

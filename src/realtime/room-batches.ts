@@ -22,8 +22,11 @@ export function noticeInterval(io: AppServer, room: string): number {
   return Math.min(1000, roomSize(io, room) / 3);
 }
 
-/** A batch being sent lets the event loop run after about this many deliveries (as presence's outbox). */
-const YIELD_EVERY = 20_000;
+/**
+ * A send of many broadcasts to a big room lets the event loop run after about this many
+ * deliveries (these batches, presence's outbox).
+ */
+export const YIELD_EVERY = 20_000;
 
 export interface RoomBatchSettings {
   /** how long after a room's last batch its next one leaves (ms) */

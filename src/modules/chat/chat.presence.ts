@@ -2,7 +2,7 @@ import { AppError } from '../../lib/errors.js';
 import { TokenBucketLimiter } from '../../lib/flood-limit.js';
 import type { AppServer, AppSocket } from '../../realtime/io.js';
 import { spansInstances } from '../../realtime/redis-adapter.js';
-import { roomInterval } from '../../realtime/room-batches.js';
+import { roomInterval, roomSize, YIELD_EVERY } from '../../realtime/room-batches.js';
 import { rooms, type ActiveUsersPage, type PresenceChanges } from '../../realtime/types.js';
 import { MAX_PAGE_SIZE } from './chat.schemas.js';
 
@@ -204,7 +204,7 @@ export class EventPresence {
         const target = this.io.to(room).except(except === undefined ? notBatched : [...notBatched, except]);
         if (event === 'user_joined') target.emit(event, payload as PresenceUser);
         else target.emit(event, payload as { userId: number });
-        delivered += this.io.of('/').adapter.rooms.get(room)?.size ?? 0;
+        delivered += roomSize(this.io, room);
         if (delivered >= YIELD_EVERY) {
           delivered = 0;
           await new Promise<void>((resolve) => setImmediate(resolve));
@@ -328,7 +328,7 @@ export class EventPresence {
    * size (a room of 3 000 hears its count every 3 s at most), so they too grow linearly with the room.
    */
   private countInterval(room: string): number {
-    const sockets = this.io.of('/').adapter.rooms.get(room)?.size ?? 0;
+    const sockets = roomSize(this.io, room);
     return Math.max(this.countTiming.intervalMs, sockets * this.countTiming.msPerSocket);
   }
 
@@ -368,8 +368,6 @@ export class EventPresence {
   }
 }
 
-/** A send of many deltas to a big room lets the event loop run after about this many deliveries. */
-const YIELD_EVERY = 20_000;
 /** The shortest time between two `presence_count` broadcasts to a room: config.realtime.presenceCount. */
 export interface CountTiming {
   intervalMs: number;
