@@ -1,13 +1,6 @@
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Server } from 'socket.io';
-import { io as ioClient, type Socket as ClientSocket } from 'socket.io-client';
-import { corkWebSocketWrites } from '../../src/realtime/corked-writes';
-
-interface RawSocket {
-  _write: (...args: unknown[]) => unknown;
-  _writev: (...args: unknown[]) => unknown;
-}
+import type { Server } from 'socket.io';
+import type { Socket as ClientSocket } from 'socket.io-client';
+import { countedConnection, type CountedConnection } from '../helpers/socket-writes';
 
 /**
  * src/realtime/corked-writes.ts: the frames engine.io sends to one WebSocket together reach the
@@ -15,39 +8,17 @@ interface RawSocket {
  * Counted at the server's TCP socket: every `_write`/`_writev` is one system call.
  */
 describe('frames sent to one WebSocket together', () => {
-  let httpServer: HttpServer;
+  let connection: CountedConnection;
   let io: Server;
   let client: ClientSocket;
 
   async function start(corked: boolean): Promise<{ writes: () => number; serverSocketId: string }> {
-    httpServer = createServer();
-    io = new Server(httpServer);
-    if (corked) corkWebSocketWrites(io);
-    await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-    const { port } = httpServer.address() as AddressInfo;
-    const connected = new Promise<string>((resolve) => io.on('connection', (s) => resolve(s.id)));
-    client = ioClient(`http://127.0.0.1:${port}`, { transports: ['websocket'], reconnection: false, forceNew: true });
-    const serverSocketId = await connected;
-    await new Promise<void>((resolve) => (client.connected ? resolve() : client.once('connect', () => resolve())));
-    const conn = io.of('/').sockets.get(serverSocketId)!.conn as unknown as {
-      transport: { socket: { _socket: RawSocket } };
-    };
-    const raw = conn.transport.socket._socket;
-    let writes = 0;
-    for (const method of ['_write', '_writev'] as const) {
-      const original = raw[method];
-      raw[method] = function (this: unknown, ...args: unknown[]) {
-        writes++;
-        return original.apply(this, args);
-      };
-    }
-    return { writes: () => writes, serverSocketId };
+    connection = await countedConnection({ corked });
+    ({ io, client } = connection);
+    return connection;
   }
 
-  afterEach(async () => {
-    client?.close();
-    await new Promise<void>((resolve) => io.close(() => resolve()));
-  });
+  afterEach(() => connection?.close());
 
   async function burst(count: number, serverSocketId: string): Promise<number[]> {
     const received: number[] = [];

@@ -1,17 +1,8 @@
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Server } from 'socket.io';
-import { io as ioClient, type Socket as ClientSocket } from 'socket.io-client';
 import { createLogger } from '../../src/lib/logger';
-import { corkWebSocketWrites } from '../../src/realtime/corked-writes';
 import { Notifier } from '../../src/realtime/notifier';
 import { RoomBatches } from '../../src/realtime/room-batches';
 import type { AppServer } from '../../src/realtime/types';
-
-interface RawSocket {
-  _write: (...args: unknown[]) => unknown;
-  _writev: (...args: unknown[]) => unknown;
-}
+import { countedConnection, type CountedConnection } from '../helpers/socket-writes';
 
 const ROOM = 'event_1';
 const INTERVAL_MS = 1000;
@@ -25,53 +16,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * service runs it, and a real client; the writes are counted at the server's TCP socket.
  */
 describe('batched room notices', () => {
-  let httpServer: HttpServer;
-  let io: Server;
-  let client: ClientSocket;
+  let connection: CountedConnection;
   let notifier: Notifier;
-  let writes: () => number;
   let received: { userId: number; at: number }[];
 
   beforeEach(async () => {
-    httpServer = createServer();
-    io = new Server(httpServer);
-    corkWebSocketWrites(io);
+    connection = await countedConnection({ corked: true, onConnection: (s) => void s.join(ROOM) });
     notifier = new Notifier(createLogger('silent'), () => INTERVAL_MS);
-    notifier.bind(io as unknown as AppServer);
-    await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-    const { port } = httpServer.address() as AddressInfo;
-    const connected = new Promise<string>((resolve) =>
-      io.on('connection', (s) => {
-        void s.join(ROOM);
-        resolve(s.id);
-      }),
-    );
-    client = ioClient(`http://127.0.0.1:${port}`, { transports: ['websocket'], reconnection: false, forceNew: true });
-    const serverSocketId = await connected;
-    await new Promise<void>((resolve) => (client.connected ? resolve() : client.once('connect', () => resolve())));
+    notifier.bind(connection.io as unknown as AppServer);
     received = [];
-    client.on('heats_updated', (payload: { userId: number }) =>
+    connection.client.on('heats_updated', (payload: { userId: number }) =>
       received.push({ userId: payload.userId, at: performance.now() }),
     );
-    const conn = io.of('/').sockets.get(serverSocketId)!.conn as unknown as {
-      transport: { socket: { _socket: RawSocket } };
-    };
-    const raw = conn.transport.socket._socket;
-    let count = 0;
-    for (const method of ['_write', '_writev'] as const) {
-      const original = raw[method];
-      raw[method] = function (this: unknown, ...args: unknown[]) {
-        count++;
-        return original.apply(this, args);
-      };
-    }
-    writes = () => count;
   });
 
   afterEach(async () => {
     notifier.unbind();
-    client?.close();
-    await new Promise<void>((resolve) => io.close(() => resolve()));
+    await connection?.close();
   });
 
   const until = async (count: number, timeoutMs = 5000) => {
@@ -88,7 +49,7 @@ describe('batched room notices', () => {
     const got = await until(10);
     expect(got.map((r) => r.userId)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     // the first leaves at once, the other nine together; Notifier.toRoom writes each on its own: ten
-    expect(writes()).toBeLessThanOrEqual(2);
+    expect(connection.writes()).toBeLessThanOrEqual(2);
   });
 
   it('the first notice after a quiet spell leaves at once, the next ones when the interval ends', async () => {
