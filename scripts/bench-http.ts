@@ -8,7 +8,8 @@
  *   (a) bare Express 5 hello JSON, its own process (scripts/bench-http/hello-server.ts), and
  *   (a′) the same process sending the bytes of the details answer (the big body's ceiling), and
  *   (a″) those bytes gzipped (the ceiling of the details as a browser asks: gzip accepted),
- *   measured through undici, with (a) once more through undici beside it (undiciLoop says why);
+ *   measured through undici, with (a) once more through undici beside it (undiciLoop says why),
+ *   and (a‴) (a) with helmet()'s headers, as the service sends them (what they cost alone);
  *   (b) GET /api/events by hand with pg + jsonwebtoken, its own process
  *       (scripts/bench-http/reference-server.ts); its JSON must equal the service's (keys sorted);
  *   (c) the service's hot reads and a Socket.IO connect + join_event_room.
@@ -57,6 +58,7 @@ const SOCKET_WORKERS = 10;
 const SQL_SAMPLES = 20;
 const REFERENCE = '(b) reference GET /api/events';
 const HELLO_UNDICI = '(a) hello JSON, bare Express 5 (undici)';
+const HELLO_HELMET = "(a‴) hello JSON, bare Express 5 + helmet()";
 
 const root = path.resolve(__dirname, '..');
 /** the flags of `npm start` in a checkout (its heap sizes, docs/operations.md), then BENCH_SERVICE_NODE_ARGS (overriding) */
@@ -412,6 +414,7 @@ async function main(): Promise<void> {
     const targets: Target[] = [
       { name: '(a) hello JSON, bare Express 5', kind: 'http', url: `${helloUrl}/hello` },
       { name: "(a′) the details' bytes, bare Express 5", kind: 'http', url: `${helloUrl}/details` },
+      { name: HELLO_HELMET, kind: 'http', url: `${helloUrl}/hello-helmet` },
       // the gzipped details, their ceiling and (a) again, through undici (undiciLoop says why)
       { name: HELLO_UNDICI, kind: 'http', url: `${helloUrl}/hello`, client: 'undici' },
       {
@@ -462,7 +465,7 @@ async function main(): Promise<void> {
     if (ONLY.length > 0) {
       const kept = targets.filter(
         (t, i) =>
-          i === 0 || t.name === REFERENCE || t.name === 'GET /api/events' || ONLY.some((o) => t.name.includes(o)),
+          i === 0 || t.name === HELLO_HELMET || t.name === REFERENCE || t.name === 'GET /api/events' || ONLY.some((o) => t.name.includes(o)),
       );
       // (a) through undici whenever a target through undici is kept: its ratio's base
       const undici = kept.some((t) => t.client === 'undici');
@@ -479,6 +482,15 @@ async function main(): Promise<void> {
       if (res.status !== 200)
         throw new Error(`${t.name} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
     }
+    // the answers' headers: (a) sends 6, the service every helmet() header besides its own
+    const heads: string[] = [];
+    for (const t of targets.filter((x) => x.kind === 'http' && !x.headers && x.name !== REFERENCE)) {
+      const res = await fetch(t.url, { headers: t.token ? { authorization: `Bearer ${t.token}` } : {} });
+      await res.arrayBuffer();
+      const pairs = [...res.headers];
+      heads.push(`${t.name} ${pairs.length} (${pairs.reduce((n, [k, v]) => n + k.length + v.length + 4, 0)} B)`);
+    }
+    console.log(`  response headers per answer: ${heads.join('; ')}`);
     for (const t of targets.filter((x) => x.status === 304)) {
       const etag = (await fetch(t.url, { headers: { authorization: `Bearer ${t.token}` } })).headers.get('etag');
       if (!etag) throw new Error(`${t.name}: no ETag`);

@@ -2,15 +2,21 @@
  * (a) of `npm run bench:http`: bare Express 5 answering a small JSON document, the ceiling of
  * the framework on this machine; and (a′) the same for a big body: the bytes of the service's
  * details answer (DETAILS_BODY_FILE), sent as the service sends a cached answer (a Buffer with
- * its ETag), and (a″) those bytes gzipped. Runs in its own process; PORT from the environment.
+ * its ETag), and (a″) those bytes gzipped; and (a‴) the hello JSON with helmet()'s headers, as
+ * the service sends them on every answer (src/app.ts). Runs in its own process; PORT from the environment.
  */
 import { readFileSync } from 'node:fs';
 import { constants, gzipSync } from 'node:zlib';
 import express from 'express';
+import helmet from 'helmet';
 
 const app = express();
 app.disable('x-powered-by');
 app.get('/hello', (_req, res) => {
+  res.json({ success: true, data: { hello: 'world' } });
+});
+// (a‴): the part of the gap to (a) that is the security headers alone (11 more headers per answer)
+app.get('/hello-helmet', helmet(), (_req, res) => {
   res.json({ success: true, data: { hello: 'world' } });
 });
 const detailsFile = process.env.DETAILS_BODY_FILE;
