@@ -58,7 +58,7 @@ const SOCKET_WORKERS = 10;
 const SQL_SAMPLES = 20;
 const REFERENCE = '(b) reference GET /api/events';
 const HELLO_UNDICI = '(a) hello JSON, bare Express 5 (undici)';
-const HELLO_HELMET = "(a‴) hello JSON, bare Express 5 + helmet()";
+const HELLO_HELMET = '(a‴) hello JSON, bare Express 5 + helmet()';
 
 const root = path.resolve(__dirname, '..');
 /** the flags of `npm start` in a checkout (its heap sizes, docs/operations.md), then BENCH_SERVICE_NODE_ARGS (overriding) */
@@ -465,7 +465,11 @@ async function main(): Promise<void> {
     if (ONLY.length > 0) {
       const kept = targets.filter(
         (t, i) =>
-          i === 0 || t.name === HELLO_HELMET || t.name === REFERENCE || t.name === 'GET /api/events' || ONLY.some((o) => t.name.includes(o)),
+          i === 0 ||
+          t.name === HELLO_HELMET ||
+          t.name === REFERENCE ||
+          t.name === 'GET /api/events' ||
+          ONLY.some((o) => t.name.includes(o)),
       );
       // (a) through undici whenever a target through undici is kept: its ratio's base
       const undici = kept.some((t) => t.client === 'undici');

@@ -15,7 +15,7 @@ app.disable('x-powered-by');
 app.get('/hello', (_req, res) => {
   res.json({ success: true, data: { hello: 'world' } });
 });
-// (a‴): the part of the gap to (a) that is the security headers alone (11 more headers per answer)
+// (a‴): the part of the gap to (a) that is the security headers alone (12 more headers per answer)
 app.get('/hello-helmet', helmet(), (_req, res) => {
   res.json({ success: true, data: { hello: 'world' } });
 });
