@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Socket, type AddressInfo } from 'node:net';
+import express from 'express';
 import { createAppServer } from '../../src/http-server';
+import { appMessageClasses } from '../../src/lib/app-messages';
 import { closeRealtime } from '../../src/realtime/io';
 import { testContainer } from '../helpers/container';
+import { runTs } from '../helpers/process';
 
 /**
  * The service's HTTP server makes requests and responses that already have the app's
@@ -38,5 +41,22 @@ describe('HTTP server messages', () => {
       await closeRealtime(io);
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     }
+  });
+
+  it('makes every request, and every response, with one hidden class, as Node makes its own', async () => {
+    // a fresh V8 of its own, with natives syntax (tests/fixtures/message-maps.ts)
+    const { code, stdout, stderr } = await runTs('tests/fixtures/message-maps.ts', [], { PATH: process.env.PATH });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(stdout)).toEqual({ requests: true, responses: true, prototypes: true });
+  }, 60_000);
+
+  it("gives the app's server and its start-up warm-up the same classes, and the app keeps its prototypes", () => {
+    const app = express();
+    const first = appMessageClasses(app);
+    const { request, response } = app;
+    expect(appMessageClasses(app)).toBe(first);
+    expect(app.request).toBe(request);
+    expect(app.response).toBe(response);
+    expect(Object.getPrototypeOf(new first.IncomingMessage(new Socket()))).toBe(request);
   });
 });
