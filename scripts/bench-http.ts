@@ -15,7 +15,8 @@
  *   (c) the service's hot reads and a Socket.IO connect + join_event_room.
  * Rounds are interleaved (a, b, c…, a, b, c…) so drift on a shared machine hits every side alike.
  * Reported: req/s, p50/p99 per endpoint (medians over the rounds), ratios to (a) and (b), SQL
- * statements per request (the service's `wcs_db_queries_total` around sequential requests), then a
+ * statements per request (the service's `wcs_db_queries_total` around sequential requests, and
+ * "loaded": around each timed run, per answer, where concurrent reads share fences), then a
  * fixed-rate mix (300 req/s for 30 s) with p50/p99/max per endpoint. The last line is
  * `GET /api/events = X of reference` (median of the per-round ratios).
  *
@@ -521,8 +522,19 @@ async function main(): Promise<void> {
           : cannon(t.url, t.token, seconds, t.headers);
     for (const t of targets) await run(t, 2); // warm-up
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
+    // statements per answer under the closed loop: reads arriving together share a fence
+    // (src/lib/read-cache.ts), so this is below the sequential SQL/req
+    const loadedSql = new Map<string, number[]>();
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const t of targets) samples.get(t.name)!.push(await run(t, SECONDS));
+      for (const t of targets) {
+        const before = t.queries ? await t.queries() : 0;
+        const sample = await run(t, SECONDS);
+        samples.get(t.name)!.push(sample);
+        if (t.queries && sample.rps > 0) {
+          const perAnswer = ((await t.queries()) - before) / (sample.rps * SECONDS);
+          loadedSql.set(t.name, [...(loadedSql.get(t.name) ?? []), perAnswer]);
+        }
+      }
       const ev = samples.get('GET /api/events')!.at(-1)!;
       const ref = samples.get(REFERENCE)!.at(-1)!;
       console.log(
@@ -534,19 +546,20 @@ async function main(): Promise<void> {
     const refRps = median(samples.get(REFERENCE)!.map((s) => s.rps));
     console.log('');
     console.log(
-      `${'endpoint'.padEnd(50)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'×(a)'.padStart(6)} ${'×(b)'.padStart(6)} ${'SQL/req'.padStart(8)} ${'errors'.padStart(7)}`,
+      `${'endpoint'.padEnd(50)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'×(a)'.padStart(6)} ${'×(b)'.padStart(6)} ${'SQL/req'.padStart(8)} ${'loaded'.padStart(7)} ${'errors'.padStart(7)}`,
     );
     for (const t of targets) {
       const s = samples.get(t.name)!;
       const rps = median(s.map((x) => x.rps));
       const sql = sqlPerRequest.get(t.name);
+      const loaded = loadedSql.get(t.name);
       console.log(
         `${t.name.padEnd(50)} ${rps.toFixed(0).padStart(7)} ${median(s.map((x) => x.p50))
           .toFixed(1)
           .padStart(7)} ${median(s.map((x) => x.p99))
           .toFixed(1)
           .padStart(7)} ` +
-          `${(rps / helloRps).toFixed(2).padStart(6)} ${(rps / refRps).toFixed(2).padStart(6)} ${(sql === undefined ? '–' : sql.toFixed(1)).padStart(8)} ${String(s.reduce((a, x) => a + x.errors, 0)).padStart(7)}`,
+          `${(rps / helloRps).toFixed(2).padStart(6)} ${(rps / refRps).toFixed(2).padStart(6)} ${(sql === undefined ? '–' : sql.toFixed(1)).padStart(8)} ${(loaded === undefined ? '–' : median(loaded).toFixed(2)).padStart(7)} ${String(s.reduce((a, x) => a + x.errors, 0)).padStart(7)}`,
       );
     }
 
