@@ -137,6 +137,8 @@ interface Sample {
   p50: number;
   p99: number;
   errors: number;
+  /** SQL statements per answer during the run (targets that count them) */
+  sqlPerAnswer?: number;
 }
 
 async function cannon(
@@ -522,18 +524,15 @@ async function main(): Promise<void> {
           : cannon(t.url, t.token, seconds, t.headers);
     for (const t of targets) await run(t, 2); // warm-up
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
-    // statements per answer under the closed loop: reads arriving together share a fence
-    // (src/lib/read-cache.ts), so this is below the sequential SQL/req
-    const loadedSql = new Map<string, number[]>();
     for (let round = 1; round <= ROUNDS; round++) {
       for (const t of targets) {
-        const before = t.queries ? await t.queries() : 0;
+        const before = await t.queries?.();
         const sample = await run(t, SECONDS);
+        // statements per answer under the closed loop: reads arriving together share a fence
+        // (src/lib/read-cache.ts), so this is below the sequential SQL/req
+        if (before !== undefined && sample.rps > 0)
+          sample.sqlPerAnswer = ((await t.queries!()) - before) / (sample.rps * SECONDS);
         samples.get(t.name)!.push(sample);
-        if (t.queries && sample.rps > 0) {
-          const perAnswer = ((await t.queries()) - before) / (sample.rps * SECONDS);
-          loadedSql.set(t.name, [...(loadedSql.get(t.name) ?? []), perAnswer]);
-        }
       }
       const ev = samples.get('GET /api/events')!.at(-1)!;
       const ref = samples.get(REFERENCE)!.at(-1)!;
@@ -552,14 +551,14 @@ async function main(): Promise<void> {
       const s = samples.get(t.name)!;
       const rps = median(s.map((x) => x.rps));
       const sql = sqlPerRequest.get(t.name);
-      const loaded = loadedSql.get(t.name);
+      const loaded = s.flatMap((x) => (x.sqlPerAnswer === undefined ? [] : [x.sqlPerAnswer]));
       console.log(
         `${t.name.padEnd(50)} ${rps.toFixed(0).padStart(7)} ${median(s.map((x) => x.p50))
           .toFixed(1)
           .padStart(7)} ${median(s.map((x) => x.p99))
           .toFixed(1)
           .padStart(7)} ` +
-          `${(rps / helloRps).toFixed(2).padStart(6)} ${(rps / refRps).toFixed(2).padStart(6)} ${(sql === undefined ? '–' : sql.toFixed(1)).padStart(8)} ${(loaded === undefined ? '–' : median(loaded).toFixed(2)).padStart(7)} ${String(s.reduce((a, x) => a + x.errors, 0)).padStart(7)}`,
+          `${(rps / helloRps).toFixed(2).padStart(6)} ${(rps / refRps).toFixed(2).padStart(6)} ${(sql === undefined ? '–' : sql.toFixed(1)).padStart(8)} ${(loaded.length === 0 ? '–' : median(loaded).toFixed(2)).padStart(7)} ${String(s.reduce((a, x) => a + x.errors, 0)).padStart(7)}`,
       );
     }
 
