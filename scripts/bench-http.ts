@@ -16,7 +16,9 @@
  * Rounds are interleaved (a, b, c…, a, b, c…) so drift on a shared machine hits every side alike.
  * Reported: req/s, p50/p99 per endpoint (medians over the rounds), ratios to (a) and (b), SQL
  * statements per request (the service's `wcs_db_queries_total` around sequential requests, and
- * "loaded": around each timed run, per answer, where concurrent reads share fences), then a
+ * "loaded": around each timed run, per answer, where concurrent reads share fences), the CPU per
+ * answer of the process serving it (every thread, from /proc) and of PostgreSQL (every `postgres`
+ * process) around each timed run, with the item-4 ratio by that CPU beside the one by req/s, then a
  * fixed-rate mix (300 req/s for 30 s) with p50/p99/max per endpoint. The last line is
  * `GET /api/events = X of reference` (median of the per-round ratios).
  *
@@ -44,6 +46,7 @@ import { io as connectSocket } from 'socket.io-client';
 import { freePort } from '../src/lib/embedded-postgres.js';
 import { BROWSER_ACCEPT_ENCODING, runFixedRate } from './bench-http/fixed-rate.js';
 import { hotReadMix, hotReadPaths, seedWeekend, WEEKEND } from './bench-http/seed.js';
+import { cpuSecondsByPid, cpuSecondsOfPid, cpuSecondsSince } from './bench-event-day/machine.js';
 import { benchDatabase } from './lib/bench-database.js';
 import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
 
@@ -134,11 +137,18 @@ async function getJson(url: string, token?: string): Promise<{ status: number; b
 
 interface Sample {
   rps: number;
+  /** requests answered in the run (errors included: they cost the server too) */
+  answers: number;
   p50: number;
   p99: number;
   errors: number;
   /** SQL statements per answer during the run (targets that count them) */
   sqlPerAnswer?: number;
+  /**
+   * CPU per answer during the run, µs: the serving process (every thread: user + system) and
+   * PostgreSQL (every `postgres` process; 0 for a server that sends no SQL)
+   */
+  cpu?: { server: number; postgres: number };
 }
 
 async function cannon(
@@ -155,6 +165,7 @@ async function cannon(
   });
   return {
     rps: result.requests.total / result.duration,
+    answers: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
@@ -199,7 +210,13 @@ async function undiciLoop(
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
   const sorted = latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors };
+  return {
+    rps: latencies.length / elapsed,
+    answers: latencies.length + errors,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    errors,
+  };
 }
 
 /**
@@ -243,7 +260,13 @@ async function socketRun(baseUrl: string, tokens: string[], slug: string, second
   );
   const elapsed = (performance.now() - started) / 1000;
   const sorted = latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors };
+  return {
+    rps: latencies.length / elapsed,
+    answers: latencies.length + errors,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    errors,
+  };
 }
 
 /** Samples of the service's Prometheus metrics (unlabelled series only). */
@@ -307,6 +330,8 @@ interface Target {
   status?: number;
   /** statements per request: reads a counter of the process serving it */
   queries?: () => Promise<number>;
+  /** the process serving it (its CPU per answer is measured) */
+  pid?: number;
 }
 
 async function main(): Promise<void> {
@@ -335,6 +360,7 @@ async function main(): Promise<void> {
     await waitForHttp(`${serviceUrl}/api/health`, service, 'service');
     // the other checkout's service: started once this one has migrated the database
     let compareUrl: string | undefined;
+    let comparePid: number | undefined;
     if (COMPARE_ROOT) {
       const comparePort = await freePort();
       const compared = processes.start(
@@ -346,6 +372,7 @@ async function main(): Promise<void> {
         COMPARE_ROOT,
       );
       compareUrl = `http://127.0.0.1:${comparePort}`;
+      comparePid = compared.pid;
       await waitForHttp(`${compareUrl}/api/health`, compared, 'compared');
       console.log(`  compared with the service of ${COMPARE_ROOT}`);
     }
@@ -415,17 +442,18 @@ async function main(): Promise<void> {
 
     const serviceCount = () => serviceQueryCount(serviceUrl);
     const targets: Target[] = [
-      { name: '(a) hello JSON, bare Express 5', kind: 'http', url: `${helloUrl}/hello` },
-      { name: "(a′) the details' bytes, bare Express 5", kind: 'http', url: `${helloUrl}/details` },
-      { name: HELLO_HELMET, kind: 'http', url: `${helloUrl}/hello-helmet` },
+      { name: '(a) hello JSON, bare Express 5', kind: 'http', url: `${helloUrl}/hello`, pid: hello.pid },
+      { name: "(a′) the details' bytes, bare Express 5", kind: 'http', url: `${helloUrl}/details`, pid: hello.pid },
+      { name: HELLO_HELMET, kind: 'http', url: `${helloUrl}/hello-helmet`, pid: hello.pid },
       // the gzipped details, their ceiling and (a) again, through undici (undiciLoop says why)
-      { name: HELLO_UNDICI, kind: 'http', url: `${helloUrl}/hello`, client: 'undici' },
+      { name: HELLO_UNDICI, kind: 'http', url: `${helloUrl}/hello`, client: 'undici', pid: hello.pid },
       {
         name: '(a″) the details gzipped, bare Express 5 (undici)',
         kind: 'http',
         url: `${helloUrl}/details.gz`,
         headers: { 'accept-encoding': BROWSER_ACCEPT_ENCODING },
         client: 'undici',
+        pid: hello.pid,
       },
       {
         name: REFERENCE,
@@ -433,10 +461,18 @@ async function main(): Promise<void> {
         url: `${referenceUrl}/api/events`,
         token,
         queries: async () => ((await getJson(`${referenceUrl}/__queries`)).body as { queries: number }).queries,
+        pid: reference.pid,
       },
       ...hotReadPaths(slug).flatMap((p): Target[] => {
         const name = `GET ${p.replace(slug, ':slug')}`;
-        const own: Target = { name, kind: 'http', url: `${serviceUrl}${p}`, token, queries: serviceCount };
+        const own: Target = {
+          name,
+          kind: 'http',
+          url: `${serviceUrl}${p}`,
+          token,
+          queries: serviceCount,
+          pid: service.pid,
+        };
         const mine = [own];
         // the details also as a browser asks for them: gzip accepted (src/lib/compressed-body.ts)
         if (p.endsWith('/details'))
@@ -458,11 +494,18 @@ async function main(): Promise<void> {
         return compareUrl
           ? mine.flatMap((t) => [
               t,
-              { ...t, name: `${t.name} (compared)`, url: `${compareUrl}${p}`, queries: undefined },
+              { ...t, name: `${t.name} (compared)`, url: `${compareUrl}${p}`, queries: undefined, pid: comparePid },
             ])
           : mine;
       }),
-      { name: 'socket connect + join_event_room', kind: 'socket', url: serviceUrl, token, queries: serviceCount },
+      {
+        name: 'socket connect + join_event_room',
+        kind: 'socket',
+        url: serviceUrl,
+        token,
+        queries: serviceCount,
+        pid: service.pid,
+      },
     ];
 
     if (ONLY.length > 0) {
@@ -527,11 +570,18 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const t of targets) {
         const before = await t.queries?.();
+        const cpuBefore =
+          t.pid === undefined ? undefined : { server: cpuSecondsOfPid(t.pid), postgres: cpuSecondsByPid('postgres') };
         const sample = await run(t, SECONDS);
+        if (cpuBefore && sample.answers > 0)
+          sample.cpu = {
+            server: ((cpuSecondsOfPid(t.pid!) - cpuBefore.server) * 1e6) / sample.answers,
+            postgres: (cpuSecondsSince('postgres', cpuBefore.postgres) * 1e6) / sample.answers,
+          };
         // statements per answer under the closed loop: reads arriving together share a fence
         // (src/lib/read-cache.ts), so this is below the sequential SQL/req
-        if (before !== undefined && sample.rps > 0)
-          sample.sqlPerAnswer = ((await t.queries!()) - before) / (sample.rps * SECONDS);
+        if (before !== undefined && sample.answers > 0)
+          sample.sqlPerAnswer = ((await t.queries!()) - before) / sample.answers;
         samples.get(t.name)!.push(sample);
       }
       const ev = samples.get('GET /api/events')!.at(-1)!;
@@ -542,23 +592,33 @@ async function main(): Promise<void> {
     }
 
     const helloRps = median(samples.get(targets[0].name)!.map((s) => s.rps));
+    /** the medians of a target's CPU per answer (µs), when its server's was read */
+    const cpuOf = (name: string) => {
+      const measured = (samples.get(name) ?? []).flatMap((x) => (x.cpu ? [x.cpu] : []));
+      if (measured.length === 0) return undefined;
+      const server = median(measured.map((c) => c.server));
+      const postgres = median(measured.map((c) => c.postgres));
+      return { server, postgres, total: server + postgres };
+    };
     const refRps = median(samples.get(REFERENCE)!.map((s) => s.rps));
     console.log('');
     console.log(
-      `${'endpoint'.padEnd(50)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'×(a)'.padStart(6)} ${'×(b)'.padStart(6)} ${'SQL/req'.padStart(8)} ${'loaded'.padStart(7)} ${'errors'.padStart(7)}`,
+      `${'endpoint'.padEnd(50)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'×(a)'.padStart(6)} ${'×(b)'.padStart(6)} ${'SQL/req'.padStart(8)} ${'loaded'.padStart(7)} ${'CPU µs'.padStart(7)} ${'PG µs'.padStart(6)} ${'errors'.padStart(7)}`,
     );
     for (const t of targets) {
       const s = samples.get(t.name)!;
       const rps = median(s.map((x) => x.rps));
       const sql = sqlPerRequest.get(t.name);
       const loaded = s.flatMap((x) => (x.sqlPerAnswer === undefined ? [] : [x.sqlPerAnswer]));
+      const cpu = cpuOf(t.name);
       console.log(
         `${t.name.padEnd(50)} ${rps.toFixed(0).padStart(7)} ${median(s.map((x) => x.p50))
           .toFixed(1)
           .padStart(7)} ${median(s.map((x) => x.p99))
           .toFixed(1)
           .padStart(7)} ` +
-          `${(rps / helloRps).toFixed(2).padStart(6)} ${(rps / refRps).toFixed(2).padStart(6)} ${(sql === undefined ? '–' : sql.toFixed(1)).padStart(8)} ${(loaded.length === 0 ? '–' : median(loaded).toFixed(2)).padStart(7)} ${String(s.reduce((a, x) => a + x.errors, 0)).padStart(7)}`,
+          `${(rps / helloRps).toFixed(2).padStart(6)} ${(rps / refRps).toFixed(2).padStart(6)} ${(sql === undefined ? '–' : sql.toFixed(1)).padStart(8)} ${(loaded.length === 0 ? '–' : median(loaded).toFixed(2)).padStart(7)} ` +
+          `${(cpu ? cpu.server.toFixed(1) : '–').padStart(7)} ${(cpu ? cpu.postgres.toFixed(1) : '–').padStart(6)} ${String(s.reduce((a, x) => a + x.errors, 0)).padStart(7)}`,
       );
     }
 
@@ -581,8 +641,13 @@ async function main(): Promise<void> {
         t.name.includes('/details') && t.status !== 304
           ? `, ${(rpsOf(t.name) / (gzip ? bigGzipRps : bigRps)).toFixed(2)} of (a${gzip ? '″' : '′'})`
           : '';
+      // what one answer costs the machine (the server's CPU and PostgreSQL's) against (a)'s: what
+      // the throughput's ratio becomes when the load generator's share of the cores is left out
+      const cost = cpuOf(t.name);
+      const base = cpuOf(t.client === 'undici' ? HELLO_UNDICI : targets[0].name);
+      const byCpu = cost && base ? `; by CPU per answer ${(base.total / cost.total).toFixed(2)} of (a)` : '';
       console.log(
-        `  ${t.name.padEnd(50)} ${ratio.toFixed(2)} of (a)${t.client === 'undici' ? ' (undici)' : ''}${big}: ${ratio >= 0.5 ? 'ok' : 'below 0.5'}`,
+        `  ${t.name.padEnd(50)} ${ratio.toFixed(2)} of (a)${t.client === 'undici' ? ' (undici)' : ''}${big}: ${ratio >= 0.5 ? 'ok' : 'below 0.5'}${byCpu}`,
       );
     }
 

@@ -58,26 +58,49 @@ export function cpuSecondsOfPid(pid: number): number {
 
 /**
  * User + system CPU seconds of every process named `comm` now running (PostgreSQL's are all
- * `postgres`); a process that ended in between takes its seconds with it, which the bench's
- * kept pool connections make rare.
+ * `postgres`). The difference of two such sums goes down when a process ends in between (its
+ * seconds leave with it): for the CPU of a phase, use cpuSecondsSince.
  */
 export function cpuSecondsOf(comm: string): number {
+  let seconds = 0;
+  for (const s of cpuSecondsByPid(comm).values()) seconds += s;
+  return seconds;
+}
+
+/** CPU seconds of each process named `comm` now running, by pid (empty without /proc). */
+export function cpuSecondsByPid(comm: string): Map<number, number> {
+  const found = new Map<number, number>();
   let pids: string[];
   try {
     pids = readdirSync('/proc');
   } catch {
-    return NaN; // no /proc: not Linux
+    return found; // no /proc: not Linux
   }
-  let seconds = 0;
   for (const pid of pids) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = parseProcessStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      if (stat.comm === comm) seconds += stat.cpuSeconds;
+      if (stat.comm === comm) found.set(Number(pid), stat.cpuSeconds);
     } catch {
       // the process ended between the listing and the read
     }
   }
+  return found;
+}
+
+/**
+ * CPU seconds the processes named `comm` used since `before` (cpuSecondsByPid): the processes
+ * still running count from their reading then, new ones from their start; one that ended in
+ * between is left out (its last seconds are lost, rather than its whole life counted negative).
+ */
+export function cpuSecondsSince(comm: string, before: Map<number, number>): number {
+  return cpuSecondsBetween(before, cpuSecondsByPid(comm));
+}
+
+/** As cpuSecondsSince, between two readings of cpuSecondsByPid. */
+export function cpuSecondsBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let seconds = 0;
+  for (const [pid, now] of after) seconds += now - (before.get(pid) ?? 0);
   return seconds;
 }
 
@@ -90,11 +113,12 @@ export interface MachineShare {
 
 export interface MachineMark {
   times: CpuTimes | undefined;
-  postgres: number;
+  /** PostgreSQL's processes' CPU seconds by pid (cpuSecondsByPid) */
+  postgres: Map<number, number>;
 }
 
 export function machineMark(): MachineMark {
-  return { times: readCpuTimes(), postgres: cpuSecondsOf('postgres') };
+  return { times: readCpuTimes(), postgres: cpuSecondsByPid('postgres') };
 }
 
 export function machineSince(mark: MachineMark, now: MachineMark = machineMark()): MachineShare | undefined {
@@ -104,7 +128,7 @@ export function machineSince(mark: MachineMark, now: MachineMark = machineMark()
   return {
     stolenPct: (100 * (now.times.steal - mark.times.steal)) / total,
     idlePct: (100 * (now.times.idle - mark.times.idle)) / total,
-    postgresCpuSeconds: now.postgres - mark.postgres,
+    postgresCpuSeconds: cpuSecondsBetween(mark.postgres, now.postgres),
   };
 }
 

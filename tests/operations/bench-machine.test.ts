@@ -1,6 +1,8 @@
 import { Client } from 'pg';
 import {
+  cpuSecondsByPid,
   cpuSecondsOf,
+  cpuSecondsSince,
   jsonProbeMs,
   loopbackRoundTrip,
   machineMark,
@@ -38,11 +40,24 @@ describe('bench machine reading', () => {
   });
 
   it("gives a phase's stolen and idle shares of every core's time", () => {
-    const before = { times: parseCpuTimes(STAT(100, 800, 0, 0)), postgres: 1.5 };
-    const after = { times: parseCpuTimes(STAT(400, 1400, 100, 0)), postgres: 2.0 };
+    // PostgreSQL: backend 7 used 0.5 s more, 8 ended (left out), 9 started and used 0.25 s
+    const before = {
+      times: parseCpuTimes(STAT(100, 800, 0, 0)),
+      postgres: new Map([
+        [7, 1.5],
+        [8, 3],
+      ]),
+    };
+    const after = {
+      times: parseCpuTimes(STAT(400, 1400, 100, 0)),
+      postgres: new Map([
+        [7, 2.0],
+        [9, 0.25],
+      ]),
+    };
     // 300 user + 600 idle + 100 steal = 1 000 ticks
-    expect(machineSince(before, after)).toEqual({ stolenPct: 10, idlePct: 60, postgresCpuSeconds: 0.5 });
-    expect(machineSince({ times: undefined, postgres: 0 }, after)).toBeUndefined();
+    expect(machineSince(before, after)).toEqual({ stolenPct: 10, idlePct: 60, postgresCpuSeconds: 0.75 });
+    expect(machineSince({ times: undefined, postgres: new Map() }, after)).toBeUndefined();
   });
 
   it('reads this machine: shares between 0 and 100 % over a busy moment', () => {
@@ -68,6 +83,26 @@ describe('bench machine reading', () => {
     } finally {
       await db.end();
     }
+  });
+
+  it('leaves out a PostgreSQL process that ended between two readings instead of counting its whole life negative', async () => {
+    const db = new Client({ connectionString: adminUrl() });
+    await db.connect();
+    const { rows } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    await db.query('SET max_parallel_workers_per_gather = 0');
+    // about a second of CPU: more than the other backends use while this one ends
+    await db.query('SELECT count(*) FROM generate_series(1, 15000000)');
+    const before = cpuSecondsByPid('postgres');
+    const total = cpuSecondsOf('postgres');
+    expect(before.get(rows[0].pid)).toBeGreaterThan(0);
+    await db.end();
+    // the backend's exit is asynchronous to the client's end
+    for (let i = 0; i < 100 && cpuSecondsByPid('postgres').has(rows[0].pid); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(cpuSecondsByPid('postgres').has(rows[0].pid)).toBe(false);
+    // the sum over the processes running now lost the ended backend's seconds
+    expect(cpuSecondsOf('postgres') - total).toBeLessThan(0);
+    expect(cpuSecondsSince('postgres', before)).toBeGreaterThanOrEqual(0);
   });
 
   it('times a loopback round trip to another process', async () => {
