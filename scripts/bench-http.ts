@@ -172,6 +172,18 @@ async function cannon(
   };
 }
 
+/** A run's sample from the latencies of its answers (ms), its errors and its length (s). */
+function closedLoopSample(latencies: number[], errors: number, elapsed: number): Sample {
+  const sorted = latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / elapsed,
+    answers: latencies.length + errors,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    errors,
+  };
+}
+
 /**
  * CONNECTIONS requests at a time, each sent when the last one's answer is read, through undici's
  * Pool: for answers with a binary body. autocannon (9.0.0) appends every body chunk to a string
@@ -209,14 +221,7 @@ async function undiciLoop(
   );
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
-  const sorted = latencies.sort((a, b) => a - b);
-  return {
-    rps: latencies.length / elapsed,
-    answers: latencies.length + errors,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    errors,
-  };
+  return closedLoopSample(latencies, errors, elapsed);
 }
 
 /**
@@ -259,14 +264,7 @@ async function socketRun(baseUrl: string, tokens: string[], slug: string, second
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  const sorted = latencies.sort((a, b) => a - b);
-  return {
-    rps: latencies.length / elapsed,
-    answers: latencies.length + errors,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    errors,
-  };
+  return closedLoopSample(latencies, errors, elapsed);
 }
 
 /** Samples of the service's Prometheus metrics (unlabelled series only). */
@@ -570,12 +568,13 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const t of targets) {
         const before = await t.queries?.();
+        const { pid } = t;
         const cpuBefore =
-          t.pid === undefined ? undefined : { server: cpuSecondsOfPid(t.pid), postgres: cpuSecondsByPid('postgres') };
+          pid === undefined ? undefined : { server: cpuSecondsOfPid(pid), postgres: cpuSecondsByPid('postgres') };
         const sample = await run(t, SECONDS);
-        if (cpuBefore && sample.answers > 0)
+        if (pid !== undefined && cpuBefore && sample.answers > 0)
           sample.cpu = {
-            server: ((cpuSecondsOfPid(t.pid!) - cpuBefore.server) * 1e6) / sample.answers,
+            server: ((cpuSecondsOfPid(pid) - cpuBefore.server) * 1e6) / sample.answers,
             postgres: (cpuSecondsSince('postgres', cpuBefore.postgres) * 1e6) / sample.answers,
           };
         // statements per answer under the closed loop: reads arriving together share a fence

@@ -62,19 +62,17 @@ export function cpuSecondsOfPid(pid: number): number {
  * seconds leave with it): for the CPU of a phase, use cpuSecondsSince.
  */
 export function cpuSecondsOf(comm: string): number {
-  let seconds = 0;
-  for (const s of cpuSecondsByPid(comm).values()) seconds += s;
-  return seconds;
+  return cpuSecondsBetween(new Map(), cpuSecondsByPid(comm));
 }
 
-/** CPU seconds of each process named `comm` now running, by pid (empty without /proc). */
-export function cpuSecondsByPid(comm: string): Map<number, number> {
+/** CPU seconds of each process named `comm` now running, by pid; undefined without /proc (not Linux). */
+export function cpuSecondsByPid(comm: string): Map<number, number> | undefined {
   const found = new Map<number, number>();
   let pids: string[];
   try {
     pids = readdirSync('/proc');
   } catch {
-    return found; // no /proc: not Linux
+    return undefined;
   }
   for (const pid of pids) {
     if (!/^\d+$/.test(pid)) continue;
@@ -93,12 +91,16 @@ export function cpuSecondsByPid(comm: string): Map<number, number> {
  * still running count from their reading then, new ones from their start; one that ended in
  * between is left out (its last seconds are lost, rather than its whole life counted negative).
  */
-export function cpuSecondsSince(comm: string, before: Map<number, number>): number {
+export function cpuSecondsSince(comm: string, before: Map<number, number> | undefined): number {
   return cpuSecondsBetween(before, cpuSecondsByPid(comm));
 }
 
-/** As cpuSecondsSince, between two readings of cpuSecondsByPid. */
-export function cpuSecondsBetween(before: Map<number, number>, after: Map<number, number>): number {
+/** As cpuSecondsSince, between two readings of cpuSecondsByPid (NaN when either could not be read). */
+export function cpuSecondsBetween(
+  before: Map<number, number> | undefined,
+  after: Map<number, number> | undefined,
+): number {
+  if (!before || !after) return NaN;
   let seconds = 0;
   for (const [pid, now] of after) seconds += now - (before.get(pid) ?? 0);
   return seconds;
@@ -113,8 +115,8 @@ export interface MachineShare {
 
 export interface MachineMark {
   times: CpuTimes | undefined;
-  /** PostgreSQL's processes' CPU seconds by pid (cpuSecondsByPid) */
-  postgres: Map<number, number>;
+  /** PostgreSQL's processes' CPU seconds by pid (cpuSecondsByPid; undefined without /proc) */
+  postgres: Map<number, number> | undefined;
 }
 
 export function machineMark(): MachineMark {
