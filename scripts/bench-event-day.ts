@@ -647,6 +647,9 @@ async function runStep(dancers: number): Promise<StepResult> {
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(1), 120_000, 25);
     const warmed = /(warmed up|warm-up stopped)[^"]*/.exec(readFileSync(processes.logFile(logName(1)), 'utf8'));
     if (warmed) console.log(`  started again on the event's data: ${warmed[0]}`);
+    // the warm-up reads the busiest current event: another one leaves the polls' first reads cold
+    if (warmed?.[1] === 'warmed up' && !warmed[0].includes(` of ${slug} `))
+      console.log(`  (the warm-up did not read ${slug}: its first polls are not those of a warmed process)`);
     await sleep(2000);
     await collectGarbage(processes.logFile(logName(1)));
     const idleRss = rssKiB(service.pid!);

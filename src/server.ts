@@ -3,6 +3,7 @@ import { ConfigError } from './config/config-error.js';
 import type { ResolvedDatabase } from './lib/database.js';
 import { EmbeddedDatabaseError, EmbeddedDatabaseInUseError } from './lib/embedded-postgres.js';
 import { DatabaseUnreachableError } from './lib/startup-errors.js';
+import type { WarmUpReport } from './lib/warm-up.js';
 
 // Resolved first (DATABASE_URL or the embedded server), stopped last.
 let database: ResolvedDatabase | undefined;
@@ -91,14 +92,20 @@ async function main(): Promise<void> {
   if (config.warmUp.ms > 0) {
     await container.readCache?.start();
     logger.info({ ms: config.warmUp.ms }, `warming up for ${config.warmUp.ms} ms before listening`);
-    const report = await warmUp(app, container, { ...config.warmUp, signal: startup.signal }).catch((err: unknown) => ({
-      reads: 0,
-      ms: 0,
-      callers: 0,
-      stoppedBy: reasonOf(err),
-    }));
+    const report: WarmUpReport = await warmUp(app, container, { ...config.warmUp, signal: startup.signal }).catch(
+      (err: unknown) => ({
+        reads: 0,
+        ms: 0,
+        callers: 0,
+        stoppedBy: reasonOf(err),
+      }),
+    );
     if (report.stoppedBy) logger.warn(report, `warm-up stopped after ${report.reads} reads: ${report.stoppedBy}`);
-    else logger.info(report, `warmed up: ${report.reads} reads as ${report.callers} participants in ${report.ms} ms`);
+    else
+      logger.info(
+        report,
+        `warmed up: ${report.reads} reads${report.event ? ` of ${report.event}` : ''} as ${report.callers} participants in ${report.ms} ms`,
+      );
   }
   const drain = new HttpDrain(httpServer);
   const listening = await listenOn(

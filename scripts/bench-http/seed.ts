@@ -108,12 +108,15 @@ export interface SeededWeekend {
   participantIds: number[];
 }
 
-/** Seeds (to `shape`) users, events, participations, heats, chat rooms and messages, matches with messages and ratings. */
-export async function seedWeekend(
-  db: Client,
-  now = new Date('2026-11-24T09:00:00Z'),
-  shape: WeekendShape = WEEKEND,
-): Promise<SeededWeekend> {
+/**
+ * Seeds (to `shape`) users, events, participations, heats, chat rooms and messages, matches with
+ * messages and ratings. Every date is relative to `now`, the run's own time by default: the big
+ * event starts two days later, so it is the busiest current event, the one the service's start-up
+ * warm-up reads (src/lib/warm-up.ts). Seeded at a fixed 2026-11-24 until 2026-12-08, it had ended
+ * more than a week before the runs of 2026-12-05 on, and the warm-up read a 59-participant event
+ * instead (docs/event-day.md).
+ */
+export async function seedWeekend(db: Client, now = new Date(), shape: WeekendShape = WEEKEND): Promise<SeededWeekend> {
   const rnd = mulberry32(14);
   const int = (n: number) => Math.floor(rnd() * n);
   const t = now.getTime();

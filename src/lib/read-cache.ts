@@ -263,8 +263,10 @@ export class ReadCache {
    * and kept for the next callers (call after a fence): the part of an answer that is the same
    * for every caller (the participants of an event's details) is read once, not at each
    * caller's first read (docs/event-day.md, "Cheap misses"). Callers arriving while it is read
-   * share that read as long as no change notice came in since it began (a notice may be a
-   * change it does not show, so a later caller reads again). Without a usable cache: `read()`.
+   * share that read as long as none of `dependsOn` changed since it began: the rule by which its
+   * value, once stored, would answer them (a change of one of them may be one it does not show, so
+   * a later caller reads again; a notice of another table, a chat message say, is not). Without a
+   * usable cache: `read()`.
    */
   async readThrough<T>(
     key: string,
@@ -277,9 +279,7 @@ export class ReadCache {
     const stamp = this.stamp();
     if (!stamp) return read();
     const pending = this.reading.get(key);
-    if (pending && pending.stamp.epoch === stamp.epoch && pending.stamp.seq === stamp.seq) {
-      return pending.value as Promise<T>;
-    }
+    if (pending && this.unchangedSince(pending.stamp, dependsOn)) return pending.value as Promise<T>;
     const value = read();
     this.reading.set(key, { stamp, value });
     try {
@@ -303,8 +303,13 @@ export class ReadCache {
   }
 
   private valid(entry: Entry): boolean {
-    if (this.state !== 'ready' || entry.stamp.epoch !== this.epoch) return false;
-    return entry.dependsOn.every((key) => (this.changedAt.get(key) ?? 0) <= entry.stamp.seq);
+    return this.unchangedSince(entry.stamp, entry.dependsOn);
+  }
+
+  /** Whether nothing of `dependsOn` changed after `stamp` was taken (on this connection). */
+  private unchangedSince(stamp: Stamp, dependsOn: readonly string[]): boolean {
+    if (this.state !== 'ready' || stamp.epoch !== this.epoch) return false;
+    return dependsOn.every((key) => (this.changedAt.get(key) ?? 0) <= stamp.seq);
   }
 
   private drop(key: string, entry: Entry): void {

@@ -52,6 +52,8 @@ export interface WarmUpReport {
   reads: number;
   ms: number;
   callers: number;
+  /** the slug of the event whose participants it read as (absent when it read nothing) */
+  event?: string;
   /** why it stopped before its budget: the first answer that was not 200, or a failed request */
   stoppedBy?: string;
 }
@@ -119,7 +121,7 @@ export async function warmUp(app: Express, source: WarmUpSource, settings: WarmU
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
-  return { reads, ms: elapsed(), callers: tokens.length, ...(stoppedBy ? { stoppedBy } : {}) };
+  return { reads, ms: elapsed(), callers: tokens.length, event: target.slug, ...(stoppedBy ? { stoppedBy } : {}) };
 }
 
 function get(port: number, agent: Agent, path: string, token: string): Promise<number | undefined> {

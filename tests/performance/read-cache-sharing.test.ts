@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import supertest from 'supertest';
 import { buildApp } from '../../src/app';
 import type { Container } from '../../src/container';
@@ -114,5 +116,63 @@ describe('the read cache with many callers of one big answer', () => {
     await request.get(path).set('Authorization', b.auth).expect(200);
     const after = container.readCache!.stats().weight;
     expect(Math.abs(after - two)).toBeLessThan(1_000);
+  });
+});
+
+/**
+ * A part of answers that is the same for every caller (the participants of a big event's details,
+ * 35-55 ms of PostgreSQL at 3 000 participants) is read once for the callers arriving while it is
+ * read (ReadCache.readThrough). A change notice of a table it was not read from (a chat message,
+ * the check-in token made by a first details read) used to make every later caller read it again.
+ */
+describe('a shared part of answers while it is being read', () => {
+  let container: Container;
+  let notifier: Client;
+  beforeAll(async () => {
+    container = createTestContainer({ readCache: { maxBytes: 64 * 1024 * 1024 } });
+    expect(await container.readCache!.start()).toBe(true);
+    notifier = new Client({ connectionString: process.env.DATABASE_URL });
+    await notifier.connect();
+  });
+  afterAll(async () => {
+    await notifier.end();
+    await container.close();
+  });
+
+  /** Two callers of one part, the second arriving after `notice` was committed and seen. */
+  async function twoCallersAround(notice: string, dependsOn: string[]) {
+    const cache = container.readCache!;
+    const key = `shared part ${randomUUID()}`;
+    let reads = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const read = async () => {
+      const n = ++reads;
+      await gate;
+      return `read ${n}`;
+    };
+    expect(await cache.fence()).toBe(true);
+    const first = cache.readThrough(key, dependsOn, () => 1, read);
+    await notifier.query(`SELECT pg_notify('wcs_changes', $1)`, [notice]);
+    // a fence after the notice's commit: the cache has seen it
+    expect(await cache.fence()).toBe(true);
+    const second = cache.readThrough(key, dependsOn, () => 1, read);
+    release();
+    return { answers: await Promise.all([first, second]), reads };
+  }
+
+  it('is shared with a caller arriving after a change of a table it was not read from', async () => {
+    // a table name of this run only: other test files' writes notify too
+    const table = `Part${randomUUID().slice(0, 8)}`;
+    const { answers, reads } = await twoCallersAround('Message', [table, `${table}:*`]);
+    expect(reads).toBe(1);
+    expect(answers).toEqual(['read 1', 'read 1']);
+  });
+
+  it('is read again for a caller arriving after a change of a table it was read from', async () => {
+    const table = `Part${randomUUID().slice(0, 8)}`;
+    const { answers, reads } = await twoCallersAround(`${table}:7`, [table]);
+    expect(reads).toBe(2);
+    expect(answers).toEqual(['read 1', 'read 2']);
   });
 });
