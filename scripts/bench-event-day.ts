@@ -3,7 +3,7 @@
  *
  * For each size (BENCH_EVENT_DAY_STEPS, default 300,1000,3000 dancers) on a fresh PostgreSQL
  * database (admin URL: TEST_DATABASE_ADMIN_URL, default postgresql://postgres@127.0.0.1:5432/postgres):
- * the service starts in production mode as its own process (`node --import tsx src/server.ts`,
+ * the service starts in production mode as its own process (`node dist/server.js`, built at the start,
  * its log to a file), the weekend of bench:http is seeded around a big event of that many
  * dancers (cities, heats, participations = check-ins, chat history, matches;
  * scripts/bench-http/seed.ts), and matching runs once through the API. Then, every dancer with
@@ -34,7 +34,7 @@
  * 0.2-0.3 s, pausing 2-7 ms plus its incremental steps while answers waited to be timed.
  * Ends with the targets (at the largest size) and the growth from 1 000 to 3 000 (judged as
  * printed, to two decimals), each with its verdict. Knobs: BENCH_EVENT_DAY_STEPS, BENCH_POLL_SECONDS (30), BENCH_CHAT_SECONDS (30),
- * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_V8_PRETENURING, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_POLL_ORDER (shuffled; grouped), BENCH_POLL_CLIENT (undici; http), BENCH_ACCEPT_ENCODING (the polls' header: a browser's by default, '' none), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_PROFILE_FIRST_ROUND (<file>: a CPU profile of the service over the polling's first round), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, `-- --polling` (clients start on HTTP long-polling, then upgrade).
+ * BENCH_LOG_LEVEL (info), BENCH_PRESENCE (count), BENCH_CLIENT_THREADS (2), BENCH_READ_CACHE_MAX_MB, BENCH_DATABASE_POOL_SIZE, BENCH_DATABASE_POOL_MIN (= the pool's size), BENCH_WARMUP_MS (3000), BENCH_LISTEN_SOCKETS, BENCH_V8_TURBOFAN_CALLS, BENCH_V8_PRETENURING, BENCH_POLL_AGAIN (1: poll again after dropping every cached read), BENCH_POLL_ORDER (shuffled; grouped), BENCH_POLL_CLIENT (undici; http), BENCH_ACCEPT_ENCODING (the polls' header: a browser's by default, '' none), BENCH_KEEP_LOGS (1: keep the service logs), BENCH_PROFILE_FIRST_ROUND (<file>: a CPU profile of the service over the polling's first round), BENCH_SERVICE_NODE_ARGS, BENCH_SERVICE_ROOT, BENCH_SERVICE_BUILD (0: `src/server.ts` through tsx, as `npm start`, instead of the build), `-- --polling` (clients start on HTTP long-polling, then upgrade).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,7 +54,7 @@ import {
 } from './bench-http/fixed-rate.js';
 import { hotReadMix, seedWeekend, WEEKEND, type WeekendShape } from './bench-http/seed.js';
 import { benchDatabase } from './lib/bench-database.js';
-import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
+import { BenchProcesses, serviceEntry, serviceNodeFlags } from './lib/bench-process.js';
 import { mulberry32 } from './lib/generate-event.js';
 import {
   cpuSecondsOfPid,
@@ -116,6 +116,8 @@ const SERVICE_NODE_ARGS = [
   ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
 ];
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-event-day-'));
+/** the service's build (or, with BENCH_SERVICE_BUILD=0, `src/server.ts` through tsx): serviceEntry in scripts/lib/bench-process.ts */
+let SERVICE_ENTRY = 'dist/server.js';
 const processes = new BenchProcesses(root, workDir);
 const JWT_SECRET = 'bench-event-day-secret-that-is-at-least-32-characters';
 const METRICS_TOKEN = 'bench-event-day-metrics-token-0123456789';
@@ -611,7 +613,7 @@ async function runStep(dancers: number): Promise<StepResult> {
   const logName = (k: number) => `service-${dancers}-${k}`;
   // process 0 applies the migrations and serves the seeding's requests; process 1, started on
   // the event's data as one started during an event (its warm-up reads it), is measured
-  let service: ChildProcess = processes.start(logName(0), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
+  let service: ChildProcess = processes.start(logName(0), SERVICE_ENTRY, env, [], SERVICE_NODE_ARGS);
   let clients: ReturnType<typeof startClients> | undefined;
   const loads: Record<string, string> = {};
   try {
@@ -643,7 +645,7 @@ async function runStep(dancers: number): Promise<StepResult> {
       `\n[${dancers} dancers] seeded and matched in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (first run ${firstSeconds.toFixed(2)} s); load ${load()}`,
     );
     await processes.stop(service, 30_000);
-    service = processes.start(logName(1), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
+    service = processes.start(logName(1), SERVICE_ENTRY, env, [], SERVICE_NODE_ARGS);
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(1), 120_000, 25);
     const warmed = /(warmed up|warm-up stopped)[^"]*/.exec(readFileSync(processes.logFile(logName(1)), 'utf8'));
     if (warmed) console.log(`  started again on the event's data: ${warmed[0]}`);
@@ -846,7 +848,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     await clients.storm();
     await processes.stop(service, 30_000);
     const restartAt = now();
-    service = processes.start(logName(2), 'src/server.ts', env, [], SERVICE_NODE_ARGS);
+    service = processes.start(logName(2), SERVICE_ENTRY, env, [], SERVICE_NODE_ARGS);
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(2), 120_000, 25);
     const healthyAt = now();
     const cpuAtHealth = cpuSecondsOfPid(service.pid!);
@@ -1106,6 +1108,8 @@ async function main(): Promise<void> {
   const results: StepResult[] = [];
   let failed = true;
   try {
+    SERVICE_ENTRY = serviceEntry(root);
+    console.log(`the service: ${SERVICE_ENTRY} of ${root}`);
     // before anything runs: how fast this machine passes a byte between two idle processes, and runs JavaScript
     const roundTrip = { ...(await loopbackRoundTrip()), jsonMs: jsonProbeMs() };
     console.log(`the machine before the run: ${probeText(roundTrip)}`);

@@ -3,7 +3,7 @@
  *
  * Creates a fresh PostgreSQL database (admin URL: TEST_DATABASE_ADMIN_URL, default
  * postgresql://postgres@127.0.0.1:5432/postgres), starts the service as a real child process in
- * production mode (`node --import tsx src/server.ts`, its log to a file), seeds a weekend
+ * production mode (`node dist/server.js`, built at the start, its log to a file), seeds a weekend
  * (scripts/bench-http/seed.ts) and runs matching through the CLI. Then, loopback only:
  *   (a) bare Express 5 hello JSON, its own process (scripts/bench-http/hello-server.ts), and
  *   (a′) the same process sending the bytes of the details answer (the big body's ceiling), and
@@ -30,7 +30,10 @@
  * BENCH_KEEP_LOGS=1 (keep the processes' logs, e.g. with BENCH_SERVICE_NODE_ARGS=--trace-gc),
  * BENCH_COMPARE_ROOT (another checkout with its node_modules, e.g. a `git worktree` of the commit
  * before a change: its service runs beside this one on the same database, each of its hot reads
- * measured in the same rounds, right after this checkout's, as "… (compared)").
+ * measured in the same rounds, right after this checkout's, as "… (compared)"),
+ * BENCH_SERVICE_BUILD=0 (the service through tsx, as `npm start` runs it, instead of each
+ * checkout's build, compiled at the start as `npm run build` does: serviceEntry in
+ * scripts/lib/bench-process.ts).
  * Notes and EXPLAIN output: scripts/bench-http/NOTES.md.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -48,7 +51,7 @@ import { BROWSER_ACCEPT_ENCODING, runFixedRate } from './bench-http/fixed-rate.j
 import { hotReadMix, hotReadPaths, seedWeekend, WEEKEND } from './bench-http/seed.js';
 import { cpuSecondsByPid, cpuSecondsOfPid, cpuSecondsSince } from './bench-event-day/machine.js';
 import { benchDatabase } from './lib/bench-database.js';
-import { BenchProcesses, serviceNodeFlags } from './lib/bench-process.js';
+import { BenchProcesses, serviceEntry, serviceNodeFlags } from './lib/bench-process.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -343,13 +346,16 @@ async function main(): Promise<void> {
   console.log(
     `  ${ROUNDS} interleaved rounds × ${SECONDS} s per endpoint, ${CONNECTIONS} connections; fixed-rate mix ${RATE} req/s × ${RATE_SECONDS} s`,
   );
+  const entry = serviceEntry(root);
+  const compareEntry = COMPARE_ROOT ? serviceEntry(COMPARE_ROOT) : undefined;
+  console.log(`  the service: ${entry}${COMPARE_ROOT ? `; compared: ${compareEntry} of ${COMPARE_ROOT}` : ''}`);
   await database.create();
   let failed = true;
   try {
     const [servicePort, helloPort, referencePort] = [await freePort(), await freePort(), await freePort()];
     const service = processes.start(
       'service',
-      'src/server.ts',
+      entry,
       { ...serviceEnv, PORT: String(servicePort) },
       [],
       serviceNodeArgs(root),
@@ -363,7 +369,7 @@ async function main(): Promise<void> {
       const comparePort = await freePort();
       const compared = processes.start(
         'compared',
-        'src/server.ts',
+        compareEntry!,
         { ...serviceEnv, PORT: String(comparePort) },
         [],
         serviceNodeArgs(COMPARE_ROOT),

@@ -1,9 +1,9 @@
 /**
  * Child processes of the benchmarks that run the service as its own process (bench-http,
- * bench-event-day): started with this Node and tsx, their output to a log file in `workDir`,
- * stopped with SIGTERM (SIGKILL after 10 s).
+ * bench-event-day): started with this Node (and tsx for a TypeScript entry), their output to a
+ * log file in `workDir`, stopped with SIGTERM (SIGKILL after 10 s).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -18,6 +18,21 @@ export function serviceNodeFlags(root: string): string[] {
     .scripts.start;
   const words = start.split(/\s+/);
   return words.slice(1, words.indexOf('--import'));
+}
+
+/**
+ * The service's entry as production runs it (the image, `npm run start:prod`): `dist/server.js`
+ * of `root`, compiled now as `npm run build` compiles it. `BENCH_SERVICE_BUILD=0`: `src/server.ts`
+ * through tsx, as `npm start` runs it. tsx compiles each module to CommonJS whose exports are
+ * getters, so every call across modules goes through one, and a cached hot read cost about 20 %
+ * more CPU through tsx than built (docs/benchmarks.md, "2026-12-08"): the benches measured `npm
+ * start` until then, not what production runs.
+ */
+export function serviceEntry(root: string): string {
+  if (process.env.BENCH_SERVICE_BUILD === '0') return 'src/server.ts';
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  return 'dist/server.js';
 }
 
 export class BenchProcesses {
@@ -49,7 +64,8 @@ export class BenchProcesses {
 
   /**
    * Starts `node …nodeArgs --import tsx <script> …args` in `cwd` (default: the repository; another
-   * checkout for a before/after comparison), its output appended to `<name>.log`.
+   * checkout for a before/after comparison), its output appended to `<name>.log`. A `.js` script
+   * (the build, `dist/server.js`, as the image runs it) starts without tsx.
    */
   start(
     name: string,
@@ -60,7 +76,8 @@ export class BenchProcesses {
     cwd = this.root,
   ): ChildProcess {
     const log = openSync(this.logFile(name), 'a');
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+    const loader = script.endsWith('.js') ? [] : ['--import', 'tsx'];
+    const child = spawn(process.execPath, [...nodeArgs, ...loader, script, ...args], {
       cwd,
       env,
       stdio: ['ignore', log, log],

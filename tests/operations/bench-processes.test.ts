@@ -55,3 +55,31 @@ it('a bench stopped by SIGTERM stops the processes it started', async () => {
     if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
   }
 });
+
+it('a bench starts a built (.js) entry without tsx and a TypeScript one through it', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-processes-'));
+  const body = 'process.stdout.write(JSON.stringify(process.execArgv));\n';
+  writeFileSync(path.join(dir, 'built.js'), body);
+  writeFileSync(path.join(dir, 'source.ts'), body);
+  const bench = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(path.join(ROOT, 'scripts/lib/bench-process.ts'))});
+       const { BenchProcesses } = m.BenchProcesses ? m : m.default;
+       const processes = new BenchProcesses(${JSON.stringify(ROOT)}, ${JSON.stringify(dir)});
+       const exited = (child) => new Promise((resolve) => child.once('exit', resolve));
+       await exited(processes.start('built', ${JSON.stringify(path.join(dir, 'built.js'))}, process.env));
+       await exited(processes.start('source', ${JSON.stringify(path.join(dir, 'source.ts'))}, process.env));`,
+    ],
+    { cwd: ROOT, stdio: 'ignore' },
+  );
+  expect(await new Promise((resolve) => bench.once('exit', resolve))).toBe(0);
+  const argv = (name: string) => JSON.parse(readFileSync(path.join(dir, `${name}.log`), 'utf8')) as string[];
+  // the image runs `node … dist/server.js`: the benches measure that, not tsx's compiled modules
+  expect(argv('built')).not.toContain('tsx');
+  expect(argv('source')).toEqual(expect.arrayContaining(['--import', 'tsx']));
+});
