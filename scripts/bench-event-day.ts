@@ -116,8 +116,6 @@ const SERVICE_NODE_ARGS = [
   ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
 ];
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-event-day-'));
-/** the service's build (or, with BENCH_SERVICE_BUILD=0, `src/server.ts` through tsx): serviceEntry in scripts/lib/bench-process.ts */
-let SERVICE_ENTRY = 'dist/server.js';
 const processes = new BenchProcesses(root, workDir);
 const JWT_SECRET = 'bench-event-day-secret-that-is-at-least-32-characters';
 const METRICS_TOKEN = 'bench-event-day-metrics-token-0123456789';
@@ -604,7 +602,8 @@ function startClients(url: string, tokens: string[], slug: string) {
   };
 }
 
-async function runStep(dancers: number): Promise<StepResult> {
+/** `entry`: the service's build (or, with BENCH_SERVICE_BUILD=0, `src/server.ts` through tsx): serviceEntry in scripts/lib/bench-process.ts */
+async function runStep(dancers: number, entry: string): Promise<StepResult> {
   const database = benchDatabase(`wcs_event_day_${dancers}`);
   await database.create();
   const port = await freePort();
@@ -613,7 +612,7 @@ async function runStep(dancers: number): Promise<StepResult> {
   const logName = (k: number) => `service-${dancers}-${k}`;
   // process 0 applies the migrations and serves the seeding's requests; process 1, started on
   // the event's data as one started during an event (its warm-up reads it), is measured
-  let service: ChildProcess = processes.start(logName(0), SERVICE_ENTRY, env, [], SERVICE_NODE_ARGS);
+  let service: ChildProcess = processes.start(logName(0), entry, env, [], SERVICE_NODE_ARGS);
   let clients: ReturnType<typeof startClients> | undefined;
   const loads: Record<string, string> = {};
   try {
@@ -645,7 +644,7 @@ async function runStep(dancers: number): Promise<StepResult> {
       `\n[${dancers} dancers] seeded and matched in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (first run ${firstSeconds.toFixed(2)} s); load ${load()}`,
     );
     await processes.stop(service, 30_000);
-    service = processes.start(logName(1), SERVICE_ENTRY, env, [], SERVICE_NODE_ARGS);
+    service = processes.start(logName(1), entry, env, [], SERVICE_NODE_ARGS);
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(1), 120_000, 25);
     const warmed = /(warmed up|warm-up stopped)[^"]*/.exec(readFileSync(processes.logFile(logName(1)), 'utf8'));
     if (warmed) console.log(`  started again on the event's data: ${warmed[0]}`);
@@ -848,7 +847,7 @@ async function runStep(dancers: number): Promise<StepResult> {
     await clients.storm();
     await processes.stop(service, 30_000);
     const restartAt = now();
-    service = processes.start(logName(2), SERVICE_ENTRY, env, [], SERVICE_NODE_ARGS);
+    service = processes.start(logName(2), entry, env, [], SERVICE_NODE_ARGS);
     await processes.waitForHttp(`${baseUrl}/api/health`, service, logName(2), 120_000, 25);
     const healthyAt = now();
     const cpuAtHealth = cpuSecondsOfPid(service.pid!);
@@ -1108,12 +1107,12 @@ async function main(): Promise<void> {
   const results: StepResult[] = [];
   let failed = true;
   try {
-    SERVICE_ENTRY = serviceEntry(root);
-    console.log(`the service: ${SERVICE_ENTRY} of ${root}`);
+    const entry = serviceEntry(root);
+    console.log(`the service: ${entry} of ${root}`);
     // before anything runs: how fast this machine passes a byte between two idle processes, and runs JavaScript
     const roundTrip = { ...(await loopbackRoundTrip()), jsonMs: jsonProbeMs() };
     console.log(`the machine before the run: ${probeText(roundTrip)}`);
-    for (const dancers of STEPS) results.push(await runStep(dancers));
+    for (const dancers of STEPS) results.push(await runStep(dancers, entry));
     printTable(results, roundTrip);
     failed = false;
   } finally {

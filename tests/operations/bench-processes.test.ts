@@ -18,11 +18,9 @@ const alive = (pid: number) => {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-it('a bench stopped by SIGTERM stops the processes it started', async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-processes-'));
-  const child = path.join(dir, 'child.mjs');
-  writeFileSync(child, 'process.stdout.write(String(process.pid)); setInterval(() => undefined, 1000);\n');
-  const bench = spawn(
+/** A bench of its own (node with tsx): `processes`, a BenchProcesses logging to `dir`, then `body` (ESM). */
+function benchScript(dir: string, body: string) {
+  return spawn(
     process.execPath,
     [
       '--import',
@@ -32,10 +30,21 @@ it('a bench stopped by SIGTERM stops the processes it started', async () => {
       // a CommonJS module imported from ESM: its exports may arrive as `default`
       `const m = await import(${JSON.stringify(path.join(ROOT, 'scripts/lib/bench-process.ts'))});
        const { BenchProcesses } = m.BenchProcesses ? m : m.default;
-       new BenchProcesses(${JSON.stringify(ROOT)}, ${JSON.stringify(dir)}).start('child', ${JSON.stringify(child)}, process.env);
-       setInterval(() => undefined, 1000);`,
+       const processes = new BenchProcesses(${JSON.stringify(ROOT)}, ${JSON.stringify(dir)});
+       ${body}`,
     ],
     { cwd: ROOT, stdio: 'ignore' },
+  );
+}
+
+it('a bench stopped by SIGTERM stops the processes it started', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wcs-bench-processes-'));
+  const child = path.join(dir, 'child.mjs');
+  writeFileSync(child, 'process.stdout.write(String(process.pid)); setInterval(() => undefined, 1000);\n');
+  const bench = benchScript(
+    dir,
+    `processes.start('child', ${JSON.stringify(child)}, process.env);
+     setInterval(() => undefined, 1000);`,
   );
   let pid = 0;
   try {
@@ -61,21 +70,11 @@ it('a bench starts a built (.js) entry without tsx and a TypeScript one through 
   const body = 'process.stdout.write(JSON.stringify(process.execArgv));\n';
   writeFileSync(path.join(dir, 'built.js'), body);
   writeFileSync(path.join(dir, 'source.ts'), body);
-  const bench = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--input-type=module',
-      '-e',
-      `const m = await import(${JSON.stringify(path.join(ROOT, 'scripts/lib/bench-process.ts'))});
-       const { BenchProcesses } = m.BenchProcesses ? m : m.default;
-       const processes = new BenchProcesses(${JSON.stringify(ROOT)}, ${JSON.stringify(dir)});
-       const exited = (child) => new Promise((resolve) => child.once('exit', resolve));
-       await exited(processes.start('built', ${JSON.stringify(path.join(dir, 'built.js'))}, process.env));
-       await exited(processes.start('source', ${JSON.stringify(path.join(dir, 'source.ts'))}, process.env));`,
-    ],
-    { cwd: ROOT, stdio: 'ignore' },
+  const bench = benchScript(
+    dir,
+    `const exited = (child) => new Promise((resolve) => child.once('exit', resolve));
+     await exited(processes.start('built', ${JSON.stringify(path.join(dir, 'built.js'))}, process.env));
+     await exited(processes.start('source', ${JSON.stringify(path.join(dir, 'source.ts'))}, process.env));`,
   );
   expect(await new Promise((resolve) => bench.once('exit', resolve))).toBe(0);
   const argv = (name: string) => JSON.parse(readFileSync(path.join(dir, `${name}.log`), 'utf8')) as string[];
